@@ -1,0 +1,103 @@
+/**
+ * @module
+ * The one error type of `@svc/webhooks`: a literal `code` and the HTTP `status` a receiver answers with.
+ */
+
+/**
+ * Every error code the library produces, with the HTTP status a receiver answers with.
+ * The table is the contract documented in `docs/errors.md`; codes are never renamed within a major.
+ */
+export const WEBHOOK_ERROR_STATUS = {
+  // Signature (email-service §6 rule 1, crm-service §6 rule 2)
+  signature_missing: 401,
+  signature_header_repeated: 401,
+  signature_malformed: 401,
+  signature_mismatch: 401,
+  // Configuration and programming errors: the receiver is misconfigured, the sender retries.
+  secret_invalid: 500,
+  body_not_raw: 500,
+  raw_body_unavailable: 500,
+  crypto_unavailable: 500,
+  // Request shape
+  method_not_allowed: 405,
+  body_too_large: 413,
+  body_unreadable: 400,
+  invalid_json: 400,
+  invalid_payload: 400,
+  event_missing: 400,
+  event_mismatch: 400,
+  delivery_id_missing: 400,
+  delivery_id_mismatch: 400,
+  // Exactly-once handling
+  delivery_in_progress: 409,
+  store_unavailable: 503,
+  handler_failed: 500,
+  handler_timeout: 503,
+  internal_error: 500,
+} as const;
+
+/** A literal error code; see {@link WEBHOOK_ERROR_STATUS} for the status each one maps to. */
+export type WebhookErrorCode = keyof typeof WEBHOOK_ERROR_STATUS;
+
+/** Options of {@link WebhookError}. */
+export interface WebhookErrorOptions {
+  /** The underlying error (ES2022 `cause`); never sent to the webhook's sender. */
+  cause?: unknown;
+  /** Overrides the status of the code table; rarely needed. */
+  status?: number;
+}
+
+/**
+ * The only error class the library throws or returns. `code` is a literal from
+ * {@link WEBHOOK_ERROR_STATUS}; `status` is the HTTP status a receiver answers with. Messages name the
+ * fix and never contain a secret or a handler's exception text.
+ *
+ * @example
+ * ```ts
+ * import { isWebhookError } from '@svc/webhooks';
+ *
+ * try {
+ *   const event = await constructMailEvent(body, headers, process.env.SVC_MAIL_WEBHOOK_SECRET!);
+ * } catch (error) {
+ *   if (isWebhookError(error)) return new Response(null, { status: error.status });
+ *   throw error;
+ * }
+ * ```
+ */
+export class WebhookError extends Error {
+  override readonly name = 'WebhookError' as const;
+  readonly code: WebhookErrorCode;
+  readonly status: number;
+
+  constructor(code: WebhookErrorCode, message: string, options: WebhookErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = options.status ?? WEBHOOK_ERROR_STATUS[code];
+  }
+
+  /** The JSON body a receiver sends back: `{ error: { code, message } }`. */
+  toJSON(): { error: { code: WebhookErrorCode; message: string } } {
+    return { error: { code: this.code, message: this.message } };
+  }
+}
+
+/**
+ * True for a {@link WebhookError}, also one from another copy of the package (an app that loads both
+ * the ESM and the CJS build holds two classes, so `instanceof` alone is not enough).
+ *
+ * @example
+ * ```ts
+ * if (isWebhookError(error) && error.code === 'signature_mismatch') console.warn('forged or misconfigured');
+ * ```
+ */
+export function isWebhookError(value: unknown): value is WebhookError {
+  if (value instanceof WebhookError) return true;
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as { name?: unknown; code?: unknown; status?: unknown };
+  return (
+    candidate.name === 'WebhookError' &&
+    typeof candidate.code === 'string' &&
+    Object.hasOwn(WEBHOOK_ERROR_STATUS, candidate.code) &&
+    typeof candidate.status === 'number'
+  );
+}

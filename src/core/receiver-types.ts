@@ -1,0 +1,74 @@
+/**
+ * @module
+ * The contract between receivers and adapters: bytes and headers in, an outcome (status, headers,
+ * small JSON body) out. Adapters for Node servers write the outcome directly; `handle(Request)` turns
+ * it into a `Response`.
+ */
+import type { WebhookError, WebhookErrorCode } from './errors.js';
+
+/**
+ * Request headers as any server hands them over: a web `Headers`, or Node's `IncomingHttpHeaders`
+ * (lowercase names, `string | string[]` values).
+ */
+export type HeadersInput = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/** What a receiver needs from one request. */
+export interface ReceiveInput {
+  /** The exact body bytes received. */
+  body: Uint8Array;
+  headers: HeadersInput;
+  /** HTTP method; anything but POST is answered 405. Omit when the route already restricts it. */
+  method?: string;
+  /** Aborted when the client disconnects; handlers see it through their own signal. */
+  signal?: AbortSignal;
+}
+
+/** How a request ended, from the receiver's point of view. */
+export type ReceiveResult =
+  /** A handler ran and the delivery was marked completed. */
+  | 'processed'
+  /** An event with no handler registered, or an unknown event name: acknowledged so the sender stops. */
+  | 'ignored'
+  /** Already completed earlier: acknowledged, no handler ran. */
+  | 'duplicate'
+  /** Another attempt of the same delivery holds the claim: the sender should retry later. */
+  | 'in_progress'
+  /** Refused before any handler ran (signature, size, shape, method). */
+  | 'rejected'
+  /** A handler threw or timed out; the claim was released so the retry runs it again. */
+  | 'failed'
+  /** The dedup store could not be reached; failed closed. */
+  | 'unavailable';
+
+/** The response a receiver wants sent. Never a 3xx (the services do not follow redirects). */
+export interface ReceiveOutcome {
+  status: number;
+  /** Lowercase header names, e.g. `content-type`, `retry-after`. */
+  headers: Record<string, string>;
+  /** The JSON text of the body, or `null` for an empty body. */
+  body: string | null;
+  result: ReceiveResult;
+  /** The error code, for every result but `processed`, `ignored` and `duplicate`. */
+  code?: WebhookErrorCode;
+  /** The delivery id, when the request got far enough to read it. */
+  deliveryId?: string;
+  /** The event name, when the request got far enough to read it. */
+  event?: string;
+}
+
+/** What every adapter needs from a receiver (both services' receivers implement it). */
+export interface WebhookReceiverLike {
+  /** Which service this receiver is for. */
+  readonly service: 'mail' | 'crm';
+  /** Largest body accepted, in bytes; adapters stop reading past it and answer 413. */
+  readonly maxBodyBytes: number;
+  /** The web-standard entry point. */
+  handle(request: Request): Promise<Response>;
+  /** The lower-level entry point: bytes and headers in, an outcome out. Never rejects. */
+  receive(input: ReceiveInput): Promise<ReceiveOutcome>;
+  /**
+   * The outcome for a request an adapter refused before the receiver saw it (`body_too_large`,
+   * `raw_body_unavailable`, `body_unreadable`), logged through the receiver's logger like its own.
+   */
+  reject(error: WebhookError): ReceiveOutcome;
+}

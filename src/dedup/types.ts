@@ -1,0 +1,72 @@
+/**
+ * @module
+ * The `DedupStore` contract: claim / complete / release with fencing tokens, so that a delivery's
+ * handler runs once however many copies arrive and whichever worker crashes.
+ */
+
+/** Outcome of {@link DedupStore.claim}. */
+export type ClaimResult =
+  /** This caller owns the key until `leaseEndsAt`; every later write must carry `token`. */
+  | { status: 'claimed'; token: string; leaseEndsAt: number }
+  /** Another caller owns the key; its lease ends at `leaseEndsAt` (epoch ms) unless completed first. */
+  | { status: 'in_progress'; leaseEndsAt: number }
+  /** The key was completed; the delivery is a duplicate. */
+  | { status: 'completed' };
+
+/** Options of {@link DedupStore.claim}. */
+export interface ClaimOptions {
+  /** How long the claim holds before another caller may take it over, in milliseconds. */
+  leaseMs: number;
+}
+
+/** Options of {@link DedupStore.complete}. */
+export interface CompleteOptions {
+  /** How long the completed record is kept (and duplicates are recognised), in milliseconds. */
+  ttlMs: number;
+}
+
+/**
+ * A deduplication store. Implementations must make `claim` atomic: of any number of concurrent
+ * claims of one key, exactly one gets `claimed`. A claim whose lease ended may be taken over; the
+ * new owner gets a new token, and writes with the old token (`complete`, `release`, `extend`) return
+ * `false` and change nothing (fencing).
+ *
+ * Shipped implementations: `createMemoryStore()` (default), `createRedisStore()` from
+ * `@svc/webhooks/redis`, `createPostgresStore()` from `@svc/webhooks/postgres`.
+ *
+ * @example
+ * ```ts
+ * const result = await store.claim('mail:delivery:abc', { leaseMs: 30_000 });
+ * if (result.status === 'claimed') {
+ *   try {
+ *     await handle();
+ *     await store.complete('mail:delivery:abc', result.token, { ttlMs: 90 * 86_400_000 });
+ *   } catch (error) {
+ *     await store.release('mail:delivery:abc', result.token);
+ *     throw error;
+ *   }
+ * }
+ * ```
+ */
+export interface DedupStore {
+  /** Claims `key` for `leaseMs`, or reports that it is in progress or completed. */
+  claim(key: string, options: ClaimOptions): Promise<ClaimResult>;
+  /** Marks a claimed key completed for `ttlMs`. `false` if `token` no longer owns the key. */
+  complete(key: string, token: string, options: CompleteOptions): Promise<boolean>;
+  /** Drops a claim so the next attempt runs again. `false` if `token` no longer owns the key. */
+  release(key: string, token: string): Promise<boolean>;
+  /** Extends a held lease to `leaseMs` from now. `false` if `token` no longer owns the key. */
+  extend?(key: string, token: string, options: ClaimOptions): Promise<boolean>;
+  /** Deletes expired records; returns how many. Stores that expire by themselves may omit it. */
+  prune?(): Promise<number>;
+  /** Releases the store's own resources (not a client that was passed in). */
+  close?(): Promise<void>;
+}
+
+/** A source of time in epoch milliseconds; inject one to test expiry without waiting. */
+export interface Clock {
+  now(): number;
+}
+
+/** The wall clock. */
+export const systemClock: Clock = { now: () => Date.now() };

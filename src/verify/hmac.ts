@@ -1,0 +1,54 @@
+import { WebhookError } from '../core/errors.js';
+import { toHex, utf8 } from './bytes.js';
+import { getNodeCrypto } from './node-crypto.js';
+
+type Subtle = {
+  importKey(format: 'raw', key: Uint8Array, algorithm: object, extractable: boolean, usages: string[]): Promise<unknown>;
+  sign(algorithm: string, key: unknown, data: Uint8Array): Promise<ArrayBuffer>;
+};
+
+function getSubtle(): Subtle {
+  const subtle = (globalThis as { crypto?: { subtle?: Subtle } }).crypto?.subtle;
+  if (!subtle) {
+    throw new WebhookError(
+      'crypto_unavailable',
+      'Neither node:crypto nor Web Crypto (globalThis.crypto.subtle) is available in this runtime.',
+    );
+  }
+  return subtle;
+}
+
+// Imported Web Crypto keys by secret. Receivers use one to a few secrets; the bound keeps a process
+// that signs with many throwaway secrets (tests, an emitter) from growing without limit.
+const KEY_CACHE_LIMIT = 256;
+const keyCache = new Map<string, Promise<unknown>>();
+
+function importKey(secret: string): Promise<unknown> {
+  let key = keyCache.get(secret);
+  if (!key) {
+    if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.delete(keyCache.keys().next().value as string);
+    key = getSubtle().importKey('raw', utf8(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    keyCache.set(secret, key);
+    key.catch(() => keyCache.delete(secret));
+  }
+  return key;
+}
+
+/** Lowercase hex HMAC-SHA256 of `bytes` keyed with the UTF-8 bytes of `secret`, on Node only. */
+export function hmacHexSync(secret: string, bytes: Uint8Array): string {
+  const node = getNodeCrypto();
+  if (!node) {
+    throw new WebhookError(
+      'crypto_unavailable',
+      'The synchronous variants need node:crypto; on Web Crypto runtimes use the async signPayload/verifySignature.',
+    );
+  }
+  return node.createHmac('sha256', secret).update(bytes).digest('hex');
+}
+
+/** Lowercase hex HMAC-SHA256: `node:crypto` where present (faster, synchronous), else Web Crypto. */
+export async function hmacHex(secret: string, bytes: Uint8Array): Promise<string> {
+  if (getNodeCrypto()) return hmacHexSync(secret, bytes);
+  const signature = await getSubtle().sign('HMAC', await importKey(secret), bytes);
+  return toHex(new Uint8Array(signature));
+}
