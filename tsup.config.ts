@@ -1,8 +1,23 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 /** Subpath -> source entry; `package.json#exports` mirrors it (checked by test/package/exports.test.ts). */
-const subpaths: Record<string, string> = JSON.parse(readFileSync(new URL('./entries.json', import.meta.url), 'utf8'));
+const subpaths: Record<string, string> = JSON.parse(
+  readFileSync(new URL('./entries.json', import.meta.url), 'utf8'),
+);
+
+// A missing entry would otherwise surface as a confusing esbuild error, or worse, as a subpath that
+// `exports` promises but the tarball lacks. Fail before building, naming every missing file.
+const missing = Object.entries(subpaths).filter(
+  ([, file]) => !existsSync(new URL(`./${file}`, import.meta.url)),
+);
+if (missing.length > 0) {
+  throw new Error(
+    `tsup.config.ts: entries.json lists source files that do not exist:\n${missing
+      .map(([subpath, file]) => `  "${subpath}" -> ${file}`)
+      .join('\n')}\nCreate them or remove the subpath from entries.json (and package.json#exports).`,
+  );
+}
 
 const entry = Object.fromEntries(
   Object.entries(subpaths).map(([subpath, file]) => [subpath === '.' ? 'index' : subpath, file]),

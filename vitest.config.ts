@@ -2,15 +2,16 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-const subpaths: Record<string, string> = JSON.parse(readFileSync(new URL('./entries.json', import.meta.url), 'utf8'));
+const subpaths: Record<string, string> = JSON.parse(
+  readFileSync(new URL('./entries.json', import.meta.url), 'utf8'),
+);
 const root = fileURLToPath(new URL('.', import.meta.url));
 
 // Tests import the package by its public names; these resolve to the sources.
-const alias = Object.entries(subpaths)
-  .map(([subpath, file]) => ({
-    find: new RegExp(`^@svc/webhooks${subpath === '.' ? '' : `/${subpath}`}$`),
-    replacement: `${root}${file}`,
-  }));
+const alias = Object.entries(subpaths).map(([subpath, file]) => ({
+  find: new RegExp(`^@svc/webhooks${subpath === '.' ? '' : `/${subpath}`}$`),
+  replacement: `${root}${file}`,
+}));
 
 export default defineConfig({
   resolve: { alias },

@@ -3,8 +3,28 @@
  * `@svc/webhooks`: receive the email and CRM services' webhooks safely. Web-standard only: receivers,
  * verifiers, errors, the memory dedup store and the event types.
  */
-export { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from './core/errors.js';
+
+export type { WebhookReceiver } from './core/create-receiver.js';
 export type { WebhookErrorCode, WebhookErrorOptions } from './core/errors.js';
+export { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from './core/errors.js';
+export type {
+  ErrorHook,
+  ErrorInfo,
+  ErrorPhase,
+  HandlerContext,
+  InvalidDelivery,
+  InvalidHook,
+  WebhookHandler,
+} from './core/handler-types.js';
+export type { HandlerLog, LogEntry, LogFields, Logger, LogLevel } from './core/logger.js';
+export { toResponse } from './core/outcomes.js';
+export {
+  type BaseReceiverOptions,
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_STORE_TIMEOUT_MS,
+  DEFAULT_TIMEOUT_MS,
+} from './core/receiver-options.js';
 export type {
   HeadersInput,
   ReceiveInput,
@@ -12,6 +32,16 @@ export type {
   ReceiveResult,
   WebhookReceiverLike,
 } from './core/receiver-types.js';
+export { type CrmDedupKey, crmDedupKeyOf, crmDeliveryKey } from './crm/dedup-key.js';
+export * from './crm/index.js';
+export type { CrmReceiver, CrmReceiverOptions } from './crm/receiver.js';
+export { CRM_DEFAULT_TTL_MS, createCrmReceiver } from './crm/receiver.js';
+export type { MemoryStore, MemoryStoreOptions } from './dedup/memory-store.js';
+export { createMemoryStore, DEFAULT_MEMORY_STORE_MAX_KEYS } from './dedup/memory-store.js';
 export type { ClaimOptions, ClaimResult, Clock, CompleteOptions, DedupStore } from './dedup/types.js';
 export { systemClock } from './dedup/types.js';
+export { type MailDedupKey, mailDedupKeyOf, mailDeliveryKey } from './mail/dedup-key.js';
+export * from './mail/index.js';
+export type { MailReceiver, MailReceiverOptions } from './mail/receiver.js';
+export { createMailReceiver, MAIL_DEFAULT_TTL_MS } from './mail/receiver.js';
 export * from './verify/index.js';

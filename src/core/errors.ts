@@ -18,8 +18,10 @@ export const WEBHOOK_ERROR_STATUS = {
   body_not_raw: 500,
   raw_body_unavailable: 500,
   crypto_unavailable: 500,
+  options_invalid: 500,
   // Request shape
   method_not_allowed: 405,
+  not_found: 404,
   body_too_large: 413,
   body_unreadable: 400,
   invalid_json: 400,
@@ -33,7 +35,14 @@ export const WEBHOOK_ERROR_STATUS = {
   store_unavailable: 503,
   handler_failed: 500,
   handler_timeout: 503,
+  // Reported to onError/the logger only (the sender already got its answer).
+  lease_lost: 500,
   internal_error: 500,
+  // Reference emitter (@svc/webhooks/testing): the services' webhook-management API
+  webhook_not_found: 404,
+  delivery_not_found: 404,
+  webhook_url_refused: 422,
+  webhook_paused: 409,
 } as const;
 
 /** A literal error code; see {@link WEBHOOK_ERROR_STATUS} for the status each one maps to. */

@@ -3,7 +3,13 @@ import { toHex, utf8 } from './bytes.js';
 import { getNodeCrypto } from './node-crypto.js';
 
 type Subtle = {
-  importKey(format: 'raw', key: Uint8Array, algorithm: object, extractable: boolean, usages: string[]): Promise<unknown>;
+  importKey(
+    format: 'raw',
+    key: Uint8Array,
+    algorithm: object,
+    extractable: boolean,
+    usages: string[],
+  ): Promise<unknown>;
   sign(algorithm: string, key: unknown, data: Uint8Array): Promise<ArrayBuffer>;
 };
 
@@ -34,8 +40,7 @@ function importKey(secret: string): Promise<unknown> {
   return key;
 }
 
-/** Lowercase hex HMAC-SHA256 of `bytes` keyed with the UTF-8 bytes of `secret`, on Node only. */
-export function hmacHexSync(secret: string, bytes: Uint8Array): string {
+function nodeCryptoOrThrow() {
   const node = getNodeCrypto();
   if (!node) {
     throw new WebhookError(
@@ -43,7 +48,12 @@ export function hmacHexSync(secret: string, bytes: Uint8Array): string {
       'The synchronous variants need node:crypto; on Web Crypto runtimes use the async signPayload/verifySignature.',
     );
   }
-  return node.createHmac('sha256', secret).update(bytes).digest('hex');
+  return node;
+}
+
+/** Lowercase hex HMAC-SHA256 of `bytes` keyed with the UTF-8 bytes of `secret`, on Node only. */
+export function hmacHexSync(secret: string, bytes: Uint8Array): string {
+  return nodeCryptoOrThrow().createHmac('sha256', secret).update(bytes).digest('hex');
 }
 
 /** Lowercase hex HMAC-SHA256: `node:crypto` where present (faster, synchronous), else Web Crypto. */

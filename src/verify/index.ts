@@ -3,12 +3,13 @@
  * `@svc/webhooks/verify`: sign and verify the services' `sha256=` HMAC-SHA256 signatures over raw
  * bytes, on Node and on Web Crypto runtimes. No zod, no framework.
  */
-export { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from '../core/errors.js';
+
 export type { WebhookErrorCode, WebhookErrorOptions } from '../core/errors.js';
+export { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from '../core/errors.js';
 export { type RawBody, toBytes } from './bytes.js';
 export type { Secrets } from './secrets.js';
-export { type HeaderValue, SIGNATURE_PREFIX } from './signature-header.js';
 export { signPayload, signPayloadSync } from './sign-payload.js';
+export { type HeaderValue, SIGNATURE_PREFIX } from './signature-header.js';
 export { timingSafeEqual } from './timing-safe-equal.js';
 export {
   type VerifyFailureCode,

@@ -10,11 +10,18 @@ let cached: typeof NodeCrypto | null | undefined;
 export function getNodeCrypto(): typeof NodeCrypto | null {
   if (cached !== undefined) return cached;
   try {
-    const getBuiltin = (
-      globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
-    ).process?.getBuiltinModule;
-    const mod = typeof getBuiltin === 'function' ? (getBuiltin('node:crypto') as typeof NodeCrypto) : undefined;
-    cached = mod && typeof mod.createHmac === 'function' && typeof mod.timingSafeEqual === 'function' ? mod : null;
+    // Vercel/Next edge runtimes (and their emulation in tests) may expose a Node-like `process`; code
+    // there is promised Web APIs only, so the Web Crypto path is taken.
+    if (typeof (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime === 'string') {
+      cached = null;
+      return cached;
+    }
+    const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+      ?.getBuiltinModule;
+    const mod =
+      typeof getBuiltin === 'function' ? (getBuiltin('node:crypto') as typeof NodeCrypto) : undefined;
+    cached =
+      mod && typeof mod.createHmac === 'function' && typeof mod.timingSafeEqual === 'function' ? mod : null;
   } catch {
     cached = null;
   }

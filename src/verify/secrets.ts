@@ -13,7 +13,8 @@ export type SecretProblem = { index: number; reason: string };
  * manager is the usual cause; the services never issue such secrets).
  */
 export function checkSecrets(secrets: Secrets): { list: readonly string[]; problem: SecretProblem | null } {
-  const list: readonly unknown[] = typeof secrets === 'string' ? [secrets] : Array.isArray(secrets) ? secrets : [];
+  // Typed, but JavaScript callers pass anything: a lone non-string is reported as such, not as "none".
+  const list: readonly unknown[] = Array.isArray(secrets) ? secrets : secrets == null ? [] : [secrets];
   if (list.length === 0) {
     return { list: [], problem: { index: -1, reason: 'no webhook secret was configured' } };
   }

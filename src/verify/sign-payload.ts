@@ -5,6 +5,10 @@ import { checkSecrets } from './secrets.js';
 import { SIGNATURE_PREFIX } from './signature-header.js';
 
 function checkSecret(secret: string): void {
+  // Signing takes exactly one secret; a list (even of one) is a caller mistake, not a rotation.
+  if (Array.isArray(secret)) {
+    throw new WebhookError('secret_invalid', 'Cannot sign: pass one secret string, not a list of secrets.');
+  }
   const { problem } = checkSecrets(secret);
   if (problem) throw new WebhookError('secret_invalid', `Cannot sign: ${problem.reason}.`);
 }

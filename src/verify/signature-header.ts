@@ -18,15 +18,16 @@ const ANY_HEX = /^[0-9a-fA-F]{64}$/;
  * form is inspected here; its value is compared in constant time by the verifier.
  */
 export function readSignatureHeader(header: HeaderValue): string | HeaderProblem {
-  let value: string | undefined;
-  if (typeof header === 'string') value = header;
-  else if (Array.isArray(header)) {
+  // Typed as HeaderValue, but called from JavaScript too: anything that is not a string is handled.
+  let value: unknown = header;
+  if (Array.isArray(header)) {
     if (header.length > 1) return repeated();
     value = header[0];
   }
-  if (value === undefined || value === null || value.length === 0) {
+  if (value === undefined || value === null || value === '') {
     return { code: 'signature_missing', message: 'The signature header is missing or empty.' };
   }
+  if (typeof value !== 'string') return malformed(`is not a string (got ${typeof value})`);
   if (value.length !== SIGNATURE_LENGTH) {
     // Fetch's Headers joins repeated headers with ", ".
     if (value.includes(', sha256=') || value.includes(',sha256=')) return repeated();

@@ -1,7 +1,13 @@
-import { type RawBody, toBytes, utf8 } from './bytes.js';
+import { type RawBody, toBytes } from './bytes.js';
 import { hmacHex, hmacHexSync } from './hmac.js';
+import { getNodeCrypto } from './node-crypto.js';
 import { checkSecrets, type Secrets } from './secrets.js';
-import { type HeaderValue, readSignatureHeader, SIGNATURE_PREFIX } from './signature-header.js';
+import {
+  type HeaderValue,
+  readSignatureHeader,
+  SIGNATURE_LENGTH,
+  SIGNATURE_PREFIX,
+} from './signature-header.js';
 import { timingSafeEqual } from './timing-safe-equal.js';
 
 /** Why a signature did not verify. */
@@ -20,7 +26,20 @@ export type VerifyResult =
   | { ok: true; secretIndex: number }
   | { ok: false; code: VerifyFailureCode; message: string };
 
-type Prepared = { header: Uint8Array; secrets: readonly string[]; bytes: Uint8Array } | VerifyResult;
+type Prepared = { header: string; secrets: readonly string[]; bytes: Uint8Array } | VerifyResult;
+
+// Scratch bytes for the comparison, filled and compared synchronously (no await in between), so
+// concurrent verifications cannot interleave; allocation-free, because a fresh typed array (or
+// TextEncoder) per call costs more than the HMAC of a small body.
+const received = new Uint8Array(SIGNATURE_LENGTH);
+const expected = new Uint8Array(SIGNATURE_LENGTH);
+for (let i = 0; i < SIGNATURE_PREFIX.length; i++) expected[i] = SIGNATURE_PREFIX.charCodeAt(i);
+
+/** Writes an ASCII string of the header's length (the checked header, or a hex digest at offset 7). */
+function writeAscii(target: Uint8Array, value: string, offset: number): Uint8Array {
+  for (let i = 0; i < value.length; i++) target[offset + i] = value.charCodeAt(i);
+  return target;
+}
 
 function prepare(body: RawBody, header: HeaderValue, secrets: Secrets): Prepared {
   // The body is checked first: passing a parsed object is a programming error and throws.
@@ -29,15 +48,16 @@ function prepare(body: RawBody, header: HeaderValue, secrets: Secrets): Prepared
   if (problem) return { ok: false, code: 'secret_invalid', message: `Cannot verify: ${problem.reason}.` };
   const value = readSignatureHeader(header);
   if (typeof value !== 'string') return { ok: false, ...value };
-  return { header: utf8(value), secrets: list, bytes };
+  return { header: value, secrets: list, bytes };
 }
 
 // crm-service §6 rule 2: the whole header value, prefix included, is compared in constant time.
 // Every secret is computed and compared, with no early exit, whichever one matches.
-function match(header: Uint8Array, digests: readonly string[]): VerifyResult {
+function match(header: string, digests: readonly string[]): VerifyResult {
+  writeAscii(received, header, 0);
   let secretIndex = -1;
   for (let i = 0; i < digests.length; i++) {
-    const equal = timingSafeEqual(header, utf8(SIGNATURE_PREFIX + digests[i]));
+    const equal = timingSafeEqual(received, writeAscii(expected, digests[i]!, SIGNATURE_PREFIX.length));
     secretIndex = equal && secretIndex === -1 ? i : secretIndex;
   }
   return secretIndex === -1
@@ -49,10 +69,18 @@ function match(header: Uint8Array, digests: readonly string[]): VerifyResult {
     : { ok: true, secretIndex };
 }
 
+async function verifyWebCrypto(body: RawBody, header: HeaderValue, secrets: Secrets): Promise<VerifyResult> {
+  const prepared = prepare(body, header, secrets);
+  if ('ok' in prepared) return prepared;
+  const digests: string[] = [];
+  for (const secret of prepared.secrets) digests.push(await hmacHex(secret, prepared.bytes));
+  return match(prepared.header, digests);
+}
+
 /**
  * Verifies a signature header against the exact body bytes, with one secret or several (rotation).
  * Runs on Node (through `node:crypto`) and on Web Crypto runtimes (edge, Workers, Bun, Deno).
- * Resolves to a {@link VerifyResult}; throws only `body_not_raw` when given a parsed object.
+ * Resolves to a {@link VerifyResult}; rejects only with `body_not_raw` when given a parsed object.
  *
  * @example
  * ```ts
@@ -63,12 +91,14 @@ function match(header: Uint8Array, digests: readonly string[]): VerifyResult {
  * if (!result.ok) return new Response(null, { status: 401 });
  * ```
  */
-export async function verifySignature(body: RawBody, header: HeaderValue, secrets: Secrets): Promise<VerifyResult> {
-  const prepared = prepare(body, header, secrets);
-  if ('ok' in prepared) return prepared;
-  const digests: string[] = [];
-  for (const secret of prepared.secrets) digests.push(await hmacHex(secret, prepared.bytes));
-  return match(prepared.header, digests);
+export function verifySignature(body: RawBody, header: HeaderValue, secrets: Secrets): Promise<VerifyResult> {
+  // On Node the work is synchronous: one settled promise instead of an await per secret.
+  if (!getNodeCrypto()) return verifyWebCrypto(body, header, secrets);
+  try {
+    return Promise.resolve(verifySignatureSync(body, header, secrets));
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /**
@@ -85,8 +115,7 @@ export async function verifySignature(body: RawBody, header: HeaderValue, secret
 export function verifySignatureSync(body: RawBody, header: HeaderValue, secrets: Secrets): VerifyResult {
   const prepared = prepare(body, header, secrets);
   if ('ok' in prepared) return prepared;
-  return match(
-    prepared.header,
-    prepared.secrets.map((secret) => hmacHexSync(secret, prepared.bytes)),
-  );
+  const digests: string[] = [];
+  for (const secret of prepared.secrets) digests.push(hmacHexSync(secret, prepared.bytes));
+  return match(prepared.header, digests);
 }

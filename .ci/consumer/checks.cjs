@@ -1,0 +1,58 @@
+// Shared by check.mjs (ESM `import`) and check.cjs (`require`): loads every subpath of the installed
+// tarball and prints one line per check, `ok <name>` or `FAIL <name>: <why>`, for .ci/run to count.
+'use strict';
+
+const GITHUB = {
+  secret: "It's a Secret to Everybody",
+  payload: 'Hello, World!',
+  signature: 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17',
+};
+
+async function runChecks(format, load, subpaths) {
+  const label = `node ${process.versions.node} ${format}`;
+  const results = [];
+  const check = async (name, fn) => {
+    try {
+      const detail = await fn();
+      results.push(`ok ${label} ${name}${detail ? ` (${detail})` : ''}`);
+    } catch (error) {
+      results.push(`FAIL ${label} ${name}: ${String(error?.stack ?? error).split('\n').slice(0, 3).join(' | ')}`);
+    }
+  };
+  const modules = {};
+  for (const subpath of subpaths) {
+    const id = subpath === '.' ? '@svc/webhooks' : `@svc/webhooks/${subpath}`;
+    await check(`load ${id}`, async () => {
+      const mod = await load(id);
+      const names = Object.keys(mod).filter((key) => key !== 'default' && key !== '__esModule');
+      if (names.length === 0) throw new Error('no exports');
+      const missing = names.filter((key) => mod[key] === undefined);
+      if (missing.length > 0) throw new Error(`undefined exports: ${missing.join(', ')}`);
+      modules[subpath] = mod;
+      return `${names.length} exports`;
+    });
+  }
+  for (const subpath of ['.', 'verify']) {
+    await check(`${subpath} verifySignature verifies the GitHub vector`, async () => {
+      const { verifySignature, verifySignatureSync, signPayload } = modules[subpath];
+      const body = new TextEncoder().encode(GITHUB.payload);
+      const ok = await verifySignature(body, GITHUB.signature, GITHUB.secret);
+      if (!ok.ok || ok.secretIndex !== 0) throw new Error(JSON.stringify(ok));
+      const sync = verifySignatureSync(body, GITHUB.signature, [`${GITHUB.secret}!`, GITHUB.secret]);
+      if (!sync.ok || sync.secretIndex !== 1) throw new Error(JSON.stringify(sync));
+      const bad = await verifySignature('Hello, World?', GITHUB.signature, GITHUB.secret);
+      if (bad.ok || bad.code !== 'signature_mismatch') throw new Error(JSON.stringify(bad));
+      if ((await signPayload(GITHUB.payload, GITHUB.secret)) !== GITHUB.signature) throw new Error('signPayload');
+    });
+  }
+  await check('WebhookError is one class across subpaths', async () => {
+    const classes = new Set(Object.values(modules).map((mod) => mod.WebhookError).filter(Boolean));
+    if (classes.size !== 1) throw new Error(`${classes.size} WebhookError classes`);
+    const [WebhookError] = classes;
+    const error = new WebhookError('signature_mismatch', 'x');
+    if (error.status !== 401 || !modules['.'].isWebhookError(error)) throw new Error('status/isWebhookError');
+  });
+  return results;
+}
+
+module.exports = { runChecks };

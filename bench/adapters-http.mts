@@ -1,0 +1,297 @@
+/**
+ * HTTP benchmark of the Node framework adapters: for bare node:http, Express 5 and Fastify 5, in one
+ * run, interleaved, >= 3 rounds, medians:
+ *   (a) raw   the framework's raw-body route answering 204, no verification
+ *   (b) hmac  hand-written: raw body + node:crypto HMAC + timingSafeEqual + JSON.parse (the ceiling)
+ *   (c) ours  our adapter: verification, zod validation, memory dedup (every request a new delivery id)
+ *   (d) octokit  @octokit/webhooks createNodeMiddleware (verify + JSON.parse + emit, no dedup)
+ * Each server runs in its own child process (one core), autocannon in this one; 1 KB bodies, 127.0.0.1.
+ *
+ *   npx tsx bench/adapters-http.mts [--rounds 3] [--duration 3]
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { cpus, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const FRAMEWORKS = ['node', 'express', 'fastify'] as const;
+const SCENARIOS = ['raw', 'hmac', 'ours', 'octokit'] as const;
+type Framework = (typeof FRAMEWORKS)[number];
+type Scenario = (typeof SCENARIOS)[number];
+const SECRET = 'whsec_bench_0123456789abcdef';
+const PATH = '/webhooks/mail';
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** (b): the least any verifying receiver must do. */
+function verifyByHand(body: Buffer, header: string | string[] | undefined): number {
+  const expected = Buffer.from(`sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`);
+  const got = Buffer.from(typeof header === 'string' ? header : '');
+  if (got.length !== expected.length || !timingSafeEqual(got, expected)) return 401;
+  JSON.parse(body.toString('utf8'));
+  return 200;
+}
+
+async function serve(framework: Framework, scenario: Scenario): Promise<number> {
+  const { createMailReceiver } = await import('../src/index.js');
+  const receiver = createMailReceiver({ secret: SECRET });
+  receiver.onAny(() => {});
+  const { Webhooks, createNodeMiddleware } = await import('@octokit/webhooks');
+  const webhooks = new Webhooks({ secret: SECRET });
+  webhooks.on('push', () => {});
+  const octokit = createNodeMiddleware(webhooks, { path: PATH });
+  const rawNode: RequestListener = (req, res) => void readBody(req).then(() => res.writeHead(204).end());
+  const hmacNode: RequestListener = (req, res) =>
+    void readBody(req).then((body) => {
+      const status = verifyByHand(body, req.headers['x-svcmail-sig']);
+      res.writeHead(status, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+
+  if (framework === 'node') {
+    const { createNodeListener } = await import('../src/adapters/node/index.js');
+    const listener: RequestListener = {
+      raw: rawNode,
+      hmac: hmacNode,
+      ours: createNodeListener(receiver),
+      octokit: (req: IncomingMessage, res: ServerResponse) => void octokit(req, res),
+    }[scenario];
+    return listenNode(createServer(listener));
+  }
+  if (framework === 'express') {
+    const { default: express } = await import('express');
+    const { webhookMiddleware } = await import('../src/adapters/express.js');
+    const app = express();
+    // (a)/(b) read the stream by hand like our middleware does (faster than express.raw()).
+    if (scenario === 'raw') app.post(PATH, rawNode);
+    if (scenario === 'hmac') app.post(PATH, hmacNode);
+    if (scenario === 'ours') app.post(PATH, webhookMiddleware(receiver));
+    if (scenario === 'octokit') app.use(octokit);
+    return listenNode(createServer(app));
+  }
+  const { default: Fastify } = await import('fastify');
+  const { webhookPlugin } = await import('../src/adapters/fastify.js');
+  const app = Fastify();
+  if (scenario === 'ours') app.register(webhookPlugin, { receiver, path: PATH });
+  else {
+    app.register(async (scope) => {
+      scope.removeAllContentTypeParsers();
+      if (scenario === 'octokit') {
+        // Leave the stream unread: Octokit's middleware reads it itself from request.raw.
+        scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+        scope.post(PATH, (request, reply) => {
+          reply.hijack();
+          return octokit(request.raw, reply.raw);
+        });
+      } else {
+        scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+        scope.post(PATH, (request, reply) => {
+          if (scenario === 'raw') return reply.code(204).send();
+          const status = verifyByHand(request.body as Buffer, request.headers['x-svcmail-sig']);
+          return reply.code(status).header('content-type', 'application/json').send('{"ok":true}');
+        });
+      }
+    });
+  }
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return (app.server.address() as { port: number }).port;
+}
+
+async function listenNode(server: ReturnType<typeof createServer>): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as { port: number }).port;
+}
+
+// ---- child mode ----
+if (process.argv[2] === '--serve') {
+  const port = await serve(process.argv[3] as Framework, process.argv[4] as Scenario);
+  process.stdout.write(`${JSON.stringify({ port })}\n`);
+} else {
+  await main();
+}
+
+interface Prepared {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** 1 KB deliveries, each with its own id and signature, signed with node:crypto. */
+function prepare(count: number, style: 'mail' | 'github'): Prepared[] {
+  return Array.from({ length: count }, (_, i) => {
+    const id = randomUUID();
+    const base = {
+      event: 'delivered',
+      client_id: 'client_1',
+      message_id: `m_${i}`,
+      to: 'ana@example.com',
+      provider: 'gmail',
+    };
+    const probe = JSON.stringify({ ...base, response: '' });
+    const body = JSON.stringify({ ...base, response: 'x'.repeat(1024 - probe.length) });
+    const sig = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+    const headers: Record<string, string> =
+      style === 'mail'
+        ? {
+            'content-type': 'application/json',
+            'x-svcmail-event': 'delivered',
+            'x-svcmail-id': id,
+            'x-svcmail-sig': sig,
+          }
+        : {
+            'content-type': 'application/json',
+            'x-github-event': 'push',
+            'x-github-delivery': id,
+            'x-hub-signature-256': sig,
+          };
+    return { headers, body };
+  });
+}
+
+async function startChild(
+  framework: Framework,
+  scenario: Scenario,
+): Promise<{ port: number; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve', framework, scenario],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve((JSON.parse(out) as { port: number }).port);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
+  });
+  return { port, child };
+}
+
+async function main(): Promise<void> {
+  // autocannon ships no types (and @types/autocannon is not installed): the few fields used are typed here.
+  const moduleName = 'autocannon';
+  const { default: autocannon } = (await import(moduleName)) as {
+    default: (options: Record<string, unknown>) => Promise<{
+      requests: { average: number };
+      non2xx: number;
+      errors: number;
+    }>;
+  };
+  const arg = (name: string, fallback: number) => {
+    const i = process.argv.indexOf(name);
+    return i === -1 ? fallback : Number(process.argv[i + 1]);
+  };
+  const rounds = arg('--rounds', 3);
+  const duration = arg('--duration', 3);
+  const connections = 32;
+  const pool = { mail: prepare(50_000, 'mail'), github: prepare(50_000, 'github') };
+  const results = new Map<string, number[]>();
+  let wrapped = 0;
+  let errors = 0;
+
+  const run = async (port: number, set: Prepared[], seconds: number, from = 0) => {
+    let next = from;
+    const result = await autocannon({
+      url: `http://127.0.0.1:${port}`,
+      connections,
+      duration: seconds,
+      requests: [
+        {
+          method: 'POST',
+          path: PATH,
+          setupRequest: (request: Record<string, unknown>) => {
+            const item = set[next++ % set.length] as Prepared;
+            return { ...request, headers: item.headers, body: item.body };
+          },
+        },
+      ],
+    });
+    return { result, sent: next };
+  };
+
+  for (let round = 1; round <= rounds; round++) {
+    for (const framework of FRAMEWORKS) {
+      for (const scenario of SCENARIOS) {
+        const { port, child } = await startChild(framework, scenario);
+        const set = scenario === 'octokit' ? pool.github : pool.mail;
+        // Warm-up (JIT); the measured run continues the id sequence, so no id repeats.
+        const warm = await run(port, set, 1);
+        const { result, sent } = await run(port, set, duration, warm.sent);
+        if (scenario === 'ours' && sent > set.length) wrapped++;
+        errors += result.non2xx + result.errors;
+        const key = `${framework}/${scenario}`;
+        results.set(key, [...(results.get(key) ?? []), result.requests.average]);
+        console.error(
+          `round ${round} ${key.padEnd(16)} ${Math.round(result.requests.average)} req/s  non2xx=${result.non2xx}`,
+        );
+        child.kill();
+      }
+    }
+  }
+
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+  const rows = FRAMEWORKS.map((framework) => {
+    const m = Object.fromEntries(
+      SCENARIOS.map((s) => [s, median(results.get(`${framework}/${s}`) ?? [])]),
+    ) as Record<Scenario, number>;
+    return { framework, ...m, ratio: m.ours / m.hmac, vsOctokit: m.ours / m.octokit };
+  });
+  const pkg = (name: string) =>
+    (
+      JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')) as {
+        version: string;
+      }
+    ).version;
+  const table = [
+    '| framework | (a) raw 204 | (b) HMAC ceiling | (c) @svc/webhooks | (d) @octokit/webhooks | (c)/(b) | (c)/(d) |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      (r) =>
+        `| ${r.framework} | ${Math.round(r.raw)} | ${Math.round(r.hmac)} | ${Math.round(r.ours)} | ${Math.round(r.octokit)} | ${(r.ratio * 100).toFixed(0)}% | ${r.vsOctokit.toFixed(2)}× |`,
+    ),
+  ].join('\n');
+  console.log(table);
+  const section = [
+    '<!-- bench:adapters-http:start -->',
+    '## Framework adapters over HTTP (`bench/adapters-http.mts`)',
+    '',
+    `Requests per second, median of ${rounds} interleaved rounds (${duration} s each after a 1 s warm-up, ${connections} connections, 1 KB JSON body, 127.0.0.1; each server in its own process, autocannon in another).`,
+    '',
+    table,
+    '',
+    "- (a) the framework's raw-body route answering 204 without verifying (node:http and Express read the stream by hand; Fastify uses a `parseAs: 'buffer'` parser).",
+    '- (b) the same raw body plus node:crypto HMAC-SHA256, `timingSafeEqual` and `JSON.parse`: the ceiling for any verifying receiver in that framework.',
+    '- (c) `createNodeListener` / `webhookMiddleware` / `webhookPlugin` with a `createMailReceiver` (signature, zod validation of the payload, memory dedup claim + complete, one no-op handler). Every request carries a new delivery id and signature (precomputed), so none is short-circuited as a duplicate' +
+      (wrapped ? ` (warning: ${wrapped} runs wrapped around the id pool)` : '') +
+      '.',
+    '- (d) `@octokit/webhooks` `createNodeMiddleware` (verify, `JSON.parse`, emit to one no-op handler; no validation, no dedup): node:http directly, Express via `app.use`, Fastify via a scoped parser that leaves the stream unread and `reply.hijack()`.',
+    `- Non-2xx answers or errors across the run: ${errors}.`,
+    '- Read with care: this machine is 2 shared cores and other jobs ran during the run (rounds differed up to 3×); compare columns within a round, not across runs. Profile of (c) on node:http: socket writes and HTTP parsing dominate as in (b); the receiver adds ~5 µs per delivery over (b) in a tight loop (zod validation of the payload, dedup claim + complete with a random lease token, `TextDecoder`, signature-format regex), but more than that over HTTP under concurrency; see the adapters report.',
+    `- Machine: ${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores (shared with other work: noisy), ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; express ${pkg('express')}, fastify ${pkg('fastify')}, @octokit/webhooks ${pkg('@octokit/webhooks')}, autocannon ${pkg('autocannon')}.`,
+    '<!-- bench:adapters-http:end -->',
+  ].join('\n');
+  const docs = new URL('../docs/benchmarks.md', import.meta.url);
+  let text = '';
+  try {
+    text = readFileSync(docs, 'utf8');
+  } catch {
+    text = '# Benchmarks\n';
+  }
+  const start = text.indexOf('<!-- bench:adapters-http:start -->');
+  const end = text.indexOf('<!-- bench:adapters-http:end -->');
+  text =
+    start !== -1 && end !== -1
+      ? text.slice(0, start) + section + text.slice(end + '<!-- bench:adapters-http:end -->'.length)
+      : `${text.trimEnd()}\n\n${section}\n`;
+  writeFileSync(docs, text);
+}

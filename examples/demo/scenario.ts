@@ -1,0 +1,234 @@
+/**
+ * The demo scenario: both reference emitters on a virtual clock, delivering over real HTTP to the
+ * Express receiver. Simulated minutes pass in milliseconds; every line shows the simulated time.
+ */
+import {
+  type AttemptRecord,
+  createCrmEmitter,
+  createMailEmitter,
+  createSignedRequest,
+  createVirtualClock,
+  type EmitterEvent,
+} from '@svc/webhooks/testing';
+import { startDemoReceiver } from './receiver-app.js';
+
+export interface DemoSummary {
+  rows: {
+    service: string;
+    deliveries: number;
+    attempts: number;
+    succeeded: number;
+    failed: number;
+    handled: number;
+    duplicates: number;
+    webhook: string;
+  }[];
+  simulatedMs: number;
+  wallMs: number;
+  pausedAt: string | null;
+  oldSecretStatus: number;
+  crmRetryOffsetsMs: number[];
+}
+
+const START = Date.parse('2025-06-02T09:00:00.000Z');
+
+export async function runDemo(print: (line: string) => void = console.log): Promise<DemoSummary> {
+  const wallStart = performance.now();
+  const clock = createVirtualClock({ start: START });
+  const time = (ms = clock.now()): string => new Date(ms).toISOString().slice(11, 23);
+  const short = (id: string): string => id.slice(0, 8);
+  const handled = { mail: 0, crm: 0 };
+  const duplicates = { mail: 0, crm: 0 };
+  const crmAttemptTimes: number[] = [];
+  let pausedAt: string | null = null;
+
+  const outcome = (attempt: AttemptRecord): string => {
+    if (attempt.statusCode === 0) return `no response (${attempt.error})`;
+    const body = attempt.responseBody ?? '';
+    const code = /"code":"([a-z_]+)"/.exec(body)?.[1];
+    const result = body.includes('duplicate')
+      ? 'duplicate'
+      : attempt.success
+        ? 'processed'
+        : (code ?? attempt.error);
+    return `${attempt.statusCode} ${result}`;
+  };
+  const onEvent = (event: EmitterEvent): void => {
+    if (event.type === 'attempt') {
+      const { attempt, delivery } = event;
+      if (attempt.responseBody?.includes('duplicate')) duplicates[event.service]++;
+      if (event.service === 'crm') crmAttemptTimes.push(Date.parse(attempt.attemptedAt));
+      const next = delivery.nextAttemptAt ? `, next attempt ${delivery.nextAttemptAt.slice(11, 23)}` : '';
+      const kind =
+        attempt.kind === 'scheduled'
+          ? `attempt ${attempt.attempt}`
+          : `${attempt.kind} (attempt ${attempt.attempt})`;
+      print(
+        `[${time(Date.parse(attempt.attemptedAt))}] ${event.service.padEnd(4)} -> ${delivery.event.padEnd(16)} ${short(delivery.id)}  ${kind}: ${outcome(attempt)}${next}`,
+      );
+    } else if (event.type === 'webhook_paused') {
+      pausedAt = time(event.at);
+      print(
+        `[${time(event.at)}] mail    webhook PAUSED after ${event.consecutiveFailures} consecutive failed deliveries`,
+      );
+    } else if (event.type === 'skipped') {
+      print(`[${time(event.at)}] ${event.service.padEnd(4)}    ${event.event} not sent: ${event.reason}`);
+    }
+  };
+  const mail = createMailEmitter({ clock, seed: 'demo-mail', allowPrivateNetworks: true, onEvent });
+  const crm = createCrmEmitter({ clock, seed: 'demo-crm', allowPrivateNetworks: true, onEvent });
+
+  // The receiver needs the secrets, the webhooks need the receiver's URL: register, then start.
+  const mailHook = mail.createWebhook({
+    url: 'http://127.0.0.1:1/webhooks/mail',
+    events: ['delivered', 'bounced', 'opened'],
+    description: 'demo',
+  });
+  const crmHook = crm.createWebhook({
+    name: 'demo',
+    url: 'http://127.0.0.1:1/webhooks/crm',
+    events: ['contact.created', 'deal.won'],
+  });
+  const receiver = await startDemoReceiver({
+    mailSecret: mailHook.secret,
+    crmSecret: crmHook.secret,
+    onHandled: (service, name, deliveryId, detail) => {
+      handled[service]++;
+      print(
+        `[${time()}]            receiver ran the ${service} handler: ${name} ${short(deliveryId)} ${detail}`,
+      );
+    },
+  });
+  mail.updateWebhook(mailHook.id, { url: `${receiver.url}/webhooks/mail` });
+  crm.updateWebhook(crmHook.id, { url: `${receiver.url}/webhooks/crm` });
+  const section = (title: string): void => print(`\n== ${title}`);
+
+  try {
+    section(`Receiver listening on ${receiver.url} (Express, memory dedup store)`);
+    section('1. Deliveries handled');
+    const [accepted] = await mail.emit('delivered', { message_id: 'msg_1001', to: 'ana@example.com' });
+    const [bounce] = await mail.emit('bounced', { message_id: 'msg_1002', to: 'bob@example.com' });
+    await crm.emit('contact.created', { email: 'carla@example.com' });
+
+    section('2. A delivery resent by hand (same X-SvcMAIL-Id): deduplicated');
+    await mail.retryDelivery(mailHook.id, bounce!.id);
+
+    section(
+      '3. `delivered` again for msg_1001 (final confirmation, new delivery id): collapsed by message_id+event',
+    );
+    await clock.advance(4_000);
+    const [confirmed] = await mail.emit('delivered', { message_id: 'msg_1001', to: 'ana@example.com' });
+    print(`            ids differ: ${short(accepted!.id)} vs ${short(confirmed!.id)}`);
+
+    section(
+      '4. Handler outage: retries at +0 s, +60 s, +120 s; the webhook pauses after 10 failed deliveries',
+    );
+    receiver.mailOutage = true;
+    const failed: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      await clock.advance(5_000);
+      const [delivery] = await mail.emit('opened');
+      failed.push(delivery!.id);
+    }
+    await clock.runAll();
+    await clock.advance(60_000);
+    await mail.emit('opened'); // not sent: paused
+
+    section('5. Endpoint fixed: reactivate (PATCH status "active"), resend a failed delivery');
+    receiver.mailOutage = false;
+    await clock.advance(15 * 60_000);
+    const reactivated = mail.updateWebhook(mailHook.id, { status: 'active' });
+    print(`[${time()}] mail    webhook ${reactivated.status} again`);
+    await mail.retryDelivery(mailHook.id, failed[0]!);
+    await mail.emit('opened');
+
+    section('6. CRM retries: at most 3 attempts, 1 s then 2 s apart');
+    receiver.crmFailures = 2;
+    const crmStart = crmAttemptTimes.length;
+    await crm.emit('deal.won', { value: 12_000 });
+    await clock.runAll();
+    const crmTimes = crmAttemptTimes.slice(crmStart);
+    const crmRetryOffsetsMs = crmTimes.map((t) => t - crmTimes[0]!);
+
+    section('7. CRM secret rotation: the old secret stops at once');
+    const { secret: newSecret } = crm.rotateSecret(crmHook.id);
+    receiver.setCrmSecrets([newSecret, crmHook.secret]);
+    print(`[${time()}] crm     secret rotated; receiver accepts [new, old] during the switch`);
+    await crm.emit('contact.created');
+    receiver.setCrmSecrets([newSecret]);
+    const replay = await createSignedRequest({
+      service: 'crm',
+      event: 'deal.won',
+      secret: crmHook.secret,
+      now: clock.now(),
+    });
+    const refused = await fetch(`${receiver.url}/webhooks/crm`, {
+      method: 'POST',
+      headers: replay.headers,
+      body: await replay.text(),
+    });
+    print(
+      `[${time()}] crm     a request signed with the OLD secret: ${refused.status} (receiver knows only the new one)`,
+    );
+    await crm.emit('deal.won');
+
+    const rows = (['mail', 'crm'] as const).map((service) => {
+      const deliveries =
+        service === 'mail'
+          ? mail.listDeliveries(mailHook.id)
+          : crm.listDeliveries(crmHook.id).flatMap((d) => d.attemptLog);
+      const ids = new Map<string, boolean>();
+      for (const a of deliveries) ids.set(a.deliveryId, (ids.get(a.deliveryId) ?? false) || a.success);
+      return {
+        service,
+        deliveries: ids.size,
+        attempts: deliveries.length,
+        succeeded: [...ids.values()].filter(Boolean).length,
+        failed: [...ids.values()].filter((ok) => !ok).length,
+        handled: handled[service],
+        duplicates: duplicates[service],
+        webhook:
+          service === 'mail'
+            ? mail.getWebhook(mailHook.id).status
+            : crm.getWebhook(crmHook.id).active
+              ? 'active'
+              : 'inactive',
+      };
+    });
+    const summary: DemoSummary = {
+      rows,
+      simulatedMs: clock.now() - START,
+      wallMs: Math.round(performance.now() - wallStart),
+      pausedAt,
+      oldSecretStatus: refused.status,
+      crmRetryOffsetsMs,
+    };
+    section('Summary');
+    const header = [
+      'service',
+      'deliveries',
+      'attempts',
+      'succeeded',
+      'failed',
+      'handler runs',
+      'duplicates',
+      'webhook',
+    ];
+    const table = [
+      header,
+      ...rows.map((r) =>
+        [r.service, r.deliveries, r.attempts, r.succeeded, r.failed, r.handled, r.duplicates, r.webhook].map(
+          String,
+        ),
+      ),
+    ];
+    const widths = header.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+    for (const row of table) print(`  ${row.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')}`);
+    print(
+      `\n  ${(summary.simulatedMs / 60_000).toFixed(1)} simulated minutes in ${summary.wallMs} ms of wall time.`,
+    );
+    return summary;
+  } finally {
+    await receiver.close();
+  }
+}

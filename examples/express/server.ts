@@ -1,0 +1,62 @@
+/**
+ * @module
+ * Receiving both services' webhooks in an Express 5 app (Express 4 works the same).
+ *
+ * Run from this folder (build the package once at the repo root first: `npm run build`):
+ *   SVC_MAIL_WEBHOOK_SECRET=... SVC_CRM_WEBHOOK_SECRET=... PORT=3000 npx tsx server.ts
+ */
+import { pathToFileURL } from 'node:url';
+import { createCrmReceiver, createMailReceiver, type Logger } from '@svc/webhooks';
+import { webhookMiddleware } from '@svc/webhooks/express';
+import express, { type Express } from 'express';
+
+export interface AppOptions {
+  mailSecret: string;
+  crmSecret: string;
+  /** Where each handled event's JSON line goes. Default: stdout. */
+  print?: (line: string) => void;
+  /** Receiver logs (refusals, failures). Default: stderr. */
+  logger?: Logger;
+}
+
+export function createApp({
+  mailSecret,
+  crmSecret,
+  print = (line) => console.log(line),
+  logger = (entry) => console.error(JSON.stringify(entry)),
+}: AppOptions): Express {
+  const mail = createMailReceiver({ secret: mailSecret, logger });
+  const crm = createCrmReceiver({ secret: crmSecret, logger });
+  // Runs once per delivery: retries and duplicates are answered 200 without calling it again.
+  mail.onAny((event) =>
+    print(JSON.stringify({ service: 'mail', event: event.name, deliveryId: event.deliveryId })),
+  );
+  crm.onAny((event) =>
+    print(JSON.stringify({ service: 'crm', event: event.name, deliveryId: event.deliveryId })),
+  );
+
+  const app = express();
+  // Webhook routes BEFORE express.json(): the signature covers the raw bytes, and a JSON parser that
+  // runs first consumes them (you would get 500 raw_body_unavailable). If express.json() must come
+  // first, keep the bytes: express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } }).
+  app.post('/webhooks/mail', webhookMiddleware(mail));
+  app.post('/webhooks/crm', webhookMiddleware(crm));
+
+  // The rest of your API parses JSON as usual.
+  app.use(express.json());
+  return app;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const port = Number(process.env.PORT ?? 3000);
+  createApp({
+    mailSecret: required('SVC_MAIL_WEBHOOK_SECRET'),
+    crmSecret: required('SVC_CRM_WEBHOOK_SECRET'),
+  }).listen(port, () => console.error(`listening on http://localhost:${port}`));
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`Set ${name}.`);
+  return value;
+}

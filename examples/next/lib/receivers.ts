@@ -1,0 +1,31 @@
+import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
+
+function create() {
+  const logger = (entry: unknown) => console.error(JSON.stringify(entry));
+  const mail = createMailReceiver({ secret: required('SVC_MAIL_WEBHOOK_SECRET'), logger });
+  const crm = createCrmReceiver({ secret: required('SVC_CRM_WEBHOOK_SECRET'), logger });
+  // One JSON line per handled event; retries and duplicates are answered 200 without a second run.
+  mail.onAny((event) =>
+    console.log(JSON.stringify({ service: 'mail', event: event.name, deliveryId: event.deliveryId })),
+  );
+  crm.onAny((event) =>
+    console.log(JSON.stringify({ service: 'crm', event: event.name, deliveryId: event.deliveryId })),
+  );
+  return { mail, crm };
+}
+
+// One pair per server process, created on the first request (secrets are not needed at build time).
+// Kept on globalThis: App Router and Pages Router routes are separate bundles, and both must share
+// the same memory dedup store (use @svc/webhooks/redis or /postgres when you run several instances).
+const slot = globalThis as typeof globalThis & { svcWebhookReceivers?: ReturnType<typeof create> };
+
+export function receivers(): ReturnType<typeof create> {
+  slot.svcWebhookReceivers ??= create();
+  return slot.svcWebhookReceivers;
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`Set ${name}.`);
+  return value;
+}

@@ -1,0 +1,55 @@
+/**
+ * @module
+ * `@svc/webhooks/express`: a receiver as Express 4 or 5 middleware, whatever body parsers the app uses.
+ */
+import type { ServerResponse } from 'node:http';
+import type { WebhookReceiverLike } from '../core/receiver-types.js';
+import { handleNodeRequest } from './node/handle-request.js';
+import type { NodeRequestLike } from './node/raw-body.js';
+
+/**
+ * Express middleware, typed structurally (`express` is not a dependency); Express's `Request` and
+ * `Response` extend Node's, so it fits `app.post()` of Express 4 and 5.
+ *
+ * @example
+ * ```ts
+ * import type { ExpressWebhookMiddleware } from '@svc/webhooks/express';
+ *
+ * const mailRoute: ExpressWebhookMiddleware = webhookMiddleware(mailReceiver);
+ * ```
+ */
+export type ExpressWebhookMiddleware = (
+  req: NodeRequestLike,
+  res: ServerResponse,
+  next: (error?: unknown) => void,
+) => void;
+
+// Named in the 500 raw_body_unavailable answer when a parser got to the body first.
+const FIX =
+  'Mount the webhook route before express.json()/express.urlencoded(), or give it express.raw({ type: "*/*" }), ' +
+  'or keep the bytes with express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } }).';
+
+/**
+ * Express middleware (Express 4 and 5) that answers a webhook delivery. It reads the exact bytes
+ * from `express.raw()`'s `Buffer`, from `req.rawBody` kept by `express.json({ verify })`, or from the
+ * stream when no parser ran. A body already parsed into an object is refused with 500
+ * `raw_body_unavailable` (logged once), never re-serialised.
+ *
+ * @example
+ * ```ts
+ * import express from 'express';
+ * import { createMailReceiver } from '@svc/webhooks';
+ * import { webhookMiddleware } from '@svc/webhooks/express';
+ *
+ * const app = express();
+ * // Before any app.use(express.json()): the signature is over the raw bytes.
+ * app.post('/webhooks/mail', webhookMiddleware(createMailReceiver({ secret, on: { delivered: async (e) => {} } })));
+ * app.use(express.json());
+ * ```
+ */
+export function webhookMiddleware(receiver: WebhookReceiverLike): ExpressWebhookMiddleware {
+  return (req, res, next) => {
+    // Express 4 ignores returned promises; handleNodeRequest never rejects, the catch is a last guard.
+    handleNodeRequest(receiver, req, res, FIX).catch(next);
+  };
+}

@@ -1,0 +1,43 @@
+import type { ServerResponse } from 'node:http';
+import { isWebhookError, WebhookError } from '../../core/errors.js';
+import type { ReceiveOutcome, WebhookReceiverLike } from '../../core/receiver-types.js';
+import { lingerThenClose } from './linger.js';
+import { type NodeRequestLike, readRawBody } from './raw-body.js';
+import { writeOutcome } from './write-outcome.js';
+
+/**
+ * Runs one Node request through a receiver: raw bytes (see {@link readRawBody}), `receive()`, and the
+ * outcome written to `res`. Never rejects: a body it cannot read becomes the receiver's error outcome
+ * (`body_too_large` 413, `body_unreadable` 400, `raw_body_unavailable` 500), logged by the receiver.
+ * The Express adapter and the Next.js Pages Router adapter are this function plus a framework `fix`.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { handleNodeRequest } from '@svc/webhooks/node';
+ *
+ * createServer((req, res) => void handleNodeRequest(mailReceiver, req, res));
+ * ```
+ */
+export async function handleNodeRequest(
+  receiver: WebhookReceiverLike,
+  req: NodeRequestLike,
+  res: ServerResponse,
+  fix = 'Give the webhook route the unparsed request.',
+): Promise<void> {
+  let outcome: ReceiveOutcome;
+  try {
+    const body = await readRawBody(req, receiver.maxBodyBytes, fix);
+    // No Request/Response objects on this path: Node headers go to the receiver as they are.
+    outcome = await receiver.receive({ body, headers: req.headers, method: req.method });
+  } catch (error) {
+    outcome = receiver.reject(
+      isWebhookError(error)
+        ? error
+        : new WebhookError('internal_error', 'The request failed.', { cause: error }),
+    );
+    // An upload we stopped reading: answer, then cut the connection instead of reading it all.
+    if (!req.readableEnded) lingerThenClose(req, res);
+  }
+  writeOutcome(res, outcome);
+}

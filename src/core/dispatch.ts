@@ -1,0 +1,125 @@
+/**
+ * Running the handlers of a claimed delivery and settling its claim: complete on success (the next
+ * copy is a duplicate), release on failure (the retry runs it again). At the deadline the request is
+ * answered 503 while the claim stays held until the handlers settle. Written without per-request
+ * closures: this is the hot path.
+ */
+import { WebhookError } from './errors.js';
+import { DeliveryContext } from './handler-context.js';
+import type { DispatchableEvent } from './handler-registry.js';
+import type { ErrorHook, ErrorPhase, WebhookHandler } from './handler-types.js';
+import { emit } from './logger.js';
+import { acknowledged, failedWith } from './outcomes.js';
+import type { ResolvedOptions } from './receiver-options.js';
+import type { ReceiveOutcome } from './receiver-types.js';
+import { report } from './report.js';
+import { runHandlers } from './run-handlers.js';
+import { completeWithin, releaseWithin, StoreCallFailed } from './store-calls.js';
+
+/** A delivery this request holds the claim of. */
+export interface ClaimedDelivery<E> {
+  service: 'mail' | 'crm';
+  event: E;
+  handlers: readonly WebhookHandler<E>[];
+  key: string;
+  token: string;
+  startedAt: number;
+  signal: AbortSignal | undefined;
+}
+
+type Hooks = readonly ErrorHook<DispatchableEvent>[];
+
+function fail(
+  options: ResolvedOptions,
+  hooks: Hooks,
+  context: DeliveryContext,
+  event: DispatchableEvent,
+  level: 'warn' | 'error',
+  message: string,
+  error: unknown,
+  phase: ErrorPhase,
+): void {
+  const { deliveryId, attemptKey: key } = context;
+  report(hooks, options.logger, level, message, context.fields(), error, { phase, event, deliveryId, key });
+}
+
+/**
+ * Completes (success) or releases (failure) the claim. Neither failure changes the answer: after a
+ * success the delivery was handled, so it is acknowledged even if `complete` failed (a later copy may
+ * run again once the lease ends: at-least-once, docs/receivers.md). `false` means the lease ended and
+ * the write was fenced (`lease_lost`).
+ */
+async function settle(
+  options: ResolvedOptions,
+  hooks: Hooks,
+  context: DeliveryContext,
+  event: DispatchableEvent,
+  token: string,
+  success: boolean,
+): Promise<void> {
+  const { dedup, ttlMs, storeTimeoutMs, leaseMs } = options;
+  const key = context.attemptKey;
+  const result = success
+    ? await completeWithin(dedup, key, token, ttlMs, storeTimeoutMs)
+    : await releaseWithin(dedup, key, token, storeTimeoutMs);
+  if (result === true) return;
+  const phase = success ? 'complete' : 'release';
+  const error =
+    result instanceof StoreCallFailed
+      ? result.cause
+      : new WebhookError(
+          'lease_lost',
+          `The claim's lease (leaseMs ${leaseMs}) ended before ${phase}; another attempt may run this delivery too.`,
+        );
+  fail(options, hooks, context, event, 'warn', `dedup store ${phase} failed`, error, phase);
+}
+
+/** Runs the handlers of a claimed delivery and answers 200, 500 or 503. */
+export async function dispatchClaimed<E extends DispatchableEvent>(
+  options: ResolvedOptions,
+  hooks: Hooks,
+  claimed: ClaimedDelivery<E>,
+): Promise<ReceiveOutcome> {
+  const { logger, clock, timeoutMs } = options;
+  const { event, token } = claimed;
+  const { deliveryId, name } = event;
+  const context = new DeliveryContext(
+    clock,
+    claimed.startedAt + timeoutMs,
+    claimed.service,
+    name,
+    deliveryId,
+    claimed.key,
+    claimed.signal,
+    logger,
+  );
+  const run = await runHandlers(claimed.handlers, event, context);
+  if (run.kind === 'ok') {
+    context.dispose();
+    await settle(options, hooks, context, event, token, true);
+    if (logger)
+      emit(logger, 'debug', 'webhook processed', {
+        ...context.fields(),
+        durationMs: clock.now() - claimed.startedAt,
+      });
+    return acknowledged('processed', deliveryId, name);
+  }
+  if (run.kind === 'threw') {
+    context.dispose();
+    fail(options, hooks, context, event, 'error', 'webhook handler threw', run.error, 'handler');
+    await settle(options, hooks, context, event, token, false);
+    return failedWith('handler_failed', deliveryId, name);
+  }
+  // Timed out: answer now (before the sender's 10 s), keep the claim until the handlers settle so a
+  // retry meanwhile gets 409 and the handlers never run twice at once.
+  const timeout = new WebhookError('handler_timeout', `Handlers still running after ${timeoutMs} ms.`);
+  fail(options, hooks, context, event, 'warn', 'webhook handler timed out', timeout, 'timeout');
+  void run.settled.then((late) => {
+    context.dispose();
+    if (late.kind === 'threw')
+      fail(options, hooks, context, event, 'error', 'webhook handler threw', late.error, 'handler');
+    else if (logger) emit(logger, 'info', 'webhook handler finished after its deadline', context.fields());
+    return settle(options, hooks, context, event, token, late.kind === 'ok');
+  });
+  return failedWith('handler_timeout', deliveryId, name);
+}

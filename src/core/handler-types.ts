@@ -1,0 +1,150 @@
+/**
+ * The types users meet when registering handlers: the context every handler gets, and the shapes of
+ * the handler, error and invalid-payload hooks.
+ */
+import type { WebhookError } from './errors.js';
+import type { HandlerLog } from './logger.js';
+import type { HeadersInput } from './receiver-types.js';
+
+/**
+ * What a handler gets next to its event.
+ *
+ * The sender waits 10 seconds for an answer (email-service §6 rule 3, crm-service §6 rule 4). At
+ * `deadline` (by default 9 s after the request arrived, option `timeoutMs`) `signal` aborts and the
+ * receiver answers 503 `handler_timeout`; the claim is kept until the handler settles, then completed
+ * (a retry is a 2xx duplicate) or released (a retry runs it again). Ack fast and queue slow work.
+ *
+ * @example
+ * ```ts
+ * receiver.on('bounced', async (event, { signal, timeLeftMs, attemptKey }) => {
+ *   if (timeLeftMs() < 2_000) return queue.add('bounce', event.payload, { jobId: attemptKey });
+ *   await fetch('https://crm.internal/suppress', { method: 'POST', body: event.payload.to, signal });
+ * });
+ * ```
+ */
+export interface HandlerContext {
+  /** Aborts at the deadline, or when the sender disconnects. Pass it to fetch, database calls… */
+  readonly signal: AbortSignal;
+  /** When the receiver stops waiting for handlers, in epoch milliseconds (of the receiver's clock). */
+  readonly deadline: number;
+  /** Milliseconds left until {@link deadline}; 0 once passed. */
+  timeLeftMs(): number;
+  /** The delivery id (`X-SvcMAIL-Id` / `X-Svc-Delivery`), the same across the sender's retries. */
+  readonly deliveryId: string;
+  /**
+   * The dedup key this run claimed, e.g. `mail:delivery:d_123`: stable across retries of the same
+   * delivery, so it makes a good idempotency key for the handler's own downstream calls.
+   */
+  readonly attemptKey: string;
+  /** The receiver's logger with `service`, `deliveryId`, `event` and `key` added. */
+  readonly log: HandlerLog;
+}
+
+/**
+ * A handler of events of type `E`. A resolved promise means done (the delivery is completed and
+ * acknowledged); a throw or rejection means failed (500, the claim is released, the retry runs it).
+ *
+ * @example
+ * ```ts
+ * const onBounce: WebhookHandler<MailEventOf<'bounced'>> = async (event) => {
+ *   await suppress(event.payload.to);
+ * };
+ * ```
+ */
+export type WebhookHandler<E> = (event: E, context: HandlerContext) => unknown;
+
+/**
+ * Where in the pipeline an error reported to `onError` happened.
+ *
+ * @example
+ * ```ts
+ * receiver.onError((error, { phase }) => {
+ *   if (phase === 'claim') metrics.increment('webhooks.store_down');
+ * });
+ * ```
+ */
+export type ErrorPhase =
+  /** A handler threw or rejected. */
+  | 'handler'
+  /** A handler was still running at the deadline (it keeps its claim until it settles). */
+  | 'timeout'
+  /** `claim` failed or did not answer in time: the request was refused with 503. */
+  | 'claim'
+  /** `complete` failed after the handlers succeeded. */
+  | 'complete'
+  /** `release` failed after a handler failed. */
+  | 'release'
+  /** The dedup key function threw or returned something other than a non-empty string. */
+  | 'dedup_key'
+  /** A verified payload failed its schema and no `onInvalid` hook is registered. */
+  | 'invalid'
+  /** An `onInvalid` hook threw. */
+  | 'invalid_hook'
+  /** Anything else (a bug): answered 500. */
+  | 'internal';
+
+/**
+ * Facts about the failing delivery passed to an error hook.
+ *
+ * @example
+ * ```ts
+ * receiver.onError((error, info: ErrorInfo<MailWebhookEvent>) => console.error(info.phase, info.deliveryId, error));
+ * ```
+ */
+export interface ErrorInfo<E> {
+  phase: ErrorPhase;
+  /** The parsed event, when parsing got that far. */
+  event?: E;
+  deliveryId?: string;
+  /** The dedup key, when one was computed. */
+  key?: string;
+  /** The raw body, for phase `invalid` (so it can be stored and replayed). */
+  body?: Uint8Array;
+}
+
+/**
+ * Called with handler exceptions, store errors and other failures. Errors are delivered here and to
+ * the logger, never to the sender. What it throws is logged and ignored.
+ *
+ * @example
+ * ```ts
+ * receiver.onError((error, { phase, deliveryId }) => Sentry.captureException(error, { extra: { phase, deliveryId } }));
+ * ```
+ */
+export type ErrorHook<E> = (error: unknown, info: ErrorInfo<E>) => unknown;
+
+/**
+ * A verified delivery whose payload failed its schema, for {@link InvalidHook}.
+ *
+ * @example
+ * ```ts
+ * receiver.onInvalid(({ body, error }: InvalidDelivery) => console.warn(error.code, new TextDecoder().decode(body)));
+ * ```
+ */
+export interface InvalidDelivery {
+  /** The exact bytes received (the signature matched them). */
+  body: Uint8Array;
+  headers: HeadersInput;
+  /** `invalid_json`, `invalid_payload`, `event_mismatch`, `delivery_id_mismatch`… with `cause`. */
+  error: WebhookError;
+  /** From the headers, when present. */
+  deliveryId?: string;
+  /** From the headers, when present. */
+  event?: string;
+  /** Which configured secret verified it. */
+  secretIndex: number;
+}
+
+/**
+ * Called (and awaited, within the deadline) for every verified delivery that fails to parse or
+ * validate, before the receiver answers 400. Store `body` to replay it once the schema is fixed.
+ * Runs once per attempt: the sender retries a 400 like any failure.
+ *
+ * @example
+ * ```ts
+ * receiver.onInvalid(async ({ body, error, deliveryId }) => {
+ *   await db.insert('dead_letters', { deliveryId, code: error.code, body: Buffer.from(body) });
+ * });
+ * ```
+ */
+export type InvalidHook = (delivery: InvalidDelivery) => unknown;

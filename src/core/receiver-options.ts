@@ -1,0 +1,184 @@
+/**
+ * Options shared by both services' receivers, their defaults, and the checks that run when a
+ * receiver is created (a misconfiguration throws there, not on the first delivery).
+ */
+import { createMemoryStore } from '../dedup/memory-store.js';
+import type { Clock, DedupStore } from '../dedup/types.js';
+import { systemClock } from '../dedup/types.js';
+import { checkSecrets, type Secrets } from '../verify/secrets.js';
+import { WebhookError } from './errors.js';
+import type { Logger } from './logger.js';
+
+/**
+ * Default `maxBodyBytes`: 1 MiB. The specs state no size limit; real deliveries are a few KB.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_BODY_BYTES } from '@svc/webhooks';
+ *
+ * createMailReceiver({ secret, maxBodyBytes: DEFAULT_MAX_BODY_BYTES / 4 });
+ * ```
+ */
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+/**
+ * Default `timeoutMs`: the senders wait 10 s (email §6 rule 3, crm §6 rule 4); 1 s is kept for the answer.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_TIMEOUT_MS } from '@svc/webhooks';
+ *
+ * createCrmReceiver({ secret, timeoutMs: DEFAULT_TIMEOUT_MS - 2_000 }); // behind a slow proxy
+ * ```
+ */
+export const DEFAULT_TIMEOUT_MS = 9_000;
+/**
+ * Default `leaseMs`: 30 s. Longer than the handler deadline (so a running handler is never taken
+ * over), and shorter than the email service's first retry (~1 min, email §6 rule 4), so a worker that
+ * crashed mid-handler is taken over by that retry.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_LEASE_MS } from '@svc/webhooks';
+ *
+ * createMailReceiver({ secret, leaseMs: DEFAULT_LEASE_MS * 2 });
+ * ```
+ */
+export const DEFAULT_LEASE_MS = 30_000;
+/**
+ * Default `storeTimeoutMs`: a dedup store call not answered in 2 s counts as failed (503).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_STORE_TIMEOUT_MS } from '@svc/webhooks';
+ *
+ * createMailReceiver({ secret, dedup, storeTimeoutMs: DEFAULT_STORE_TIMEOUT_MS / 2 });
+ * ```
+ */
+export const DEFAULT_STORE_TIMEOUT_MS = 2_000;
+
+/**
+ * Options both `createMailReceiver` and `createCrmReceiver` take.
+ *
+ * @example
+ * ```ts
+ * const common: BaseReceiverOptions = { secret: process.env.WEBHOOK_SECRET!, dedup, logger, maxBodyBytes: 256 * 1024 };
+ * ```
+ */
+export interface BaseReceiverOptions {
+  /** The webhook secret, or several during a rotation (any of them verifies). Required. */
+  secret: Secrets;
+  /** Where claims and completed deliveries are kept. Default: a memory store of this receiver. */
+  dedup?: DedupStore;
+  /** How long a claim holds before another attempt may take it over, in ms. Default 30 000. */
+  leaseMs?: number;
+  /** How long a completed delivery is remembered, in ms. Default per service (mail 90 days, crm 1 day). */
+  ttlMs?: number;
+  /** Handler time budget from the request's arrival, in ms; then `signal` aborts and 503. Default 9 000. */
+  timeoutMs?: number;
+  /**
+   * Bound on each call to the `dedup` store given, in ms; past it the request fails closed (503).
+   * Default 2 000. Not applied to the default in-process memory store, which cannot hang.
+   */
+  storeTimeoutMs?: number;
+  /** Largest body accepted, in bytes; larger ones get 413 without being read. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Structured logging hook; never receives a secret. */
+  logger?: Logger;
+  /** Source of time (epoch ms) for deadlines; default the wall clock. */
+  clock?: Clock;
+}
+
+/** The options with defaults applied and checked. */
+export interface ResolvedOptions {
+  secrets: readonly string[];
+  dedup: DedupStore;
+  leaseMs: number;
+  ttlMs: number;
+  timeoutMs: number;
+  /** 0 when the store is the receiver's own memory store. */
+  storeTimeoutMs: number;
+  maxBodyBytes: number;
+  logger: Logger | undefined;
+  clock: Clock;
+}
+
+function positiveInteger(factory: string, name: string, value: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new WebhookError(
+      'options_invalid',
+      `${factory}: ${name} must be a positive whole number (got ${String(value)}).`,
+    );
+  }
+  return value;
+}
+
+/** Applies defaults and validates; throws `secret_invalid` or `options_invalid` at creation. */
+export function resolveOptions(
+  factory: string,
+  options: BaseReceiverOptions,
+  defaultTtlMs: number,
+): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new WebhookError('options_invalid', `${factory}: pass an options object with at least { secret }.`);
+  }
+  const {
+    secret,
+    dedup,
+    leaseMs = DEFAULT_LEASE_MS,
+    ttlMs = defaultTtlMs,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+    storeTimeoutMs = DEFAULT_STORE_TIMEOUT_MS,
+    maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
+    logger,
+    clock = systemClock,
+  } = options;
+  const { list, problem } = checkSecrets(secret);
+  if (problem) throw new WebhookError('secret_invalid', `${factory}: ${problem.reason}.`);
+  positiveInteger(factory, 'leaseMs', leaseMs);
+  positiveInteger(factory, 'ttlMs', ttlMs);
+  positiveInteger(factory, 'timeoutMs', timeoutMs);
+  positiveInteger(factory, 'storeTimeoutMs', storeTimeoutMs);
+  positiveInteger(factory, 'maxBodyBytes', maxBodyBytes);
+  if (leaseMs <= timeoutMs) {
+    // A lease that ends while its handler may still run lets a retry run the handler a second time.
+    throw new WebhookError(
+      'options_invalid',
+      `${factory}: leaseMs (${leaseMs}) must be longer than timeoutMs (${timeoutMs}) so a running handler keeps its claim.`,
+    );
+  }
+  if (
+    dedup !== undefined &&
+    (typeof dedup?.claim !== 'function' ||
+      typeof dedup.complete !== 'function' ||
+      typeof dedup.release !== 'function')
+  ) {
+    throw new WebhookError(
+      'options_invalid',
+      `${factory}: dedup must be a DedupStore (claim, complete, release).`,
+    );
+  }
+  if (logger !== undefined && typeof logger !== 'function') {
+    throw new WebhookError(
+      'options_invalid',
+      `${factory}: logger must be a function receiving { level, message, fields }.`,
+    );
+  }
+  if (typeof clock?.now !== 'function') {
+    throw new WebhookError(
+      'options_invalid',
+      `${factory}: clock must have a now() method returning epoch ms.`,
+    );
+  }
+  return {
+    secrets: list,
+    dedup: dedup ?? createMemoryStore({ clock }),
+    leaseMs,
+    ttlMs,
+    timeoutMs,
+    // The receiver's own in-process memory store answers synchronously and cannot hang: no timer.
+    storeTimeoutMs: dedup === undefined ? 0 : storeTimeoutMs,
+    maxBodyBytes,
+    logger,
+    clock,
+  };
+}

@@ -1,0 +1,107 @@
+import * as z from 'zod';
+import { CRM_UNSUBSCRIBE_CHANNELS, CRM_UNSUBSCRIBE_REASONS, id, knownString } from './data-fields.js';
+
+// The `data` of each contact-related event (crm-service §6). looseObject keeps unknown fields.
+
+/**
+ * `data` of `contact.created`. `email` and `first_name` may be null: a contact created from a
+ * messaging channel need not have them (docs/events.md).
+ *
+ * @example
+ * ```ts
+ * import { contactCreatedDataSchema } from '@svc/webhooks';
+ *
+ * const { id, email, tags } = contactCreatedDataSchema.parse(envelope.data);
+ * ```
+ */
+export const contactCreatedDataSchema = z.looseObject({
+  id,
+  email: z.string().nullable(),
+  first_name: z.string().nullable(),
+  tags: z.array(z.string()),
+});
+
+/**
+ * `data` of `contact.updated`. `fields` holds "the changed fields": an object of changed values or
+ * a list of field names, both accepted (the spec does not show which).
+ *
+ * @example
+ * ```ts
+ * import { contactUpdatedDataSchema } from '@svc/webhooks';
+ *
+ * const { id, fields } = contactUpdatedDataSchema.parse(envelope.data);
+ * ```
+ */
+export const contactUpdatedDataSchema = z.looseObject({
+  id,
+  fields: z.union([z.record(z.string(), z.unknown()), z.array(z.string())]),
+});
+
+/**
+ * `data` of `contact.unsubscribed`. `channel` may be absent or null (an erasure is not per channel);
+ * known values of `channel` and `reason` are listed, any string is accepted.
+ *
+ * @example
+ * ```ts
+ * import { contactUnsubscribedDataSchema } from '@svc/webhooks';
+ *
+ * const { contact_id, channel, reason } = contactUnsubscribedDataSchema.parse(envelope.data);
+ * ```
+ */
+export const contactUnsubscribedDataSchema = z.looseObject({
+  contact_id: id,
+  channel: knownString(CRM_UNSUBSCRIBE_CHANNELS).nullish(),
+  reason: knownString(CRM_UNSUBSCRIBE_REASONS),
+});
+
+/**
+ * `data` of `form.submitted`: the form, the contact (null when none was linked) and the submitted
+ * values as an object.
+ *
+ * @example
+ * ```ts
+ * import { formSubmittedDataSchema } from '@svc/webhooks';
+ *
+ * const { form_id, data } = formSubmittedDataSchema.parse(envelope.data);
+ * ```
+ */
+export const formSubmittedDataSchema = z.looseObject({
+  form_id: id,
+  form_name: z.string(),
+  contact_id: id.nullable(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+/**
+ * `data` of `survey.responded` (NPS or CSAT). `score` is any number: NPS and CSAT use different
+ * scales.
+ *
+ * @example
+ * ```ts
+ * import { surveyRespondedDataSchema } from '@svc/webhooks';
+ *
+ * const { survey_id, score } = surveyRespondedDataSchema.parse(envelope.data);
+ * ```
+ */
+export const surveyRespondedDataSchema = z.looseObject({ survey_id: id, contact_id: id, score: z.number() });
+
+/**
+ * `data` of `score.rule_fired`: "the rule and the contact". The field names are not shown in the
+ * spec: `rule_id`, `rule_name`, `contact_id`, `points` and `score` are our choice, all optional.
+ *
+ * @example
+ * ```ts
+ * import { scoreRuleFiredDataSchema } from '@svc/webhooks';
+ *
+ * const { rule_id, contact_id, points } = scoreRuleFiredDataSchema.parse(envelope.data);
+ * ```
+ */
+export const scoreRuleFiredDataSchema = z.looseObject({
+  rule_id: id.optional(),
+  rule_name: z.string().optional(),
+  contact_id: id.optional(),
+  /** Points the rule added (negative when it removed points). */
+  points: z.number().optional(),
+  /** The contact's score after the rule. */
+  score: z.number().optional(),
+});

@@ -1,0 +1,62 @@
+/**
+ * Dedup key strategies of the CRM receiver. Keys are namespaced `crm:` so one store can serve both
+ * services' receivers.
+ */
+import { WebhookError } from '../core/errors.js';
+import type { CrmWebhookEvent } from './types.js';
+
+/**
+ * How the CRM receiver recognises copies of one delivery:
+ * - `'delivery-id'` (default): `crm:delivery:<id>`, the envelope `id` that equals `X-Svc-Delivery`
+ *   and is the same across every attempt (crm-service §6 rule 3).
+ * - a function of the event returning a non-empty string, prefixed with `crm:` (for example to
+ *   collapse several deliveries about one deal).
+ *
+ * @example
+ * ```ts
+ * createCrmReceiver({ secret, dedupKey: (event) => `${event.tenantId}:${event.deliveryId}` });
+ * ```
+ */
+export type CrmDedupKey = 'delivery-id' | ((event: CrmWebhookEvent) => string);
+
+/**
+ * `crm:delivery:<id>`: the key of the `'delivery-id'` strategy, e.g. to inspect or purge a record.
+ *
+ * @example
+ * ```ts
+ * import { crmDeliveryKey } from '@svc/webhooks';
+ *
+ * await store.release(crmDeliveryKey(deliveryId), token);
+ * ```
+ */
+export function crmDeliveryKey(deliveryId: string): string {
+  return `crm:delivery:${deliveryId}`;
+}
+
+/**
+ * The function computing a delivery's dedup key under `strategy`. Throws `options_invalid` for an
+ * unknown strategy name.
+ *
+ * @example
+ * ```ts
+ * import { crmDedupKeyOf } from '@svc/webhooks';
+ *
+ * crmDedupKeyOf()(event); // 'crm:delivery:5f0c…'
+ * ```
+ */
+export function crmDedupKeyOf(strategy: CrmDedupKey = 'delivery-id'): (event: CrmWebhookEvent) => string {
+  if (typeof strategy === 'function') {
+    return (event) => {
+      const key: unknown = strategy(event);
+      if (typeof key !== 'string' || key.length === 0) {
+        throw new TypeError(`the dedupKey function returned ${typeof key}, not a non-empty string`);
+      }
+      return `crm:${key}`;
+    };
+  }
+  if (strategy === 'delivery-id') return (event) => crmDeliveryKey(event.deliveryId);
+  throw new WebhookError(
+    'options_invalid',
+    `dedupKey must be 'delivery-id' or a function (got ${String(strategy)}).`,
+  );
+}

@@ -1,0 +1,51 @@
+import * as z from 'zod';
+import { CRM_CAMPAIGN_COMPLETION_REASONS, id, knownString } from './data-fields.js';
+
+// The `data` of campaign and journey events (crm-service §6). looseObject keeps unknown fields.
+
+const count = z.number().int().nonnegative();
+
+/**
+ * `data` of `campaign.completed`: `sent` and `failed` are message counts; known `reason` values
+ * are listed in `CRM_CAMPAIGN_COMPLETION_REASONS`, any string is accepted.
+ *
+ * @example
+ * ```ts
+ * import { campaignCompletedDataSchema } from '@svc/webhooks';
+ *
+ * const { sent, failed, reason } = campaignCompletedDataSchema.parse(envelope.data);
+ * ```
+ */
+export const campaignCompletedDataSchema = z.looseObject({
+  campaign_id: id,
+  name: z.string(),
+  sent: count,
+  failed: count,
+  reason: knownString(CRM_CAMPAIGN_COMPLETION_REASONS),
+});
+
+const journeyFields = { journey_id: id, contact_id: id, enrollment_id: id };
+
+/**
+ * `data` of `journey.enrolled`: a contact was enrolled in a journey.
+ *
+ * @example
+ * ```ts
+ * import { journeyEnrolledDataSchema } from '@svc/webhooks';
+ *
+ * const { journey_id, enrollment_id } = journeyEnrolledDataSchema.parse(envelope.data);
+ * ```
+ */
+export const journeyEnrolledDataSchema = z.looseObject(journeyFields);
+
+/**
+ * `data` of `journey.completed`: a contact reached the end of a journey.
+ *
+ * @example
+ * ```ts
+ * import { journeyCompletedDataSchema } from '@svc/webhooks';
+ *
+ * const { journey_id, enrollment_id } = journeyCompletedDataSchema.parse(envelope.data);
+ * ```
+ */
+export const journeyCompletedDataSchema = z.looseObject(journeyFields);

@@ -1,0 +1,110 @@
+import type * as z from 'zod';
+import { WebhookError } from '../core/errors.js';
+import { readHeaderString } from '../core/read-header.js';
+import type { HeadersInput } from '../core/receiver-types.js';
+import { invalidPayload, parseJsonObject } from '../mail/parse-helpers.js';
+import { type RawBody, toBytes } from '../verify/bytes.js';
+import { crmAnyEnvelopeSchema } from './envelope.js';
+import { type CrmHeaderNames, resolveCrmHeaderNames } from './header-names.js';
+import { crmEnvelopeSchemas } from './schemas.js';
+import type { CrmAnyEnvelope, CrmEvent, CrmWebhookEvent } from './types.js';
+
+/**
+ * Options of {@link parseCrmEvent}.
+ *
+ * @example
+ * ```ts
+ * const options: ParseCrmEventOptions = { secretIndex: 0, headerNames: { event: 'X-Acme-Event' } };
+ * ```
+ */
+export interface ParseCrmEventOptions {
+  /** Which secret verified the signature (from `verifySignature`), carried into the event. */
+  secretIndex: number;
+  /** Renamed headers ("Svc" stands for the vendor's name); defaults are {@link CRM_HEADER_NAMES}. */
+  headerNames?: Partial<CrmHeaderNames>;
+}
+
+const schemas: ReadonlyMap<string, z.ZodType<CrmAnyEnvelope>> = new Map(Object.entries(crmEnvelopeSchemas));
+
+/**
+ * The parse step after the signature was verified: JSON, event name, delivery id, envelope and data
+ * schema. Throws a `WebhookError` (invalid_json, event_missing, event_mismatch, delivery_id_missing,
+ * delivery_id_mismatch, invalid_payload); an event name this version does not know gives
+ * `known: false` with the envelope checked and `data` as sent, never an error. Only call it with a
+ * body whose signature you verified; {@link constructCrmEvent} does both.
+ *
+ * @example
+ * ```ts
+ * import { parseCrmEvent, verifySignature } from '@svc/webhooks';
+ *
+ * const verified = await verifySignature(body, request.headers.get('X-Svc-Signature'), secret);
+ * if (verified.ok) {
+ *   const event = parseCrmEvent(body, request.headers, { secretIndex: verified.secretIndex });
+ * }
+ * ```
+ */
+export function parseCrmEvent(
+  body: RawBody,
+  headers: HeadersInput,
+  options: ParseCrmEventOptions,
+): CrmWebhookEvent {
+  const names = resolveCrmHeaderNames(options.headerNames);
+  const json = parseJsonObject(toBytes(body), 'CRM');
+
+  // crm-service §6 rule 1: the event type is in the body; the header is only cross-checked.
+  const name = json.event;
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new WebhookError('event_missing', 'The CRM webhook body has no "event" string.');
+  }
+  const headerName = readHeaderString(headers, names.event);
+  if (headerName !== undefined && headerName !== name) {
+    throw new WebhookError(
+      'event_mismatch',
+      `The ${names.event} header names a different event than the body.`,
+    );
+  }
+
+  // crm-service §2: the body's id is the delivery id, "equal to header X-Svc-Delivery".
+  const deliveryId = json.id;
+  if (typeof deliveryId !== 'string' || deliveryId.length === 0) {
+    throw new WebhookError('delivery_id_missing', 'The CRM webhook body has no "id" string.');
+  }
+  const headerId = readHeaderString(headers, names.deliveryId);
+  if (headerId !== undefined && headerId !== deliveryId) {
+    throw new WebhookError(
+      'delivery_id_mismatch',
+      `The ${names.deliveryId} header differs from the body's "id".`,
+    );
+  }
+
+  const schema = schemas.get(name);
+  const result = (schema ?? crmAnyEnvelopeSchema).safeParse(json);
+  if (!result.success) throw invalidPayload(`${name} envelope`, result.error);
+  const envelope = result.data;
+  const { secretIndex } = options;
+  const { tenant_id: tenantId, timestamp, data } = envelope;
+  if (schema === undefined) {
+    return {
+      service: 'crm',
+      known: false,
+      name,
+      deliveryId,
+      tenantId,
+      timestamp,
+      data,
+      envelope,
+      secretIndex,
+    };
+  }
+  return {
+    service: 'crm',
+    known: true,
+    name,
+    deliveryId,
+    tenantId,
+    timestamp,
+    data,
+    envelope,
+    secretIndex,
+  } as CrmEvent;
+}

@@ -1,0 +1,85 @@
+/**
+ * The CRM receiver: verify, parse, validate, deduplicate and dispatch CRM webhooks.
+ */
+import { createReceiver, type WebhookReceiver } from '../core/create-receiver.js';
+import { type BaseReceiverOptions, resolveOptions } from '../core/receiver-options.js';
+import { type CrmDedupKey, crmDedupKeyOf } from './dedup-key.js';
+import { isCrmEventName } from './event-names.js';
+import { type CrmHeaderNames, resolveCrmHeaderNames } from './header-names.js';
+import { parseCrmEvent } from './parse-event.js';
+import type { CrmEvent, UnknownCrmEvent } from './types.js';
+
+/**
+ * Default `ttlMs` of the CRM receiver: 1 day. A CRM delivery is attempted at most 3 times, 1 s then
+ * 2 s apart, each attempt waiting up to 10 s, and never again after that (crm-service §3, §6 rule 5,
+ * §8): every copy arrives within about 35 s. No resend route exists. A day covers that window with
+ * a wide margin (sender queueing, clock skew) while keeping the store small.
+ *
+ * @example
+ * ```ts
+ * import { CRM_DEFAULT_TTL_MS, createCrmReceiver } from '@svc/webhooks';
+ *
+ * createCrmReceiver({ secret, ttlMs: 7 * CRM_DEFAULT_TTL_MS }); // replaying a week of your own logs
+ * ```
+ */
+export const CRM_DEFAULT_TTL_MS = 86_400_000;
+
+/**
+ * Options of {@link createCrmReceiver}.
+ *
+ * @example
+ * ```ts
+ * const options: CrmReceiverOptions = { secret: process.env.SVC_CRM_WEBHOOK_SECRET!, maxBodyBytes: 256 * 1024 };
+ * ```
+ */
+export interface CrmReceiverOptions extends BaseReceiverOptions {
+  /** Dedup key strategy; default `'delivery-id'`. See {@link CrmDedupKey}. */
+  dedupKey?: CrmDedupKey;
+  /** Renamed headers ("Svc" stands for the vendor's name); defaults `X-Svc-Signature`, `-Event`, `-Delivery`. */
+  headerNames?: Partial<CrmHeaderNames>;
+}
+
+/**
+ * A receiver of CRM webhooks; `on(['deal.won', 'deal.lost'], …)` narrows the event to those two.
+ *
+ * @example
+ * ```ts
+ * const receiver: CrmReceiver = createCrmReceiver({ secret });
+ * receiver.on('deal.won', (event) => console.log(event.data.value));
+ * ```
+ */
+export type CrmReceiver = WebhookReceiver<CrmEvent, UnknownCrmEvent>;
+
+/**
+ * Creates the CRM receiver. Throws `secret_invalid` / `options_invalid` at once for a bad
+ * configuration. Mount `receiver.handle` (web `Request` -> `Response`) or pass the receiver to an
+ * adapter from `@svc/webhooks/node`, `/express`, `/fastify`, `/next`.
+ *
+ * @example
+ * ```ts
+ * import { createCrmReceiver } from '@svc/webhooks';
+ * import { createRedisStore } from '@svc/webhooks/redis';
+ *
+ * const receiver = createCrmReceiver({ secret: process.env.SVC_CRM_WEBHOOK_SECRET!, dedup: createRedisStore({ client }) })
+ *   .on(['deal.won', 'deal.lost'], async (event, { attemptKey }) => {
+ *     await queue.add('deal-closed', event.data, { jobId: attemptKey });
+ *   });
+ *
+ * export const POST = (request: Request) => receiver.handle(request);
+ * ```
+ */
+export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
+  const resolved = resolveOptions('createCrmReceiver', options, CRM_DEFAULT_TTL_MS);
+  const headerNames = resolveCrmHeaderNames(options.headerNames);
+  const dedupKey = crmDedupKeyOf(options.dedupKey);
+  return createReceiver<CrmEvent, UnknownCrmEvent>(
+    {
+      service: 'crm',
+      headerNames,
+      parse: (body, headers, secretIndex) => parseCrmEvent(body, headers, { secretIndex, headerNames }),
+      dedupKey,
+    },
+    resolved,
+    isCrmEventName,
+  );
+}

@@ -1,0 +1,128 @@
+import type * as z from 'zod';
+import type { crmAnyEnvelopeSchema } from './envelope.js';
+import type { CrmEventName } from './event-names.js';
+import type { crmDataSchemas, crmEnvelopeSchemas } from './schemas.js';
+
+/**
+ * The validated `data` of one CRM event; unknown extra fields are kept (typed `unknown`).
+ *
+ * @example
+ * ```ts
+ * import type { CrmDataOf } from '@svc/webhooks';
+ *
+ * function onWon(data: CrmDataOf<'deal.won'>) {
+ *   console.log(data.title, data.value);
+ * }
+ * ```
+ */
+export type CrmDataOf<N extends CrmEventName> = z.output<(typeof crmDataSchemas)[N]>;
+
+/**
+ * The whole validated envelope (crm-service §2) of one known CRM event.
+ *
+ * @example
+ * ```ts
+ * import type { CrmEnvelopeOf } from '@svc/webhooks';
+ *
+ * function store(envelope: CrmEnvelopeOf<'contact.created'>) {
+ *   return db.insert({ id: envelope.id, tenant: envelope.tenant_id, email: envelope.data.email });
+ * }
+ * ```
+ */
+export type CrmEnvelopeOf<N extends CrmEventName> = z.output<(typeof crmEnvelopeSchemas)[N]>;
+
+/**
+ * The envelope of any CRM delivery, its `data` unvalidated.
+ *
+ * @example
+ * ```ts
+ * import type { CrmAnyEnvelope } from '@svc/webhooks';
+ *
+ * const tenantOf = (envelope: CrmAnyEnvelope) => envelope.tenant_id;
+ * ```
+ */
+export type CrmAnyEnvelope = z.output<typeof crmAnyEnvelopeSchema>;
+
+/**
+ * A verified, validated CRM event of a known name.
+ *
+ * @example
+ * ```ts
+ * import type { CrmEventOf } from '@svc/webhooks';
+ *
+ * function onEnrolled(event: CrmEventOf<'journey.enrolled'>) {
+ *   console.log(event.tenantId, event.data.enrollment_id);
+ * }
+ * ```
+ */
+export interface CrmEventOf<N extends CrmEventName> {
+  service: 'crm';
+  known: true;
+  /** The body's `event` (crm-service §6 rule 1). */
+  name: N;
+  /** The body's `id`, equal to `X-Svc-Delivery`: the same across attempts; the dedup key. */
+  deliveryId: string;
+  /** The envelope's `tenant_id`. */
+  tenantId: string;
+  /** The envelope's `timestamp`: ISO 8601 UTC. */
+  timestamp: string;
+  data: CrmDataOf<N>;
+  /** The whole validated envelope, with any extra fields the service sent. */
+  envelope: CrmEnvelopeOf<N>;
+  /** Which of the configured secrets matched (its index). */
+  secretIndex: number;
+}
+
+/**
+ * Any known CRM event: a union discriminated on `name`.
+ *
+ * @example
+ * ```ts
+ * import type { CrmEvent } from '@svc/webhooks';
+ *
+ * function handle(event: CrmEvent) {
+ *   if (event.name === 'deal.won') return event.data.value;
+ * }
+ * ```
+ */
+export type CrmEvent = { [N in CrmEventName]: CrmEventOf<N> }[CrmEventName];
+
+/**
+ * A verified CRM event whose name this version does not know (the service adds events): the
+ * envelope is validated, its `data` is passed on as parsed, unvalidated.
+ *
+ * @example
+ * ```ts
+ * import type { UnknownCrmEvent } from '@svc/webhooks';
+ *
+ * function log(event: UnknownCrmEvent) {
+ *   console.info('new CRM event type', event.name, event.tenantId);
+ * }
+ * ```
+ */
+export interface UnknownCrmEvent {
+  service: 'crm';
+  known: false;
+  name: string;
+  deliveryId: string;
+  tenantId: string;
+  timestamp: string;
+  data: unknown;
+  envelope: CrmAnyEnvelope;
+  secretIndex: number;
+}
+
+/**
+ * What the CRM parser returns: a known event, or an unknown one (`known: false`). Check `known`
+ * first, then narrow on `name`.
+ *
+ * @example
+ * ```ts
+ * import type { CrmWebhookEvent } from '@svc/webhooks';
+ *
+ * function handle(event: CrmWebhookEvent) {
+ *   if (event.known && event.name === 'contact.created') welcome(event.data.email);
+ * }
+ * ```
+ */
+export type CrmWebhookEvent = CrmEvent | UnknownCrmEvent;

@@ -1,0 +1,90 @@
+import { WebhookError } from '../core/errors.js';
+
+/**
+ * SQL of the Postgres store. Times are epoch ms in `bigint` columns. `now` is the injected clock
+ * (parameter) or, when that is null, the database server's clock, so app hosts with skewed clocks
+ * agree on when a lease ends.
+ */
+
+/**
+ * Default table of `createPostgresStore()`: `webhook_dedup` in the search path.
+ *
+ * @example
+ * ```ts
+ * await pool.query(`SELECT count(*) FROM ${DEFAULT_POSTGRES_TABLE}`);
+ * ```
+ */
+export const DEFAULT_POSTGRES_TABLE = 'webhook_dedup';
+
+// Plain identifiers only (optionally schema-qualified): no quoting games, no injection.
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** `"schema"."table"` for a validated `table` or `schema.table` name. */
+export function quoteTable(table: string): string {
+  const parts = table.split('.');
+  if (parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part))) {
+    throw new WebhookError(
+      'options_invalid',
+      'Postgres dedup table must be `name` or `schema.name` of letters, digits and underscores (max 63 each).',
+    );
+  }
+  return parts.map((part) => `"${part}"`).join('.');
+}
+
+/**
+ * The table DDL. `expires_at` is the lease end of a claim and the expiry of a completed record; the
+ * index serves `prune()`.
+ *
+ * @example
+ * ```ts
+ * import { postgresDedupDDL } from '@svc/webhooks/postgres';
+ * console.log(postgresDedupDDL('webhook_dedup')); // paste into your migration tool
+ * ```
+ */
+export function postgresDedupDDL(table: string = DEFAULT_POSTGRES_TABLE): string {
+  const name = quoteTable(table);
+  const index = `"${table.replace('.', '_')}_expires_at_idx"`;
+  return `CREATE TABLE IF NOT EXISTS ${name} (
+  key        text    PRIMARY KEY,
+  token      text    NOT NULL,
+  completed  boolean NOT NULL DEFAULT false,
+  expires_at bigint  NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ${index} ON ${name} (expires_at);`;
+}
+
+const NOW = 'COALESCE($NOW::bigint, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)';
+
+/** The statements for one table; `$n` numbering matches the params built in postgres.ts. */
+export function statements(table: string) {
+  const t = quoteTable(table);
+  const now = (n: number) => NOW.replace('$NOW', `$${n}`);
+  return {
+    // $1 key, $2 token, $3 leaseMs, $4 now|null. The INSERT takes the key when it is free or its
+    // record expired; otherwise the second SELECT reports the row (from the statement's snapshot).
+    claim: `WITH clock AS (SELECT ${now(4)} AS now),
+claim AS (
+  INSERT INTO ${t} AS d (key, token, completed, expires_at)
+  SELECT $1, $2, false, clock.now + $3::bigint FROM clock
+  ON CONFLICT (key) DO UPDATE SET token = excluded.token, completed = false, expires_at = excluded.expires_at
+  WHERE d.expires_at <= excluded.expires_at - $3::bigint
+  RETURNING d.token, d.completed, d.expires_at
+)
+SELECT claim.token, claim.completed, claim.expires_at, clock.now FROM claim, clock
+UNION ALL
+SELECT d.token, d.completed, d.expires_at, clock.now FROM ${t} d, clock
+WHERE d.key = $1 AND NOT EXISTS (SELECT 1 FROM claim)`,
+    // $1 key, $2 token, $3 ttlMs, $4 now|null
+    complete: `UPDATE ${t} SET completed = true, expires_at = ${now(4)} + $3::bigint
+WHERE key = $1 AND token = $2 AND NOT completed AND expires_at > ${now(4)} RETURNING 1 AS ok`,
+    // $1 key, $2 token, $3 now|null
+    release: `DELETE FROM ${t} WHERE key = $1 AND token = $2 AND NOT completed AND expires_at > ${now(3)}
+RETURNING 1 AS ok`,
+    // $1 key, $2 token, $3 leaseMs, $4 now|null
+    extend: `UPDATE ${t} SET expires_at = ${now(4)} + $3::bigint
+WHERE key = $1 AND token = $2 AND NOT completed AND expires_at > ${now(4)} RETURNING 1 AS ok`,
+    // $1 now|null
+    prune: `WITH gone AS (DELETE FROM ${t} WHERE expires_at <= ${now(1)} RETURNING 1)
+SELECT count(*)::int AS n FROM gone`,
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * @module
+ * `@svc/webhooks/postgres`: a {@link DedupStore} in a PostgreSQL table, for receivers running on several
+ * processes or hosts. Works with any client that has `query(text, params)`: `pg` Pool or Client, PGlite.
+ */
+
+import { DEFAULT_POSTGRES_TABLE, postgresDedupDDL, quoteTable, statements } from './postgres-sql.js';
+import { storeUnavailable, withTimeout } from './store-error.js';
+import { createToken } from './token.js';
+import type { ClaimOptions, ClaimResult, Clock, CompleteOptions, DedupStore } from './types.js';
+import { assertKey, assertMs, assertToken } from './validate.js';
+
+export { DEFAULT_POSTGRES_TABLE, postgresDedupDDL } from './postgres-sql.js';
+
+/**
+ * Any client with `query(text, params)` resolving to `{ rows }`: `pg` Pool/Client, PGlite, …
+ *
+ * @example
+ * ```ts
+ * import { PGlite } from '@electric-sql/pglite';
+ * const client: PostgresClientLike = await PGlite.create();
+ * ```
+ */
+export interface PostgresClientLike {
+  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * Options of {@link createPostgresStore}.
+ *
+ * @example
+ * ```ts
+ * const options: PostgresStoreOptions = { client: pool, table: 'app.webhook_dedup', createTable: true };
+ * ```
+ */
+export interface PostgresStoreOptions {
+  /** The client; the store never ends or closes it. */
+  client: PostgresClientLike;
+  /** Table name, `name` or `schema.name`. Default `'webhook_dedup'`. */
+  table?: string;
+  /**
+   * Source of time in epoch ms. Default: the database server's clock, so hosts with skewed clocks
+   * agree on when a lease ends. Inject one only for tests (a virtual clock) or a single-host setup.
+   */
+  clock?: Clock;
+  /** Run {@link PostgresStore.migrate} before the first operation. Default `false` (use your migrations). */
+  createTable?: boolean;
+  /** Longest wait for one query before it fails with `store_unavailable`, in ms; `0` for none. Default 3000. */
+  timeoutMs?: number;
+}
+
+/**
+ * The Postgres store: a {@link DedupStore} with `extend`, `prune` and `migrate`.
+ *
+ * @example
+ * ```ts
+ * const store: PostgresStore = createPostgresStore({ client: pool });
+ * const removed = await store.prune();
+ * ```
+ */
+export interface PostgresStore extends DedupStore {
+  extend(key: string, token: string, options: ClaimOptions): Promise<boolean>;
+  /** Deletes expired claims and completed records; returns how many. Run it from a cron job. */
+  prune(): Promise<number>;
+  /** Creates the table and its index if missing ({@link postgresDedupDDL}). Idempotent. */
+  migrate(): Promise<void>;
+}
+
+type ClaimRow = { token: string; completed: boolean; expires_at: string | number | bigint; now: unknown };
+
+/**
+ * A {@link DedupStore} in a PostgreSQL table. A claim is one `INSERT … ON CONFLICT (key) DO UPDATE …
+ * WHERE <expired> RETURNING` statement (atomic under concurrency); complete, release and extend are
+ * single-row updates guarded by the fencing token. Errors and timeouts become
+ * `WebhookError('store_unavailable')` (503): the receiver fails closed and the sender retries.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import { createCrmReceiver } from '@svc/webhooks';
+ * import { createPostgresStore } from '@svc/webhooks/postgres';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, query_timeout: 2_000 });
+ * const dedup = createPostgresStore({ client: pool });
+ * await dedup.migrate(); // or run postgresDedupDDL() in your migrations
+ * const receiver = createCrmReceiver({ secret: process.env.SVC_CRM_WEBHOOK_SECRET!, dedup });
+ * setInterval(() => void dedup.prune(), 3_600_000).unref();
+ * ```
+ */
+export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  const { client, table = DEFAULT_POSTGRES_TABLE, clock, createTable = false, timeoutMs = 3_000 } = options;
+  if (typeof client?.query !== 'function') {
+    throw new TypeError('createPostgresStore: `client` must have a query(text, params) method (pg, PGlite).');
+  }
+  quoteTable(table); // validate now, not at the first delivery
+  const sql = statements(table);
+  const now = (): number | null => (clock ? clock.now() : null);
+  let migrated: Promise<void> | undefined;
+
+  async function query<R>(text: string, params: unknown[]): Promise<R[]> {
+    try {
+      if (createTable) {
+        migrated ??= migrate();
+        await migrated;
+      }
+      const result = await withTimeout(client.query(text, params), timeoutMs, 'Postgres');
+      return result.rows as R[];
+    } catch (error) {
+      if (createTable) migrated = undefined; // try again next time
+      throw storeUnavailable('Postgres', error);
+    }
+  }
+
+  async function migrate(): Promise<void> {
+    try {
+      // One statement per call: pg's extended protocol (used with params) runs one statement at a time.
+      for (const statement of postgresDedupDDL(table).split(';\n')) {
+        await withTimeout(client.query(statement, []), timeoutMs, 'Postgres');
+      }
+    } catch (error) {
+      throw storeUnavailable('Postgres', error);
+    }
+  }
+
+  async function guarded(text: string, params: unknown[]): Promise<boolean> {
+    return (await query(text, params)).length === 1;
+  }
+
+  return {
+    async claim(key: string, { leaseMs }: ClaimOptions): Promise<ClaimResult> {
+      assertKey(key);
+      assertMs('leaseMs', leaseMs);
+      const token = createToken();
+      // Rarely the row changes between the statement's snapshot and the INSERT's conflict check
+      // (a concurrent release or takeover); the snapshot then shows an expired record: ask again.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const [row] = await query<ClaimRow>(sql.claim, [key, token, leaseMs, now()]);
+        if (!row) continue; // released between the INSERT and the SELECT
+        const expiresAt = Number(row.expires_at);
+        if (row.token === token) return { status: 'claimed', token, leaseEndsAt: expiresAt };
+        if (expiresAt > Number(row.now)) {
+          return row.completed ? { status: 'completed' } : { status: 'in_progress', leaseEndsAt: expiresAt };
+        }
+      }
+      throw storeUnavailable('Postgres', new Error('claim did not settle after 5 attempts'));
+    },
+
+    complete: async (key: string, token: string, { ttlMs }: CompleteOptions) => {
+      assertKey(key);
+      assertToken(token);
+      assertMs('ttlMs', ttlMs);
+      return guarded(sql.complete, [key, token, ttlMs, now()]);
+    },
+
+    release: async (key: string, token: string) => {
+      assertKey(key);
+      assertToken(token);
+      return guarded(sql.release, [key, token, now()]);
+    },
+
+    extend: async (key: string, token: string, { leaseMs }: ClaimOptions) => {
+      assertKey(key);
+      assertToken(token);
+      assertMs('leaseMs', leaseMs);
+      return guarded(sql.extend, [key, token, leaseMs, now()]);
+    },
+
+    async prune(): Promise<number> {
+      const [row] = await query<{ n: number | string }>(sql.prune, [now()]);
+      return Number(row?.n ?? 0);
+    },
+
+    migrate,
+  };
+}

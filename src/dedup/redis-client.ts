@@ -1,0 +1,108 @@
+/**
+ * The structural shape of the two Redis clients we support, so neither is imported (both are optional
+ * peers), and a script runner that needs one round trip: `EVALSHA`, falling back to `EVAL` only when
+ * the server does not know the script yet (`NOSCRIPT`, after a restart or `SCRIPT FLUSH`).
+ */
+
+/**
+ * An `ioredis` client or cluster (`new Redis()`, `new Redis.Cluster()`): lower-case variadic commands.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from 'ioredis';
+ * const client: IoRedisLike = new Redis(process.env.REDIS_URL!);
+ * ```
+ */
+export interface IoRedisLike {
+  evalsha(sha1: string, numkeys: number, ...args: string[]): Promise<unknown>;
+  eval(script: string, numkeys: number, ...args: string[]): Promise<unknown>;
+}
+
+/**
+ * A node-redis v4+ client or cluster (`createClient()`, `createCluster()`), already connected.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from 'redis';
+ * const client: NodeRedisLike = await createClient({ url: process.env.REDIS_URL }).connect();
+ * ```
+ */
+export interface NodeRedisLike {
+  evalSha(sha1: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+}
+
+/**
+ * Either supported Redis client.
+ *
+ * @example
+ * ```ts
+ * function makeStore(client: RedisClientLike) {
+ *   return createRedisStore({ client });
+ * }
+ * ```
+ */
+export type RedisClientLike = IoRedisLike | NodeRedisLike;
+
+/** A Lua script with its SHA-1, computed once with Web Crypto. */
+export interface Script {
+  source: string;
+  sha1: Promise<string>;
+}
+
+/** Prepares `source` for {@link evalScript}. */
+export function defineScript(source: string): Script {
+  let sha1: Promise<string> | undefined;
+  return {
+    source,
+    get sha1() {
+      sha1 ??= globalThis.crypto.subtle
+        .digest('SHA-1', new TextEncoder().encode(source))
+        .then((digest) =>
+          Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join(''),
+        );
+      return sha1;
+    },
+  };
+}
+
+function isNodeRedis(client: RedisClientLike): client is NodeRedisLike {
+  return typeof (client as Partial<NodeRedisLike>).evalSha === 'function';
+}
+
+/** True for a client value the store can drive. */
+export function isRedisClient(client: unknown): client is RedisClientLike {
+  if (typeof client !== 'object' || client === null) return false;
+  const c = client as Record<string, unknown>;
+  return typeof c.eval === 'function' && (typeof c.evalSha === 'function' || typeof c.evalsha === 'function');
+}
+
+function isNoScript(error: unknown): boolean {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && message.startsWith('NOSCRIPT');
+}
+
+/** Runs `script` on one key: one round trip when the script is cached on the server (the common case). */
+export async function evalScript(
+  client: RedisClientLike,
+  script: Script,
+  key: string,
+  args: string[],
+): Promise<unknown> {
+  const sha1 = await script.sha1;
+  if (isNodeRedis(client)) {
+    const options = { keys: [key], arguments: args };
+    try {
+      return await client.evalSha(sha1, options);
+    } catch (error) {
+      if (!isNoScript(error)) throw error;
+      return client.eval(script.source, options);
+    }
+  }
+  try {
+    return await client.evalsha(sha1, 1, key, ...args);
+  } catch (error) {
+    if (!isNoScript(error)) throw error;
+    return client.eval(script.source, 1, key, ...args);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Lua scripts of the Redis store. Each touches exactly one key (`KEYS[1]`), so they run on Redis
+ * Cluster. Values: `L:<leaseEndsAt>:<token>` for a claim, `D:<expiresAt>` for a completed record
+ * (epoch ms). Times are compared in the script against `ARGV` "now" (the injected clock) or, when it is
+ * `-1`, against the Redis server's `TIME`, so app hosts with skewed clocks agree on lease ends.
+ * Keys also get a `PX` expiry (relative, so skew-free) and disappear by themselves.
+ */
+
+// Shared prologue: resolves `now` in epoch ms.
+const NOW = `
+local now = tonumber(ARGV[3])
+if now < 0 then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+`;
+
+// Compare-and-set prologue: the key must still hold this token's unexpired claim.
+const OWNED = `${NOW}
+local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+local at, tok = string.match(v, '^L:(%d+):(.+)$')
+if tok ~= ARGV[1] or tonumber(at) <= now then return 0 end
+`;
+
+/** ARGV: token, leaseMs, now|-1. Returns {'claimed', leaseEndsAt} | {'in_progress', leaseEndsAt} | {'completed'}. */
+export const CLAIM_SCRIPT = `${NOW}
+local v = redis.call('GET', KEYS[1])
+if v then
+  local kind, at = string.match(v, '^(%a):(%d+)')
+  at = tonumber(at)
+  if at and at > now then
+    if kind == 'D' then return {'completed'} end
+    return {'in_progress', string.format('%.0f', at)}
+  end
+end
+local ends = string.format('%.0f', now + tonumber(ARGV[2]))
+redis.call('SET', KEYS[1], 'L:' .. ends .. ':' .. ARGV[1], 'PX', ARGV[2])
+return {'claimed', ends}
+`;
+
+/** ARGV: token, ttlMs, now|-1. Returns 1 if completed, 0 if the token no longer owns the key. */
+export const COMPLETE_SCRIPT = `${OWNED}
+redis.call('SET', KEYS[1], 'D:' .. string.format('%.0f', now + tonumber(ARGV[2])), 'PX', ARGV[2])
+return 1
+`;
+
+/** ARGV: token, unused, now|-1. Returns 1 if released, 0 if the token no longer owns the key. */
+export const RELEASE_SCRIPT = `${OWNED}
+redis.call('DEL', KEYS[1])
+return 1
+`;
+
+/** ARGV: token, leaseMs, now|-1. Returns 1 if extended, 0 if the token no longer owns the key. */
+export const EXTEND_SCRIPT = `${OWNED}
+redis.call('SET', KEYS[1], 'L:' .. string.format('%.0f', now + tonumber(ARGV[2])) .. ':' .. ARGV[1], 'PX', ARGV[2])
+return 1
+`;

@@ -1,0 +1,151 @@
+/**
+ * @module
+ * `@svc/webhooks/redis`: a {@link DedupStore} on Redis for receivers running on several processes or
+ * hosts. Works with `ioredis` and node-redis (`redis` v4+) clients that you create and connect.
+ */
+import type { WebhookError } from '../core/errors.js';
+import type { RedisClientLike } from './redis-client.js';
+import { defineScript, evalScript, isRedisClient } from './redis-client.js';
+import { CLAIM_SCRIPT, COMPLETE_SCRIPT, EXTEND_SCRIPT, RELEASE_SCRIPT } from './redis-scripts.js';
+import { storeUnavailable, withTimeout } from './store-error.js';
+import { createToken } from './token.js';
+import type { ClaimOptions, ClaimResult, Clock, CompleteOptions, DedupStore } from './types.js';
+import { assertKey, assertMs, assertToken } from './validate.js';
+
+export type { IoRedisLike, NodeRedisLike, RedisClientLike } from './redis-client.js';
+
+/**
+ * Options of {@link createRedisStore}.
+ *
+ * @example
+ * ```ts
+ * const options: RedisStoreOptions = { client, prefix: 'shop:webhooks:', timeoutMs: 2_000 };
+ * ```
+ */
+export interface RedisStoreOptions {
+  /** A connected `ioredis` client/cluster or node-redis v4+ client/cluster. The store never closes it. */
+  client: RedisClientLike;
+  /** Prepended to every key. Default `'webhooks:dedup:'`. */
+  prefix?: string;
+  /**
+   * Source of time in epoch ms. Default: the Redis server's `TIME`, so hosts with skewed clocks agree
+   * on when a lease ends. Inject one only for tests (a virtual clock) or a single-host setup.
+   */
+  clock?: Clock;
+  /**
+   * Longest wait for one command before it fails with `store_unavailable`, in ms; `0` for none.
+   * Default 3000, well inside the senders' 10-second limit. Configure the client too (ioredis
+   * `commandTimeout` and `maxRetriesPerRequest`, node-redis `disableOfflineQueue`) so it does not
+   * queue commands for long while disconnected.
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * The Redis store: a {@link DedupStore} with `extend`. Records expire by themselves (no `prune`).
+ *
+ * @example
+ * ```ts
+ * const store: RedisStore = createRedisStore({ client });
+ * await store.extend(key, token, { leaseMs: 30_000 }); // a slow handler keeps its claim
+ * ```
+ */
+export interface RedisStore extends DedupStore {
+  extend(key: string, token: string, options: ClaimOptions): Promise<boolean>;
+}
+
+const claimScript = defineScript(CLAIM_SCRIPT);
+const completeScript = defineScript(COMPLETE_SCRIPT);
+const releaseScript = defineScript(RELEASE_SCRIPT);
+const extendScript = defineScript(EXTEND_SCRIPT);
+
+/**
+ * A {@link DedupStore} on Redis 5 or later. Every operation is one Lua script on one key: one round
+ * trip per claim and per complete, atomic, and safe on Redis Cluster. Client errors and timeouts become
+ * `WebhookError('store_unavailable')` (503): the receiver fails closed and the sender retries.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from 'ioredis';
+ * import { createMailReceiver } from '@svc/webhooks';
+ * import { createRedisStore } from '@svc/webhooks/redis';
+ *
+ * const client = new Redis(process.env.REDIS_URL!, { commandTimeout: 2_000, maxRetriesPerRequest: 1 });
+ * const receiver = createMailReceiver({
+ *   secret: process.env.SVC_MAIL_WEBHOOK_SECRET!,
+ *   dedup: createRedisStore({ client }),
+ * });
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { createClient } from 'redis';
+ * import { createRedisStore } from '@svc/webhooks/redis';
+ *
+ * const client = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
+ * const dedup = createRedisStore({ client, prefix: 'myapp:webhooks:' });
+ * ```
+ */
+export function createRedisStore(options: RedisStoreOptions): RedisStore {
+  const { client, prefix = 'webhooks:dedup:', clock, timeoutMs = 3_000 } = options;
+  if (!isRedisClient(client)) {
+    throw new TypeError('createRedisStore: `client` must be an ioredis or node-redis (v4+) client.');
+  }
+  // '-1' tells the scripts to read the server's TIME.
+  const now = (): string => (clock ? String(clock.now()) : '-1');
+
+  async function run(script: typeof claimScript, key: string, args: string[]): Promise<unknown> {
+    try {
+      return await withTimeout(evalScript(client, script, prefix + key, args), timeoutMs, 'Redis');
+    } catch (error) {
+      throw storeUnavailable('Redis', error);
+    }
+  }
+
+  async function compareAndSet(script: typeof claimScript, key: string, token: string, ms: string) {
+    const reply = await run(script, key, [token, ms, now()]);
+    if (reply !== 1 && reply !== 0) throw unexpected(reply);
+    return reply === 1;
+  }
+
+  return {
+    async claim(key: string, { leaseMs }: ClaimOptions): Promise<ClaimResult> {
+      assertKey(key);
+      assertMs('leaseMs', leaseMs);
+      const token = createToken();
+      const reply = await run(claimScript, key, [token, String(leaseMs), now()]);
+      if (!Array.isArray(reply)) throw unexpected(reply);
+      const [status, endsAt] = reply as unknown[];
+      if (status === 'completed') return { status };
+      const leaseEndsAt = Number(endsAt);
+      if (!Number.isFinite(leaseEndsAt)) throw unexpected(reply);
+      if (status === 'claimed') return { status, token, leaseEndsAt };
+      if (status === 'in_progress') return { status, leaseEndsAt };
+      throw unexpected(reply);
+    },
+
+    async complete(key: string, token: string, { ttlMs }: CompleteOptions): Promise<boolean> {
+      assertKey(key);
+      assertToken(token);
+      assertMs('ttlMs', ttlMs);
+      return compareAndSet(completeScript, key, token, String(ttlMs));
+    },
+
+    async release(key: string, token: string): Promise<boolean> {
+      assertKey(key);
+      assertToken(token);
+      return compareAndSet(releaseScript, key, token, '0');
+    },
+
+    async extend(key: string, token: string, { leaseMs }: ClaimOptions): Promise<boolean> {
+      assertKey(key);
+      assertToken(token);
+      assertMs('leaseMs', leaseMs);
+      return compareAndSet(extendScript, key, token, String(leaseMs));
+    },
+  };
+}
+
+function unexpected(reply: unknown): WebhookError {
+  return storeUnavailable('Redis', new Error(`unexpected script reply ${JSON.stringify(reply)}`));
+}

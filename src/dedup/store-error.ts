@@ -1,0 +1,31 @@
+import { isWebhookError, WebhookError } from '../core/errors.js';
+
+/**
+ * Failures of a shared store: the receiver must fail closed (503, the sender retries), so every
+ * client error becomes `store_unavailable`. The client's own message goes to `cause` only: it can
+ * name hosts or users, and error bodies must stay small and secret-free.
+ */
+export function storeUnavailable(store: string, cause: unknown): WebhookError {
+  if (isWebhookError(cause)) return cause;
+  return new WebhookError(
+    'store_unavailable',
+    `The ${store} dedup store did not answer; the delivery was not processed and the sender will retry.`,
+    { cause },
+  );
+}
+
+/**
+ * Settles with `promise`, or rejects with `store_unavailable` after `timeoutMs` (0 = no limit), so a
+ * store that hangs never holds a delivery past the sender's 10-second limit (email-service §8, crm-service §8).
+ */
+export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, store: string): Promise<T> {
+  if (timeoutMs <= 0) return promise;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(storeUnavailable(store, new Error(`no answer within ${timeoutMs} ms`))),
+      timeoutMs,
+    );
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,75 @@
+import * as z from 'zod';
+import { base } from './payload-fields.js';
+
+// email-service §6: the payload fields of these five events are "not shown" beyond client_id (and
+// reputation_dropped's rates). Only client_id is required; everything else is kept as sent.
+
+/**
+ * Payload of `domain_verified`: a domain passed DNS verification. `domain` is a guess (not shown).
+ *
+ * @example
+ * ```ts
+ * import { domainVerifiedPayloadSchema } from '@svc/webhooks';
+ *
+ * domainVerifiedPayloadSchema.parse(payload).client_id;
+ * ```
+ */
+export const domainVerifiedPayloadSchema = z.looseObject({
+  ...base('domain_verified'),
+  domain: z.string().optional(),
+});
+
+/**
+ * Payload of `ip_paused`: a sending IP was paused for reputation. `ip` is a guess (not shown).
+ *
+ * @example
+ * ```ts
+ * import { ipPausedPayloadSchema } from '@svc/webhooks';
+ *
+ * ipPausedPayloadSchema.parse(payload).ip;
+ * ```
+ */
+export const ipPausedPayloadSchema = z.looseObject({ ...base('ip_paused'), ip: z.string().optional() });
+
+/**
+ * Payload of `reputation_dropped`: a sharp reputation drop of an IP, carrying bounce and complaint
+ * rates. Their names are not shown in the spec: `bounce_rate` and `complaint_rate` are our choice,
+ * optional numbers (docs/events.md).
+ *
+ * @example
+ * ```ts
+ * import { reputationDroppedPayloadSchema } from '@svc/webhooks';
+ *
+ * const { bounce_rate, complaint_rate } = reputationDroppedPayloadSchema.parse(payload);
+ * ```
+ */
+export const reputationDroppedPayloadSchema = z.looseObject({
+  ...base('reputation_dropped'),
+  ip: z.string().optional(),
+  bounce_rate: z.number().optional(),
+  complaint_rate: z.number().optional(),
+});
+
+/**
+ * Payload of `billing_threshold_reached`: monthly usage crossed an alert threshold of the plan.
+ *
+ * @example
+ * ```ts
+ * import { billingThresholdReachedPayloadSchema } from '@svc/webhooks';
+ *
+ * billingThresholdReachedPayloadSchema.parse(payload).client_id;
+ * ```
+ */
+export const billingThresholdReachedPayloadSchema = z.looseObject({ ...base('billing_threshold_reached') });
+
+/**
+ * Payload of `incident_escalated`: a deliverability incident was escalated (operational alert).
+ *
+ * @example
+ * ```ts
+ * import { incidentEscalatedPayloadSchema } from '@svc/webhooks';
+ *
+ * incidentEscalatedPayloadSchema.parse(payload).client_id;
+ * ```
+ */
+export const incidentEscalatedPayloadSchema = z.looseObject({ ...base('incident_escalated') });

@@ -1,0 +1,82 @@
+/**
+ * Dedup key strategies of the email-service receiver. Keys are namespaced `mail:` so one store can
+ * serve both services' receivers.
+ */
+import { WebhookError } from '../core/errors.js';
+import type { MailEvent, MailWebhookEvent } from './types.js';
+
+/**
+ * How the email-service receiver recognises copies of one event (email-service §6 rule 2: "deduplicate
+ * by X-SvcMAIL-Id, or by message_id plus event"):
+ * - `'delivery-id'` (default): `mail:delivery:<X-SvcMAIL-Id>`. Catches the sender's retries and API
+ *   resends (same id), but `delivered` is emitted twice per message (server acceptance and final
+ *   confirmation) under different ids, so it runs twice.
+ * - `'message-event'`: `mail:message:<event>:<message_id>`. Also collapses the two `delivered` events of
+ *   one message (and any other event of one message sent twice). Events without `message_id`
+ *   (account events such as `ip_paused`) and unknown events fall back to the delivery id.
+ * - a function of the event returning a non-empty string, prefixed with `mail:`.
+ *
+ * @example
+ * ```ts
+ * createMailReceiver({ secret, dedupKey: 'message-event' });
+ * createMailReceiver({ secret, dedupKey: (event) => `${event.name}:${event.deliveryId}` });
+ * ```
+ */
+export type MailDedupKey = 'delivery-id' | 'message-event' | ((event: MailWebhookEvent) => string);
+
+/**
+ * `mail:delivery:<id>`: the key of the `'delivery-id'` strategy, e.g. to inspect or purge a record.
+ *
+ * @example
+ * ```ts
+ * import { mailDeliveryKey } from '@svc/webhooks';
+ *
+ * await store.release(mailDeliveryKey(deliveryId), token);
+ * ```
+ */
+export function mailDeliveryKey(deliveryId: string): string {
+  return `mail:delivery:${deliveryId}`;
+}
+
+function messageIdOf(event: MailEvent): string | undefined {
+  const messageId = (event.payload as { message_id?: unknown }).message_id;
+  return typeof messageId === 'string' && messageId.length > 0 ? messageId : undefined;
+}
+
+/**
+ * The function computing a delivery's dedup key under `strategy`. Throws `options_invalid` for an
+ * unknown strategy name.
+ *
+ * @example
+ * ```ts
+ * import { mailDedupKeyOf } from '@svc/webhooks';
+ *
+ * const keyOf = mailDedupKeyOf('message-event');
+ * keyOf(event); // 'mail:message:delivered:m_42'
+ * ```
+ */
+export function mailDedupKeyOf(strategy: MailDedupKey = 'delivery-id'): (event: MailWebhookEvent) => string {
+  if (typeof strategy === 'function') {
+    return (event) => {
+      const key: unknown = strategy(event);
+      if (typeof key !== 'string' || key.length === 0) {
+        throw new TypeError(`the dedupKey function returned ${typeof key}, not a non-empty string`);
+      }
+      return `mail:${key}`;
+    };
+  }
+  if (strategy === 'delivery-id') return (event) => mailDeliveryKey(event.deliveryId);
+  if (strategy === 'message-event') {
+    return (event) => {
+      // The event name comes first: known names contain no ':', so keys cannot collide.
+      const messageId = event.known ? messageIdOf(event) : undefined;
+      return messageId === undefined
+        ? mailDeliveryKey(event.deliveryId)
+        : `mail:message:${event.name}:${messageId}`;
+    };
+  }
+  throw new WebhookError(
+    'options_invalid',
+    `dedupKey must be 'delivery-id', 'message-event' or a function (got ${String(strategy)}).`,
+  );
+}

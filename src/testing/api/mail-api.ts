@@ -1,0 +1,213 @@
+import type { MailEmitter } from '../emitter/mail-emitter.js';
+import type { CreateMailWebhookInput, UpdateMailWebhookInput } from '../emitter/mail-types.js';
+import { createRateLimiter } from './rate-limit.js';
+import {
+  errorResponse,
+  fromError,
+  json,
+  matchRoute,
+  type Route,
+  readJson,
+  segmentsUnder,
+} from './responses.js';
+
+/**
+ * A scope of the email API (email-service §5).
+ *
+ * @example
+ * ```ts
+ * const scopes: MailApiScope[] = ['read'];
+ * mailApiHandlers(emitter, { keys: { zm_live_reader: { scopes } } });
+ * ```
+ */
+export type MailApiScope = 'send' | 'read' | 'domains' | 'suppress' | 'privacy' | 'admin';
+
+/**
+ * A credential the mocked email API accepts.
+ *
+ * @example
+ * ```ts
+ * const limited: MailApiCredential = { scopes: ['admin'], rateLimitPerMinute: 5 };
+ * mailApiHandlers(emitter, { keys: { zm_live_limited: limited } });
+ * ```
+ */
+export interface MailApiCredential {
+  scopes: readonly MailApiScope[];
+  /** Calls per minute (email-service §8). Default 1000. */
+  rateLimitPerMinute?: number;
+  /** `clientId` shown by `GET /api/v1/auth/me`. Default the emitter's `client_id` `'client_test'`. */
+  clientId?: string;
+}
+
+/**
+ * Options of {@link createMailApi}.
+ *
+ * @example
+ * ```ts
+ * mailApiHandlers(emitter, { baseUrl: 'https://mail.example.test' } satisfies MailApiOptions);
+ * ```
+ */
+export interface MailApiOptions {
+  /** Default `'https://api.svcmail.test'`. */
+  baseUrl?: string;
+  /** API keys (`X-API-Key`). Default: `{ [MAIL_TEST_API_KEY]: { scopes: ['admin'] } }`. */
+  keys?: Readonly<Record<string, MailApiCredential>>;
+  /** User session tokens, sent as `Authorization: Bearer <jwt>` (email-service §5.3). Default none. */
+  sessions?: Readonly<Record<string, MailApiCredential>>;
+}
+
+/**
+ * The default admin key of the mocked email API.
+ *
+ * @example
+ * ```ts
+ * import { MAIL_TEST_API_KEY } from '@svc/webhooks/testing';
+ *
+ * await fetch('https://api.svcmail.test/api/v1/webhooks', { headers: { 'X-API-Key': MAIL_TEST_API_KEY } });
+ * ```
+ */
+export const MAIL_TEST_API_KEY = 'zm_live_test_admin';
+
+type Ctx = { emitter: MailEmitter };
+
+const READ: readonly MailApiScope[] = ['read', 'admin'];
+const ADMIN: readonly MailApiScope[] = ['admin'];
+
+const routes: Route<Ctx>[] = [
+  {
+    path: 'webhooks',
+    methods: {
+      GET: ({ emitter }) => json(200, { data: emitter.listWebhooks() }),
+      POST: async ({ emitter }, _p, request) =>
+        json(201, emitter.createWebhook((await readJson(request)) as CreateMailWebhookInput)),
+    },
+  },
+  {
+    path: 'webhooks/:id',
+    methods: {
+      GET: ({ emitter }, { id }) => json(200, emitter.getWebhook(id!)),
+      PATCH: async ({ emitter }, { id }, request) =>
+        json(200, emitter.updateWebhook(id!, (await readJson(request)) as UpdateMailWebhookInput)),
+      DELETE: ({ emitter }, { id }) => json(200, emitter.deleteWebhook(id!)),
+    },
+  },
+  {
+    path: 'webhooks/:id/rotate-secret',
+    methods: { POST: ({ emitter }, { id }) => json(200, emitter.rotateSecret(id!)) },
+  },
+  {
+    path: 'webhooks/:id/deliveries',
+    methods: { GET: ({ emitter }, { id }) => json(200, { data: emitter.listDeliveries(id!) }) },
+  },
+  {
+    path: 'webhooks/:id/deliveries/:deliveryId/retry',
+    methods: {
+      POST: async ({ emitter }, { id, deliveryId }) =>
+        json(200, await emitter.retryDelivery(id!, deliveryId!)),
+    },
+  },
+  {
+    path: 'webhooks/:id/test',
+    methods: { POST: async ({ emitter }, { id }) => json(200, await emitter.sendTest(id!)) },
+  },
+];
+
+/**
+ * The email service's webhook routes (`/api/v1/webhooks…`, `/api/v1/auth/me`, `/api/status`) as a
+ * web handler backed by an emitter: `X-API-Key` (or a session `Bearer` token), `401 unauthorized`,
+ * `403 insufficient_scope` (writes need `admin`, reads `read` or `admin`), `429
+ * api_rate_limit_exceeded` per key per minute with `X-RateLimit-*`. `handle` resolves `undefined` for
+ * routes it does not serve. Use it with msw through {@link mailApiHandlers}, or mount it anywhere.
+ *
+ * @example
+ * ```ts
+ * import { createMailApi, createMailEmitter, MAIL_TEST_API_KEY } from '@svc/webhooks/testing';
+ *
+ * const api = createMailApi(createMailEmitter());
+ * const response = await api.handle(
+ *   new Request('https://api.svcmail.test/api/v1/webhooks', { headers: { 'X-API-Key': MAIL_TEST_API_KEY } }),
+ * );
+ * ```
+ */
+export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}) {
+  const {
+    baseUrl = 'https://api.svcmail.test',
+    keys = { [MAIL_TEST_API_KEY]: { scopes: ['admin'] } },
+    sessions = {},
+  } = options;
+  const limiter = createRateLimiter(() => emitter.clock.now());
+
+  async function handle(request: Request): Promise<Response | undefined> {
+    const segments = segmentsUnder(request, baseUrl, '/api');
+    if (!segments) return undefined;
+    const path = segments.join('/');
+    if (path === 'status' && request.method === 'GET') return json(200, { status: 'ok' });
+    if (segments[0] !== 'v1') return undefined;
+    const rest = segments.slice(1);
+    const isMe = rest.join('/') === 'auth/me';
+    const match = isMe ? null : matchRoute(routes, rest);
+    if (!isMe && !match) return undefined;
+
+    const key = request.headers.get('x-api-key');
+    const bearer = /^Bearer (.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+    const credential = key ? keys[key] : bearer ? sessions[bearer] : undefined;
+    if (!credential)
+      return errorResponse(401, 'unauthorized', 'Send a valid API key in the X-API-Key header.');
+    const limit = credential.rateLimitPerMinute ?? 1000;
+    const rate = limiter.hit(`${key ? 'key' : 'session'}:${key ?? bearer}`, limit);
+    if (rate.limited) {
+      return errorResponse(
+        429,
+        'api_rate_limit_exceeded',
+        `More than ${limit} calls this minute with this key.`,
+        rate.headers,
+      );
+    }
+    if (isMe) {
+      return json(
+        200,
+        {
+          authType: key ? 'api_key' : 'session',
+          clientId: credential.clientId ?? 'client_test',
+          agencyId: 'agency_test',
+          role: key ? 'api_key' : 'user',
+          scopes: credential.scopes,
+        },
+        rate.headers,
+      );
+    }
+    const { route, params } = match!;
+    const handler = route.methods[request.method];
+    if (!handler)
+      return errorResponse(405, 'method_not_allowed', `${request.method} is not allowed here.`, rate.headers);
+    const needed = request.method === 'GET' ? READ : ADMIN;
+    if (!credential.scopes.some((scope) => needed.includes(scope))) {
+      return errorResponse(
+        403,
+        'insufficient_scope',
+        `This call needs the ${needed.join(' or ')} scope.`,
+        rate.headers,
+      );
+    }
+    try {
+      const response = await handler({ emitter }, params, request);
+      for (const [name, value] of Object.entries(rate.headers)) response.headers.set(name, value);
+      return response;
+    } catch (error) {
+      return fromError(error, rate.headers);
+    }
+  }
+
+  return { baseUrl, handle };
+}
+
+/**
+ * The mocked email API's handler.
+ *
+ * @example
+ * ```ts
+ * const api: MailApi = createMailApi(emitter);
+ * const response = await api.handle(request); // undefined: not one of its routes
+ * ```
+ */
+export type MailApi = ReturnType<typeof createMailApi>;

@@ -1,0 +1,96 @@
+import type { CrmEventName } from '../../crm/event-names.js';
+import type { AttemptRecord, DeliveryStatus, EmitterOptions } from './types.js';
+
+/**
+ * A CRM webhook (crm-service §2). The secret is full in the create and rotate responses, masked elsewhere.
+ *
+ * @example
+ * ```ts
+ * const hooks: CrmWebhook[] = crm.listWebhooks();
+ * const inactive = hooks.filter((h) => !h.active);
+ * ```
+ */
+export interface CrmWebhook {
+  id: string;
+  name: string;
+  url: string;
+  events: CrmEventName[];
+  /** An inactive webhook receives nothing (crm-service §3); never changed automatically. */
+  active: boolean;
+  secret: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * Body of `createWebhook` (`POST /v1/webhooks`). `active` is our addition (default true).
+ *
+ * @example
+ * ```ts
+ * const hook = crm.createWebhook({ name: 'sales', url: 'https://hooks.example.com/crm', events: ['deal.won'] } satisfies CreateCrmWebhookInput);
+ * ```
+ */
+export interface CreateCrmWebhookInput {
+  name: string;
+  url: string;
+  events: readonly CrmEventName[];
+  active?: boolean;
+}
+
+/**
+ * Body of `updateWebhook` (`PATCH /v1/webhooks/:id`): any of name, url, events, active.
+ *
+ * @example
+ * ```ts
+ * crm.updateWebhook(id, { active: false } satisfies UpdateCrmWebhookInput);
+ * ```
+ */
+export interface UpdateCrmWebhookInput {
+  name?: string;
+  url?: string;
+  events?: readonly CrmEventName[];
+  active?: boolean;
+}
+
+/**
+ * One entry of the delivery history (crm-service §2: HTTP status, attempt count, success).
+ *
+ * @example
+ * ```ts
+ * const [latest]: CrmDeliverySummary[] = crm.listDeliveries(id);
+ * expect(latest).toMatchObject({ statusCode: 200, attempts: 1, success: true });
+ * ```
+ */
+export interface CrmDeliverySummary {
+  /** The delivery id: the envelope `id` and `X-Svc-Delivery`. */
+  id: string;
+  event: string;
+  /** HTTP status of the last attempt; 0 when no response arrived; null before any attempt. */
+  statusCode: number | null;
+  /** Attempts made so far (at most 3). */
+  attempts: number;
+  success: boolean;
+  status: DeliveryStatus;
+  createdAt: string;
+  /** Every attempt, oldest first. */
+  attemptLog: AttemptRecord[];
+}
+
+/**
+ * Options of {@link createCrmEmitter}.
+ *
+ * @example
+ * ```ts
+ * const crm = createCrmEmitter({ clock, tenantId: 't_1' } satisfies CrmEmitterOptions);
+ * ```
+ */
+export interface CrmEmitterOptions extends EmitterOptions {
+  /** `tenant_id` of every envelope. Default `'tenant_test'`. */
+  tenantId?: string;
+  /** Gaps before attempts 2 and 3, in ms after the previous attempt ended (crm-service §6 rule 5). Default `[1_000, 2_000]`. */
+  retryDelaysMs?: readonly [number, number];
+  /** Deliveries listed per webhook (crm-service §8). Default 50. */
+  historySize?: number;
+  /** Validate emitted `data` against the library's schemas. Default true. */
+  validate?: boolean;
+}

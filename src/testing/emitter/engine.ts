@@ -1,0 +1,145 @@
+import type { SchedulerClock } from '../clock/types.js';
+import { performAttempt, type TransportOptions } from './attempt.js';
+import type { AttemptKind, AttemptRecord, DeliveryRecord, EmitterEvent } from './types.js';
+
+/** A delivery as the engine holds it: the record, the signature cache and the pending timer. */
+export interface LiveDelivery {
+  record: DeliveryRecord;
+  /** The last signature and the secret it was made with: re-signed only after a rotation. */
+  signed: { secret: string; signature: string } | undefined;
+  createdAtMs: number;
+  timer: number | undefined;
+}
+
+/** What a service tells the engine. */
+export interface EngineConfig {
+  service: 'mail' | 'crm';
+  clock: SchedulerClock;
+  transport: TransportOptions;
+  /** Attempts of the automatic schedule. */
+  maxAttempts: number;
+  /** When attempt `failed + 1` runs (epoch ms), after attempt `failed` failed. */
+  nextAttemptAt(delivery: LiveDelivery, failed: number): number;
+  /** URL and signed headers for the next attempt, or a reason to cancel (webhook paused, inactive, gone). */
+  prepare(
+    delivery: LiveDelivery,
+    kind: AttemptKind,
+  ): Promise<{ url: string; headers: Record<string, string> } | { cancel: string }>;
+  /** A scheduled delivery reached `succeeded` or `failed`. */
+  onSettled(delivery: LiveDelivery): void;
+  /** Reports an event; a function is only called when someone listens (snapshots cost). */
+  emit(event: EmitterEvent | (() => EmitterEvent)): void;
+}
+
+/** A copy of a delivery record that later attempts do not change. */
+export function snapshot(record: DeliveryRecord): DeliveryRecord {
+  return { ...record, attempts: record.attempts.map((a) => ({ ...a })) };
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/**
+ * Runs deliveries: the first attempt at once, then retries on the clock until one succeeds or the
+ * attempts run out. Each attempt is prepared (signed) right before it is sent, so a rotated secret
+ * or a paused webhook takes effect on the next attempt.
+ */
+export function createDeliveryEngine(config: EngineConfig) {
+  const { service, clock, transport, maxAttempts } = config;
+
+  async function attempt(delivery: LiveDelivery, kind: AttemptKind): Promise<AttemptRecord | null> {
+    const prepared = await config.prepare(delivery, kind);
+    const record = delivery.record;
+    if ('cancel' in prepared) {
+      if (kind !== 'retry' && record.status === 'pending') {
+        record.status = 'cancelled';
+        record.nextAttemptAt = null;
+        config.emit(() => ({
+          type: 'delivery_settled',
+          service,
+          at: clock.now(),
+          delivery: snapshot(record),
+        }));
+      }
+      return null;
+    }
+    const attemptedAt = clock.now();
+    const outcome = await performAttempt(
+      clock,
+      transport,
+      prepared.url,
+      prepared.headers,
+      delivery.record.body,
+    );
+    const entry: AttemptRecord = {
+      deliveryId: record.id,
+      webhookId: record.webhookId,
+      event: record.event,
+      attempt: record.attempts.length + 1,
+      kind,
+      attemptedAt: iso(attemptedAt),
+      statusCode: outcome.statusCode,
+      durationMs: outcome.durationMs,
+      success: outcome.error === null,
+      error: outcome.error,
+      responseBody: outcome.responseBody,
+    };
+    record.attempts.push(entry);
+    const settles = kind !== 'retry';
+    if (entry.success) {
+      record.status = 'succeeded';
+    } else if (kind === 'scheduled' && record.attempts.length < maxAttempts) {
+      const at = Math.max(clock.now(), config.nextAttemptAt(delivery, record.attempts.length));
+      record.nextAttemptAt = iso(at);
+      delivery.timer = clock.setTimeout(() => run(delivery), at - clock.now());
+    } else if (settles) {
+      record.status = 'failed';
+    }
+    if (record.status !== 'pending') record.nextAttemptAt = null;
+    config.emit(() => ({
+      type: 'attempt',
+      service,
+      at: clock.now(),
+      delivery: snapshot(record),
+      attempt: { ...entry },
+    }));
+    if (settles && record.status !== 'pending') {
+      config.emit(() => ({ type: 'delivery_settled', service, at: clock.now(), delivery: snapshot(record) }));
+      if (!record.test) config.onSettled(delivery);
+    }
+    return entry;
+  }
+
+  function run(delivery: LiveDelivery): Promise<AttemptRecord | null> {
+    delivery.timer = undefined;
+    return attempt(delivery, 'scheduled');
+  }
+
+  return {
+    /** Starts a delivery: the first attempt now (tracked by the clock), retries on timers. */
+    start(delivery: LiveDelivery): Promise<AttemptRecord | null> {
+      return clock.track(run(delivery));
+    },
+    /** One manual attempt (retry or test) outside the schedule. */
+    once(delivery: LiveDelivery, kind: AttemptKind): Promise<AttemptRecord | null> {
+      return clock.track(attempt(delivery, kind));
+    },
+    /** Stops the pending retries of a delivery. */
+    cancel(delivery: LiveDelivery): void {
+      if (delivery.timer !== undefined) clock.clearTimeout(delivery.timer);
+      delivery.timer = undefined;
+      if (delivery.record.status === 'pending') {
+        delivery.record.status = 'cancelled';
+        delivery.record.nextAttemptAt = null;
+        config.emit(() => ({
+          type: 'delivery_settled',
+          service,
+          at: clock.now(),
+          delivery: snapshot(delivery.record),
+        }));
+      }
+    },
+  };
+}
+
+/** The engine's API. */
+export type DeliveryEngine = ReturnType<typeof createDeliveryEngine>;

@@ -1,0 +1,125 @@
+import type { SchedulerClock } from '../clock/types.js';
+import type { UrlPolicyOptions } from '../url-policy.js';
+import type { TransportOptions } from './attempt.js';
+
+/**
+ * Why an attempt was made: the automatic schedule, a manual retry, or a test send.
+ *
+ * @example
+ * ```ts
+ * const manual = emitter.listDeliveries(id).filter((a) => a.kind === 'retry');
+ * ```
+ */
+export type AttemptKind = 'scheduled' | 'retry' | 'test';
+
+/**
+ * One recorded attempt (email-service §6 rule 5, crm-service §6 rule 6).
+ *
+ * @example
+ * ```ts
+ * const [last]: AttemptRecord[] = emitter.listDeliveries(webhookId);
+ * console.log(last.attempt, last.statusCode, last.error);
+ * ```
+ */
+export interface AttemptRecord {
+  deliveryId: string;
+  webhookId: string;
+  event: string;
+  /** 1, 2, 3 for the automatic schedule; manual retries continue the count. */
+  attempt: number;
+  kind: AttemptKind;
+  /** ISO 8601 UTC with milliseconds, on the emitter's clock. */
+  attemptedAt: string;
+  /** HTTP status; 0 when no response arrived (network error, reset, timeout). */
+  statusCode: number;
+  durationMs: number;
+  /** True for a 2xx within the time limit. */
+  success: boolean;
+  /** Why the attempt failed (`HTTP 500`, `redirect 302 not followed`, `timeout: …`, `fetch failed (ECONNRESET)`). */
+  error: string | null;
+  /** The start of the response body (up to 1 KiB). */
+  responseBody: string | null;
+}
+
+/**
+ * Where a delivery stands. `cancelled`: stopped before its attempts ran out (paused, inactive, deleted).
+ *
+ * @example
+ * ```ts
+ * const status: DeliveryStatus = emitter.getDelivery(deliveryId).status; // 'failed' after 3 attempts
+ * ```
+ */
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+
+/**
+ * One delivery: one event to one webhook, with one delivery id across every attempt.
+ *
+ * @example
+ * ```ts
+ * const [delivery]: DeliveryRecord[] = await emitter.emit('opened');
+ * console.log(delivery.id, delivery.nextAttemptAt);
+ * ```
+ */
+export interface DeliveryRecord {
+  /** The delivery id (`X-SvcMAIL-Id` / `X-Svc-Delivery`). */
+  id: string;
+  webhookId: string;
+  event: string;
+  status: DeliveryStatus;
+  /** ISO time the delivery was created (its first attempt). */
+  createdAt: string;
+  /** ISO time of the next scheduled attempt, or null. */
+  nextAttemptAt: string | null;
+  /** A synthetic test delivery (email `POST …/test`): one attempt, never counted towards pausing. */
+  test: boolean;
+  attempts: AttemptRecord[];
+  /** The exact body bytes sent, as text (identical for every attempt). */
+  body: string;
+}
+
+/**
+ * What an emitter reports as it works; the demo prints these as a timeline.
+ *
+ * @example
+ * ```ts
+ * createMailEmitter({
+ *   onEvent: (event: EmitterEvent) => {
+ *     if (event.type === 'webhook_paused') console.log('paused', event.webhookId);
+ *   },
+ * });
+ * ```
+ */
+export type EmitterEvent =
+  | { type: 'attempt'; service: 'mail' | 'crm'; at: number; delivery: DeliveryRecord; attempt: AttemptRecord }
+  | { type: 'delivery_settled'; service: 'mail' | 'crm'; at: number; delivery: DeliveryRecord }
+  | { type: 'webhook_paused'; service: 'mail'; at: number; webhookId: string; consecutiveFailures: number }
+  | {
+      type: 'skipped';
+      service: 'mail' | 'crm';
+      at: number;
+      webhookId: string;
+      event: string;
+      reason: string;
+    };
+
+/**
+ * Options shared by both emitters.
+ *
+ * @example
+ * ```ts
+ * const options: EmitterOptions = { clock, seed: 1, allowPrivateNetworks: true };
+ * createCrmEmitter(options);
+ * ```
+ */
+export interface EmitterOptions extends TransportOptions, UrlPolicyOptions {
+  /** The clock every attempt and retry is scheduled on. Default: a new virtual clock. */
+  clock?: SchedulerClock;
+  /** Seed for ids, secrets and jitter; same seed, same run. Default: crypto randomness. */
+  seed?: number | string;
+  /** The vendor word that replaces "Svc" in header names and the User-Agent. Default `'Svc'`. */
+  vendor?: string;
+  /** Adds a random 0..jitterMs to each automatic retry. Default 0 (exact offsets). */
+  jitterMs?: number;
+  /** Called for every attempt, settled delivery, pause and skipped event. */
+  onEvent?: (event: EmitterEvent) => void;
+}

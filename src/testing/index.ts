@@ -1,0 +1,64 @@
+/**
+ * @module
+ * `@svc/webhooks/testing`: a reference emitter of both services on a virtual clock, fixtures, a
+ * signed-request helper and msw handlers of the services' webhook-management routes. For tests and
+ * demos only: nothing else in the package imports it.
+ */
+
+export {
+  CRM_TEST_TOKEN,
+  type CrmApi,
+  type CrmApiOptions,
+  createCrmApi,
+} from './api/crm-api.js';
+export {
+  createMailApi,
+  MAIL_TEST_API_KEY,
+  type MailApi,
+  type MailApiCredential,
+  type MailApiOptions,
+  type MailApiScope,
+} from './api/mail-api.js';
+export { createRealClock } from './clock/real-clock.js';
+export type { SchedulerClock, TimerId } from './clock/types.js';
+export { createVirtualClock, type VirtualClock, type VirtualClockOptions } from './clock/virtual-clock.js';
+export type { InProcessHandler, TransportOptions } from './emitter/attempt.js';
+export { type CrmEmitter, createCrmEmitter } from './emitter/crm-emitter.js';
+export type {
+  CreateCrmWebhookInput,
+  CrmDeliverySummary,
+  CrmEmitterOptions,
+  CrmWebhook,
+  UpdateCrmWebhookInput,
+} from './emitter/crm-types.js';
+export { createMailEmitter, type MailEmitter } from './emitter/mail-emitter.js';
+export type {
+  CreateMailWebhookInput,
+  MailEmitterOptions,
+  MailWebhook,
+  UpdateMailWebhookInput,
+} from './emitter/mail-types.js';
+export type {
+  AttemptKind,
+  AttemptRecord,
+  DeliveryRecord,
+  DeliveryStatus,
+  EmitterEvent,
+  EmitterOptions,
+} from './emitter/types.js';
+export {
+  createFixtures,
+  crmData,
+  type EnvelopeOverrides,
+  type Fixtures,
+  type FixturesOptions,
+  mailPayload,
+} from './fixtures/fixtures.js';
+export type { Overrides } from './fixtures/overrides.js';
+export {
+  createSignedRequest,
+  type SignedCrmRequestOptions,
+  type SignedMailRequestOptions,
+} from './fixtures/signed-request.js';
+export { crmApiHandlers, mailApiHandlers } from './msw.js';
+export { checkWebhookUrl, type UrlPolicyOptions } from './url-policy.js';

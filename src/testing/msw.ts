@@ -1,0 +1,43 @@
+import { type HttpHandler, http } from 'msw';
+import { type CrmApiOptions, createCrmApi } from './api/crm-api.js';
+import { createMailApi, type MailApiOptions } from './api/mail-api.js';
+import type { CrmEmitter } from './emitter/crm-emitter.js';
+import type { MailEmitter } from './emitter/mail-emitter.js';
+
+/**
+ * msw request handlers serving the email service's webhook-management routes from `emitter`'s
+ * state (see {@link createMailApi} for auth, scopes and rate limits). Requests it does not serve fall
+ * through to your other handlers.
+ *
+ * @example
+ * ```ts
+ * import { setupServer } from 'msw/node';
+ * import { createMailEmitter, mailApiHandlers } from '@svc/webhooks/testing';
+ *
+ * const emitter = createMailEmitter();
+ * const server = setupServer(...mailApiHandlers(emitter));
+ * server.listen({ onUnhandledFrame: 'bypass' });
+ * ```
+ */
+export function mailApiHandlers(emitter: MailEmitter, options: MailApiOptions = {}): HttpHandler[] {
+  const api = createMailApi(emitter, options);
+  return [http.all(`${api.baseUrl.replace(/\/$/, '')}/api/*`, ({ request }) => api.handle(request))];
+}
+
+/**
+ * msw request handlers serving the CRM service's webhook-management routes from `emitter`'s state
+ * (see {@link createCrmApi}).
+ *
+ * @example
+ * ```ts
+ * import { setupServer } from 'msw/node';
+ * import { createCrmEmitter, crmApiHandlers } from '@svc/webhooks/testing';
+ *
+ * const server = setupServer(...crmApiHandlers(createCrmEmitter()));
+ * server.listen({ onUnhandledFrame: 'bypass' });
+ * ```
+ */
+export function crmApiHandlers(emitter: CrmEmitter, options: CrmApiOptions = {}): HttpHandler[] {
+  const api = createCrmApi(emitter, options);
+  return [http.all(`${api.baseUrl.replace(/\/$/, '')}/v1/*`, ({ request }) => api.handle(request))];
+}

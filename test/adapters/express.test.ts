@@ -1,0 +1,111 @@
+import type { IncomingMessage } from 'node:http';
+import { webhookMiddleware } from '@svc/webhooks/express';
+import express5 from 'express';
+import express4 from 'express4';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../examples/express/server.js';
+import { type ConformanceTarget, conformance } from './conformance.js';
+import { CRM_SECRET, MAIL_SECRET, mailDelivery } from './support/deliveries.js';
+import { createTestReceivers } from './support/receivers.js';
+import { listenerTarget, PATHS } from './support/servers.js';
+
+const LIMIT = 64 * 1024;
+type Setup = 'nothing' | 'raw' | 'json-verify';
+
+// Both majors share this much API; the test builds the same app with each.
+const majors = { 'Express 5': express5, 'Express 4': express4 as unknown as typeof express5 };
+
+function build(express: typeof express5, setup: Setup, receivers: ReturnType<typeof createTestReceivers>) {
+  const app = express();
+  if (setup === 'json-verify') {
+    // The documented snippet: keep the exact bytes next to the parsed body.
+    app.use(
+      express.json({
+        limit: LIMIT,
+        verify: (req, _res, buf) => {
+          (req as IncomingMessage & { rawBody?: Buffer }).rawBody = buf;
+        },
+      }),
+    );
+  }
+  const raw = setup === 'raw' ? [express.raw({ type: '*/*', limit: LIMIT })] : [];
+  app.post(PATHS.mail, ...raw, webhookMiddleware(receivers.mail));
+  app.post(PATHS.crm, ...raw, webhookMiddleware(receivers.crm));
+  return app;
+}
+
+for (const [major, express] of Object.entries(majors)) {
+  for (const setup of ['nothing', 'raw', 'json-verify'] as const) {
+    describe(`${major} with ${setup}`, () => {
+      let target: ConformanceTarget;
+      beforeAll(async () => {
+        const receivers = createTestReceivers({ maxBodyBytes: LIMIT });
+        target = await listenerTarget(build(express, setup, receivers), receivers.handled);
+      });
+      afterAll(() => target.close());
+      conformance(() => target, {
+        maxBodyBytes: LIMIT,
+        parserInFront: setup === 'raw' ? 'raw' : setup === 'json-verify' ? 'json' : undefined,
+      });
+    });
+  }
+
+  describe(`${major} with express.json() before the route`, () => {
+    let target: ConformanceTarget;
+    let receivers: ReturnType<typeof createTestReceivers>;
+    beforeAll(async () => {
+      receivers = createTestReceivers({ maxBodyBytes: LIMIT });
+      const app = express();
+      app.use(express.json());
+      app.post(PATHS.mail, webhookMiddleware(receivers.mail));
+      target = await listenerTarget(app, receivers.handled);
+    });
+    afterAll(() => target.close());
+
+    it('answers 500 raw_body_unavailable naming the fix, logs it once, runs no handler', async () => {
+      const delivery = mailDelivery();
+      const response = await fetch(`${target.baseUrl}${PATHS.mail}`, {
+        method: 'POST',
+        body: delivery.body,
+        headers: delivery.headers,
+      });
+      expect(response.status).toBe(500);
+      const { error } = (await response.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe('raw_body_unavailable');
+      expect(error.message).toContain('express.raw');
+      expect(error.message).toContain('verify');
+      const logged = receivers.logs.filter((entry) => JSON.stringify(entry).includes('raw_body_unavailable'));
+      expect(logged).toHaveLength(1);
+      expect(target.handled(delivery.deliveryId)).toBe(0);
+    });
+
+    it('still reads the stream when express.json() skipped the request (other content type)', async () => {
+      const delivery = mailDelivery();
+      const response = await fetch(`${target.baseUrl}${PATHS.mail}`, {
+        method: 'POST',
+        body: delivery.body,
+        headers: { ...delivery.headers, 'content-type': 'application/octet-stream' },
+      });
+      expect(response.status).toBe(200);
+      expect(target.handled(delivery.deliveryId)).toBe(1);
+    });
+  });
+}
+
+describe('examples/express', () => {
+  let target: ConformanceTarget;
+  beforeAll(async () => {
+    const lines: string[] = [];
+    const app = createApp({
+      mailSecret: MAIL_SECRET,
+      crmSecret: CRM_SECRET,
+      print: (l) => lines.push(l),
+      logger: () => {},
+    });
+    const handled = (id: string) =>
+      lines.filter((l) => (JSON.parse(l) as { deliveryId: string }).deliveryId === id).length;
+    target = await listenerTarget(app, handled);
+  });
+  afterAll(() => target.close());
+  conformance(() => target, { maxBodyBytes: 1_048_576 });
+});

@@ -1,0 +1,75 @@
+import { webhookPlugin } from '@svc/webhooks/fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../examples/fastify/server.js';
+import { type ConformanceTarget, conformance } from './conformance.js';
+import { CRM_SECRET, MAIL_SECRET, mailDelivery } from './support/deliveries.js';
+import { createTestReceivers } from './support/receivers.js';
+import { PATHS } from './support/servers.js';
+
+async function fastifyTarget(
+  app: FastifyInstance,
+  handled: (id: string) => number,
+): Promise<ConformanceTarget> {
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { baseUrl: address, paths: PATHS, handled, close: () => app.close() };
+}
+
+describe('Fastify 5 plugin', () => {
+  let target: ConformanceTarget;
+  beforeAll(async () => {
+    const { mail, crm, handled } = createTestReceivers({ maxBodyBytes: 64 * 1024 });
+    const app = Fastify();
+    await app.register(webhookPlugin, { receiver: mail, path: PATHS.mail });
+    await app.register(webhookPlugin, { receiver: crm, path: PATHS.crm });
+    app.post('/api/echo', async (request) => ({ parsed: request.body }));
+    target = await fastifyTarget(app, handled);
+  });
+  afterAll(() => target.close());
+  conformance(() => target, { maxBodyBytes: 64 * 1024 });
+
+  it('leaves the rest of the app with its JSON parser', async () => {
+    const response = await fetch(`${target.baseUrl}/api/echo`, {
+      method: 'POST',
+      body: '{"a":1}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(await response.json()).toEqual({ parsed: { a: 1 } });
+  });
+});
+
+describe('Fastify plugin bodyLimit', () => {
+  it('answers 413 body_too_large past the bodyLimit option', async () => {
+    const { mail, handled } = createTestReceivers();
+    const app = Fastify();
+    await app.register(webhookPlugin, { receiver: mail, path: PATHS.mail, bodyLimit: 100 });
+    const target = await fastifyTarget(app, handled);
+    const delivery = mailDelivery();
+    const response = await fetch(`${target.baseUrl}${PATHS.mail}`, {
+      method: 'POST',
+      body: delivery.body,
+      headers: delivery.headers,
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: { code: 'body_too_large' } });
+    await target.close();
+  });
+});
+
+describe('examples/fastify', () => {
+  let target: ConformanceTarget;
+  beforeAll(async () => {
+    const lines: string[] = [];
+    const app = createApp({
+      mailSecret: MAIL_SECRET,
+      crmSecret: CRM_SECRET,
+      print: (l) => lines.push(l),
+      logger: () => {},
+    });
+    const handled = (id: string) =>
+      lines.filter((l) => (JSON.parse(l) as { deliveryId: string }).deliveryId === id).length;
+    target = await fastifyTarget(app, handled);
+  });
+  afterAll(() => target.close());
+  conformance(() => target, { maxBodyBytes: 1_048_576 });
+});

@@ -1,0 +1,61 @@
+import { createFetchHandler } from '@svc/webhooks/fetch';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getNodeCrypto, resetNodeCryptoCache } from '../../src/verify/node-crypto.js';
+import { type ConformanceTarget, conformance } from './conformance.js';
+import { mailDelivery } from './support/deliveries.js';
+import { createTestReceivers } from './support/receivers.js';
+import { fetchListener, listenerTarget, PATHS } from './support/servers.js';
+
+async function start(): Promise<ConformanceTarget> {
+  const { mail, crm, handled } = createTestReceivers({ maxBodyBytes: 64 * 1024 });
+  return listenerTarget(fetchListener(createFetchHandler({ [PATHS.mail]: mail, [PATHS.crm]: crm })), handled);
+}
+
+describe('fetch handler', () => {
+  let target: ConformanceTarget;
+  beforeAll(async () => {
+    target = await start();
+  });
+  afterAll(() => target.close());
+  conformance(() => target, { maxBodyBytes: 64 * 1024 });
+
+  it('answers 404 not_found for a path with no receiver', async () => {
+    const response = await fetch(`${target.baseUrl}/elsewhere`, { method: 'POST', body: '{}' });
+    expect(response.status).toBe(404);
+  });
+
+  it('serves one receiver on any path', async () => {
+    const { mail } = createTestReceivers();
+    const handler = createFetchHandler(mail);
+    const delivery = mailDelivery();
+    const response = await handler(
+      new Request('http://localhost/any/path', {
+        method: 'POST',
+        body: delivery.body,
+        headers: delivery.headers,
+      }),
+    );
+    expect(response.status).toBe(200);
+  });
+});
+
+describe('fetch handler without node:crypto (web-only path)', () => {
+  const processLike = process as { getBuiltinModule?: unknown };
+  const original = processLike.getBuiltinModule;
+  let target: ConformanceTarget;
+  beforeAll(async () => {
+    processLike.getBuiltinModule = undefined;
+    resetNodeCryptoCache();
+    target = await start();
+  });
+  afterAll(async () => {
+    processLike.getBuiltinModule = original;
+    resetNodeCryptoCache();
+    await target.close();
+  });
+
+  it('really has no node:crypto', () => {
+    expect(getNodeCrypto()).toBeNull();
+  });
+  conformance(() => target, { maxBodyBytes: 64 * 1024 });
+});

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ConformanceTarget, conformance } from './conformance.js';
+import { CRM_SECRET, MAIL_SECRET, mailDelivery } from './support/deliveries.js';
+import { buildNextApp, startNextApp } from './support/next-app.js';
+
+// examples/next for real: `next build` (once; skipped while the build is newer than the sources),
+// then `next start` on a free port, driven over HTTP like the services drive it.
+describe('Next.js example (next build + next start)', () => {
+  let app: Awaited<ReturnType<typeof startNextApp>>;
+  beforeAll(async () => {
+    const { built, ms } = buildNextApp();
+    if (built) console.info(`next build took ${ms} ms`);
+    app = await startNextApp({ SVC_MAIL_WEBHOOK_SECRET: MAIL_SECRET, SVC_CRM_WEBHOOK_SECRET: CRM_SECRET });
+  }, 600_000);
+  afterAll(() => app?.close());
+
+  const target = (paths: ConformanceTarget['paths']): ConformanceTarget => ({
+    baseUrl: app.baseUrl,
+    paths,
+    handled: (id) => app.handled(id),
+    close: async () => {},
+  });
+
+  describe('App Router', () => {
+    conformance(() => target({ mail: '/webhooks/mail', crm: '/webhooks/crm' }), {
+      maxBodyBytes: 1_048_576,
+      uploadAttempts: 3,
+    });
+  });
+
+  describe('Pages Router', () => {
+    conformance(() => target({ mail: '/api/webhooks/mail', crm: '/api/webhooks/crm' }), {
+      maxBodyBytes: 1_048_576,
+      uploadAttempts: 3,
+    });
+
+    it('detects a page with the body parser left on: 500 raw_body_unavailable naming the fix', async () => {
+      const delivery = mailDelivery();
+      const response = await fetch(`${app.baseUrl}/api/body-parser-on`, {
+        method: 'POST',
+        body: delivery.body,
+        headers: delivery.headers,
+      });
+      expect(response.status).toBe(500);
+      const { error } = (await response.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe('raw_body_unavailable');
+      expect(error.message).toContain('bodyParser: false');
+      expect(app.handled(delivery.deliveryId)).toBe(0);
+    });
+  });
+
+  it('printed only JSON event lines with service, event and deliveryId on stdout', () => {
+    const json = app.lines.filter((line) => line.startsWith('{'));
+    expect(json.length).toBeGreaterThan(0);
+    for (const line of json) {
+      expect(Object.keys(JSON.parse(line) as object).sort()).toEqual(['deliveryId', 'event', 'service']);
+    }
+  });
+});

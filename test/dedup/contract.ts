@@ -1,0 +1,199 @@
+/**
+ * The DedupStore contract, run against every shipped store (see *-store.test.ts). Times use an
+ * injected manual clock, so lease and TTL expiry are exact and no test waits.
+ */
+import type { ClaimResult, DedupStore } from '@svc/webhooks';
+import { expect, it } from 'vitest';
+import { createManualClock, type ManualClock } from '../support/clock.js';
+import type { StoreKind } from '../support/stores.js';
+
+const LEASE = 30_000;
+const TTL = 86_400_000;
+
+function claimed(result: ClaimResult): Extract<ClaimResult, { status: 'claimed' }> {
+  if (result.status !== 'claimed') throw new Error(`expected claimed, got ${JSON.stringify(result)}`);
+  return result;
+}
+
+/** Defines the contract tests for `kind` (call inside its describe). */
+export function storeContract(kind: StoreKind): void {
+  async function setup(): Promise<{ store: DedupStore; clock: ManualClock }> {
+    const clock = createManualClock();
+    return { store: await kind.create({ clock }), clock };
+  }
+
+  it('claims a free key with a token and lease end, then reports it in progress', async () => {
+    const { store, clock } = await setup();
+    const first = claimed(await store.claim('mail:delivery:a', { leaseMs: LEASE }));
+    expect(first.token).toMatch(/\S{8,}/);
+    expect(first.leaseEndsAt).toBe(clock.now() + LEASE);
+    expect(await store.claim('mail:delivery:a', { leaseMs: LEASE })).toEqual({
+      status: 'in_progress',
+      leaseEndsAt: first.leaseEndsAt,
+    });
+    expect((await store.claim('mail:delivery:b', { leaseMs: LEASE })).status).toBe('claimed');
+  });
+
+  it('reports completed after complete, until the ttl ends', async () => {
+    const { store, clock } = await setup();
+    const { token } = claimed(await store.claim('k', { leaseMs: LEASE }));
+    expect(await store.complete('k', token, { ttlMs: TTL })).toBe(true);
+    expect(await store.claim('k', { leaseMs: LEASE })).toEqual({ status: 'completed' });
+    clock.advance(TTL - 1);
+    expect(await store.claim('k', { leaseMs: LEASE })).toEqual({ status: 'completed' });
+    clock.advance(1);
+    expect((await store.claim('k', { leaseMs: LEASE })).status).toBe('claimed');
+  });
+
+  it('release lets the next claim run again with a new token', async () => {
+    const { store } = await setup();
+    const first = claimed(await store.claim('k', { leaseMs: LEASE }));
+    expect(await store.release('k', first.token)).toBe(true);
+    const second = claimed(await store.claim('k', { leaseMs: LEASE }));
+    expect(second.token).not.toBe(first.token);
+    expect(await store.release('k', first.token)).toBe(false);
+    expect(await store.complete('k', first.token, { ttlMs: TTL })).toBe(false);
+    expect(await store.complete('k', second.token, { ttlMs: TTL })).toBe(true);
+  });
+
+  it('gives exactly one of 200 concurrent claims of one key', async () => {
+    const { store } = await setup();
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () => store.claim('hot', { leaseMs: LEASE })),
+    );
+    const winners = results.filter((r) => r.status === 'claimed');
+    expect(winners).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'in_progress')).toHaveLength(199);
+    const { token } = claimed(winners[0]!);
+    await store.complete('hot', token, { ttlMs: TTL });
+    const again = await Promise.all(
+      Array.from({ length: 200 }, () => store.claim('hot', { leaseMs: LEASE })),
+    );
+    expect(again.every((r) => r.status === 'completed')).toBe(true);
+  });
+
+  it('lets a claim whose lease ended be taken over, and fences the stale worker', async () => {
+    const { store, clock } = await setup();
+    const stale = claimed(await store.claim('k', { leaseMs: LEASE }));
+    clock.advance(LEASE - 1);
+    expect((await store.claim('k', { leaseMs: LEASE })).status).toBe('in_progress');
+    clock.advance(1);
+    const fresh = claimed(await store.claim('k', { leaseMs: LEASE }));
+    expect(fresh.token).not.toBe(stale.token);
+    expect(fresh.leaseEndsAt).toBe(clock.now() + LEASE);
+    expect(await store.complete('k', stale.token, { ttlMs: TTL })).toBe(false);
+    expect(await store.release('k', stale.token)).toBe(false);
+    expect(await store.extend?.('k', stale.token, { leaseMs: LEASE })).not.toBe(true);
+    // The new owner's claim is untouched by the refused writes.
+    expect(await store.claim('k', { leaseMs: LEASE })).toEqual({
+      status: 'in_progress',
+      leaseEndsAt: fresh.leaseEndsAt,
+    });
+    expect(await store.complete('k', fresh.token, { ttlMs: TTL })).toBe(true);
+    expect(await store.claim('k', { leaseMs: LEASE })).toEqual({ status: 'completed' });
+  });
+
+  it('refuses writes after the lease ended even if nobody took over', async () => {
+    const { store, clock } = await setup();
+    const { token } = claimed(await store.claim('k', { leaseMs: LEASE }));
+    clock.advance(LEASE);
+    expect(await store.complete('k', token, { ttlMs: TTL })).toBe(false);
+    expect(await store.release('k', token)).toBe(false);
+    expect((await store.claim('k', { leaseMs: LEASE })).status).toBe('claimed');
+  });
+
+  it('refuses a wrong token and changes nothing', async () => {
+    const { store } = await setup();
+    const owner = claimed(await store.claim('k', { leaseMs: LEASE }));
+    expect(await store.complete('k', `${owner.token}x`, { ttlMs: TTL })).toBe(false);
+    expect(await store.release('k', 'not-a-token')).toBe(false);
+    expect(await store.complete('other', owner.token, { ttlMs: TTL })).toBe(false);
+    expect(await store.claim('k', { leaseMs: LEASE })).toEqual({
+      status: 'in_progress',
+      leaseEndsAt: owner.leaseEndsAt,
+    });
+  });
+
+  it('keeps a completed record when its token releases, extends or completes again', async () => {
+    const { store, clock } = await setup();
+    const { token } = claimed(await store.claim('k', { leaseMs: LEASE }));
+    expect(await store.complete('k', token, { ttlMs: TTL })).toBe(true);
+    expect(await store.release('k', token)).toBe(false);
+    expect(await store.extend?.('k', token, { leaseMs: LEASE })).not.toBe(true);
+    expect(await store.complete('k', token, { ttlMs: 1 })).toBe(false);
+    clock.advance(LEASE * 2);
+    expect(await store.claim('k', { leaseMs: LEASE })).toEqual({ status: 'completed' });
+  });
+
+  it('extends a held lease', async () => {
+    const { store, clock } = await setup();
+    if (!store.extend) return expect(kind.name).toBe('custom');
+    const { token } = claimed(await store.claim('k', { leaseMs: LEASE }));
+    clock.advance(LEASE - 1_000);
+    expect(await store.extend('k', token, { leaseMs: LEASE })).toBe(true);
+    clock.advance(LEASE - 1);
+    expect(await store.claim('k', { leaseMs: LEASE })).toEqual({
+      status: 'in_progress',
+      leaseEndsAt: clock.now() + 1,
+    });
+    expect(await store.complete('k', token, { ttlMs: TTL })).toBe(true);
+  });
+
+  it('prunes expired claims and completed records, keeping live ones', async () => {
+    const { store, clock } = await setup();
+    if (!store.prune) return expect(kind.name).toMatch(/^redis/); // Redis expires keys by itself
+    claimed(await store.claim('expired-claim', { leaseMs: 1_000 }));
+    const done = claimed(await store.claim('expired-done', { leaseMs: LEASE }));
+    await store.complete('expired-done', done.token, { ttlMs: 1_000 });
+    claimed(await store.claim('live-claim', { leaseMs: LEASE }));
+    const live = claimed(await store.claim('live-done', { leaseMs: LEASE }));
+    await store.complete('live-done', live.token, { ttlMs: TTL });
+    clock.advance(1_000);
+    expect(await store.prune()).toBe(2);
+    expect(await store.prune()).toBe(0);
+    expect(await store.claim('live-claim', { leaseMs: LEASE })).toMatchObject({ status: 'in_progress' });
+    expect(await store.claim('live-done', { leaseMs: LEASE })).toEqual({ status: 'completed' });
+    expect((await store.claim('expired-done', { leaseMs: LEASE })).status).toBe('claimed');
+  });
+
+  it('keeps keys apart, whatever characters they hold', async () => {
+    const { store } = await setup();
+    const keys = [
+      'mail:msg:<a@b>:delivered',
+      'crm:delivery:ü-ß-✓',
+      `x${'y'.repeat(500)}`,
+      "it's; drop",
+      'a b\nc',
+    ];
+    for (const key of keys) claimed(await store.claim(key, { leaseMs: LEASE }));
+    for (const key of keys) expect((await store.claim(key, { leaseMs: LEASE })).status).toBe('in_progress');
+  });
+
+  it('rejects bad arguments with options_invalid', async () => {
+    const { store } = await setup();
+    await expect(store.claim('', { leaseMs: LEASE })).rejects.toMatchObject({
+      code: 'options_invalid',
+      status: 500,
+    });
+    await expect(store.claim('k', { leaseMs: 0 })).rejects.toMatchObject({ code: 'options_invalid' });
+    await expect(store.claim('k', { leaseMs: 1.5 })).rejects.toMatchObject({ code: 'options_invalid' });
+    await expect(store.complete('k', 'tok', { ttlMs: -1 })).rejects.toMatchObject({
+      code: 'options_invalid',
+    });
+    await expect(store.release('k', '')).rejects.toMatchObject({ code: 'options_invalid' });
+  });
+
+  // Only stores with a backend to lose (not the in-process memory store).
+  const createUnreachable = kind.createUnreachable;
+  if (createUnreachable) {
+    it('fails with store_unavailable (503) when the backend is unreachable', async () => {
+      const store = await createUnreachable();
+      const error = await store.claim('k', { leaseMs: LEASE }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: 'WebhookError', code: 'store_unavailable', status: 503 });
+      await expect(store.complete('k', 'tok', { ttlMs: TTL })).rejects.toMatchObject({
+        code: 'store_unavailable',
+      });
+      await expect(store.release('k', 'tok')).rejects.toMatchObject({ code: 'store_unavailable' });
+    });
+  }
+}

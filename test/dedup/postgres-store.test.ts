@@ -1,0 +1,76 @@
+import { createPostgresStore, postgresDedupDDL } from '@svc/webhooks/postgres';
+import type pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { createManualClock } from '../support/clock.js';
+import { forEachStore } from '../support/stores.js';
+import { storeContract } from './contract.js';
+
+forEachStore(storeContract, ['postgres-pg', 'postgres-pglite']);
+
+forEachStore(
+  (kind) => {
+    describe('postgres specifics', () => {
+      const client = () => kind.client as pg.Pool;
+
+      it('creates its table on first use with createTable, idempotently', async () => {
+        const table = `lazy_${Date.now()}`;
+        const store = createPostgresStore({ client: client(), table, createTable: true });
+        expect((await store.claim('k', { leaseMs: 1_000 })).status).toBe('claimed');
+        await store.migrate();
+        const { rows } = await client().query(`SELECT key, completed FROM ${table}`);
+        expect(rows).toEqual([{ key: 'k', completed: false }]);
+      });
+
+      it('supports schema-qualified tables and rejects unsafe names', async () => {
+        await client().query('CREATE SCHEMA IF NOT EXISTS hooks');
+        const store = createPostgresStore({
+          client: client(),
+          table: 'hooks.dedup',
+          clock: createManualClock(),
+        });
+        await store.migrate();
+        expect((await store.claim('k', { leaseMs: 1_000 })).status).toBe('claimed');
+        for (const table of ['x; DROP TABLE y', 'a.b.c', '"quoted"', '1abc', '']) {
+          expect(() => createPostgresStore({ client: client(), table })).toThrow(/letters, digits/);
+        }
+        expect(postgresDedupDDL()).toContain('CREATE TABLE IF NOT EXISTS "webhook_dedup"');
+      });
+
+      it('uses the database clock without an injected one', async () => {
+        const store = createPostgresStore({ client: client(), table: `dbclock_${Date.now()}` });
+        await store.migrate();
+        const before = Date.now();
+        const result = await store.claim('k', { leaseMs: 60_000 });
+        if (result.status !== 'claimed') throw new Error('not claimed');
+        expect(Math.abs(result.leaseEndsAt - (before + 60_000))).toBeLessThan(60_000);
+        expect(await store.complete('k', result.token, { ttlMs: 60_000 })).toBe(true);
+      });
+
+      it('reports a missing table as store_unavailable', async () => {
+        const store = createPostgresStore({ client: client(), table: 'does_not_exist' });
+        await expect(store.claim('k', { leaseMs: 1_000 })).rejects.toMatchObject({
+          code: 'store_unavailable',
+        });
+      });
+    });
+  },
+  ['postgres-pg', 'postgres-pglite'],
+);
+
+forEachStore(
+  (kind) => {
+    it('times out with store_unavailable while the table is locked', async () => {
+      const pool = kind.client as pg.Pool;
+      const table = `locked_${Date.now()}`;
+      const store = createPostgresStore({ client: pool, table, timeoutMs: 200 });
+      await store.migrate();
+      const locker = await pool.connect();
+      await locker.query(`BEGIN; LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+      await expect(store.claim('k', { leaseMs: 1_000 })).rejects.toMatchObject({ code: 'store_unavailable' });
+      await locker.query('ROLLBACK');
+      locker.release();
+      expect((await store.claim('k', { leaseMs: 1_000 })).status).toMatch(/claimed|in_progress/);
+    });
+  },
+  ['postgres-pg'],
+);

@@ -1,0 +1,93 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildDist, root } from './dist.js';
+import { bundledSources, reachable } from './graph.js';
+
+const subpaths: Record<string, string> = JSON.parse(readFileSync(join(root, 'entries.json'), 'utf8'));
+const names = Object.keys(subpaths).map((subpath) => (subpath === '.' ? 'index' : subpath));
+const formats = [
+  ['ESM', 'js'],
+  ['CJS', 'cjs'],
+] as const;
+
+// esbuild emits `var WebhookError = class extends Error` (CJS: `(_class = class …)`); the class body
+// sets `name = "WebhookError"` exactly where the class is defined.
+const DEFINES_WEBHOOK_ERROR = /\bWebhookError = (?:\(\w+ = )?class\b|class WebhookError\b/;
+
+let dist: string;
+beforeAll(async () => {
+  dist = await buildDist();
+});
+
+describe('build output', () => {
+  it.each(formats)('has an %s file for every subpath', (_format, ext) => {
+    const files = readdirSync(dist);
+    for (const name of names) expect(files).toContain(`${name}.${ext}`);
+  });
+
+  describe.each(formats)('%s', (_format, ext) => {
+    it('./verify imports nothing outside itself: no zod, no node:crypto, no framework', () => {
+      const { files, external } = reachable(dist, [`verify.${ext}`]);
+      expect([...external]).toEqual([]);
+      const sources = bundledSources(dist);
+      for (const file of files) {
+        for (const source of sources.get(file) ?? [])
+          expect(source).toMatch(/^src\/(verify\/|core\/errors\.ts$)/);
+      }
+      for (const file of files) expect(readFileSync(join(dist, file), 'utf8')).not.toMatch(/\bzod\b/);
+    });
+
+    // STYLE: "./testing never reaches production bundles", checked over the module graph of the output.
+    it('no production entry reaches ./testing code', () => {
+      const testingDir = `${dirname(subpaths.testing!)}/`;
+      const production = names.filter((name) => name !== 'testing').map((name) => `${name}.${ext}`);
+      const sources = bundledSources(dist);
+      const fromTesting = (file: string) =>
+        (sources.get(file) ?? []).filter(
+          (source) => source.startsWith(testingDir) || source === subpaths.testing,
+        );
+      // The check can fail: the testing entry itself bundles testing sources.
+      const testing = reachable(dist, [`testing.${ext}`]);
+      expect([...testing.files].flatMap(fromTesting).length).toBeGreaterThan(0);
+
+      const { files, external } = reachable(dist, production);
+      expect(files.has(`testing.${ext}`)).toBe(false);
+      for (const file of files) {
+        expect(fromTesting(file), `${file} bundles ./testing sources`).toEqual([]);
+        const map = JSON.parse(readFileSync(join(dist, `${file}.map`), 'utf8')) as { sources: string[] };
+        expect(map.sources.filter((source) => source.includes(testingDir))).toEqual([]);
+      }
+      expect(external.has('msw')).toBe(false);
+    });
+
+    it('defines WebhookError exactly once (a shared chunk)', () => {
+      const defining = readdirSync(dist).filter(
+        (file) =>
+          file.endsWith(`.${ext}`) && DEFINES_WEBHOOK_ERROR.test(readFileSync(join(dist, file), 'utf8')),
+      );
+      expect(defining).toHaveLength(1);
+      expect(defining[0]).toMatch(/^chunk-/);
+    });
+  });
+
+  it('every entry hands out the same WebhookError class (ESM)', async () => {
+    const classes = new Set<unknown>();
+    for (const name of ['index', 'verify']) {
+      classes.add(
+        (await import(/* @vite-ignore */ pathToFileURL(join(dist, `${name}.js`)).href)).WebhookError,
+      );
+    }
+    expect(classes.size).toBe(1);
+    expect([...classes][0]).toBeTypeOf('function');
+  });
+
+  it('every entry hands out the same WebhookError class (CJS)', () => {
+    const require = createRequire(join(dist, 'index.cjs'));
+    const classes = new Set(['index', 'verify'].map((name) => require(`./${name}.cjs`).WebhookError));
+    expect(classes.size).toBe(1);
+    expect([...classes][0]).toBeTypeOf('function');
+  });
+});

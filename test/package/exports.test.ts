@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { root } from './dist.js';
+
+type Branch = { types: string; default: string };
+type Pkg = {
+  name: string;
+  license: string;
+  type: string;
+  sideEffects: boolean;
+  engines: { node: string };
+  main: string;
+  module: string;
+  types: string;
+  files: string[];
+  exports: Record<string, { import: Branch; require: Branch }>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  scripts: Record<string, string>;
+};
+
+const read = (file: string) => readFileSync(join(root, file), 'utf8');
+const pkg = JSON.parse(read('package.json')) as Pkg;
+const subpaths: Record<string, string> = JSON.parse(read('entries.json'));
+const tsconfig = JSON.parse(read('tsconfig.json')) as {
+  compilerOptions: { paths: Record<string, string[]> };
+};
+
+const exportKey = (subpath: string) => (subpath === '.' ? '.' : `./${subpath}`);
+const fileName = (subpath: string) => (subpath === '.' ? 'index' : subpath);
+
+describe('package.json', () => {
+  it('exports exactly the subpaths of entries.json, in the same order', () => {
+    expect(Object.keys(pkg.exports)).toEqual(Object.keys(subpaths).map(exportKey));
+  });
+
+  it.each(Object.keys(subpaths))(
+    'subpath "%s" has import and require branches, each with its own types first',
+    (subpath) => {
+      const name = fileName(subpath);
+      const entry = pkg.exports[exportKey(subpath)]!;
+      expect(entry).toEqual({
+        import: { types: `./dist/${name}.d.ts`, default: `./dist/${name}.js` },
+        require: { types: `./dist/${name}.d.cts`, default: `./dist/${name}.cjs` },
+      });
+      // TypeScript takes the first matching condition: `types` must come before `default`.
+      expect(Object.keys(entry)).toEqual(['import', 'require']);
+      expect(Object.keys(entry.import)).toEqual(['types', 'default']);
+      expect(Object.keys(entry.require)).toEqual(['types', 'default']);
+    },
+  );
+
+  it('has main/module/types fallbacks for the root entry, for tools that ignore exports', () => {
+    expect(pkg.main).toBe('./dist/index.cjs');
+    expect(pkg.module).toBe('./dist/index.js');
+    expect(pkg.types).toBe('./dist/index.d.cts');
+  });
+
+  it('is an MIT, side-effect-free ES module package for Node >= 20', () => {
+    expect(pkg.name).toBe('@svc/webhooks');
+    expect(pkg.license).toBe('MIT');
+    expect(read('LICENSE')).toMatch(/^MIT License/);
+    expect(pkg.type).toBe('module');
+    expect(pkg.sideEffects).toBe(false);
+    expect(pkg.engines.node).toBe('>=20');
+    expect(pkg.files).toContain('dist');
+  });
+
+  it('depends on zod 4 only', () => {
+    expect(Object.keys(pkg.dependencies)).toEqual(['zod']);
+    expect(pkg.dependencies.zod).toMatch(/^\^4\./);
+  });
+
+  it('frameworks and clients are optional peers, tested in development', () => {
+    const peers = Object.keys(pkg.peerDependencies);
+    expect(peers.length).toBeGreaterThan(0);
+    for (const peer of peers) {
+      expect(pkg.peerDependenciesMeta[peer], peer).toEqual({ optional: true });
+      expect(pkg.dependencies[peer], peer).toBeUndefined();
+      expect(pkg.devDependencies[peer], `${peer} is installed for the tests`).toBeDefined();
+    }
+    expect(Object.keys(pkg.peerDependenciesMeta).sort()).toEqual([...peers].sort());
+  });
+
+  it('has the scripts the README and CI use', () => {
+    expect(pkg.scripts).toMatchObject({
+      build: 'tsup',
+      test: 'vitest run',
+      typecheck: expect.stringMatching(/^tsc\b/),
+      lint: 'biome check .',
+    });
+  });
+});
+
+describe('tsconfig.json', () => {
+  it('maps every public name to its source, like the vitest aliases', () => {
+    const expected = Object.fromEntries(
+      Object.entries(subpaths).map(([subpath, file]) => [
+        subpath === '.' ? '@svc/webhooks' : `@svc/webhooks/${subpath}`,
+        [`./${file}`],
+      ]),
+    );
+    expect(tsconfig.compilerOptions.paths).toEqual(expected);
+  });
+});

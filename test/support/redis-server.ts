@@ -1,0 +1,76 @@
+/** A real redis-server for tests; see servers.ts. */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureServers, freePort, liveDirs, spawnUntil, stopChild } from './server-process.js';
+
+/** A running (or stopped) redis-server. */
+export interface RedisServer {
+  host: '127.0.0.1';
+  port: number;
+  /** `redis://127.0.0.1:<port>` */
+  url: string;
+  /** Whether the process is currently running. */
+  readonly running: boolean;
+  /** Graceful stop (SIGTERM): Redis saves its data and exits; clients see connection errors. */
+  stop(): Promise<void>;
+  /** Crash (SIGKILL): no save. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port with the data it saved. */
+  start(): Promise<void>;
+  /** Stops it and deletes its directory. */
+  close(): Promise<void>;
+}
+
+/** Starts redis-server on 127.0.0.1 on a free port, in its own temp dir. */
+export async function startRedis(): Promise<RedisServer> {
+  if (!ensureServers().redis) {
+    throw new Error(
+      'redis-server is not installed and could not be installed (scripts/ensure-test-servers.sh)',
+    );
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'svc-webhooks-redis-'));
+  liveDirs.add(dir);
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '3600 1',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'no',
+    '--protected-mode',
+    'no',
+    '--loglevel',
+    'notice',
+  ];
+  const start = async () => {
+    if (child && child.exitCode === null && child.signalCode === null) return;
+    child = await spawnUntil('redis-server', args, /Ready to accept connections/, 'redis-server');
+  };
+  await start();
+  return {
+    host: '127.0.0.1',
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    get running() {
+      return child !== undefined && child.exitCode === null && child.signalCode === null;
+    },
+    stop: () => stopChild(child, 'SIGTERM'),
+    kill: () => stopChild(child, 'SIGKILL'),
+    start,
+    async close() {
+      await stopChild(child, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+      liveDirs.delete(dir);
+    },
+  };
+}

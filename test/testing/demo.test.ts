@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { runDemo } from '../../examples/demo/scenario.js';
+
+describe('the demo scenario (npm run demo)', () => {
+  it('plays the whole timeline over real HTTP and ends with the expected summary', async () => {
+    const lines: string[] = [];
+    const summary = await runDemo((line) => lines.push(line));
+    const text = lines.join('\n');
+    expect(summary.rows).toEqual([
+      {
+        service: 'mail',
+        deliveries: 14,
+        attempts: 36,
+        succeeded: 5,
+        failed: 9,
+        handled: 4,
+        duplicates: 2,
+        webhook: 'active',
+      },
+      {
+        service: 'crm',
+        deliveries: 4,
+        attempts: 6,
+        succeeded: 4,
+        failed: 0,
+        handled: 4,
+        duplicates: 0,
+        webhook: 'active',
+      },
+    ]);
+    expect(summary.pausedAt).toBe('09:02:54.000');
+    expect(summary.crmRetryOffsetsMs).toEqual([0, 1_000, 3_000]);
+    expect(summary.oldSecretStatus).toBe(401);
+    expect(summary.simulatedMs).toBeGreaterThan(15 * 60_000);
+    expect(text).toContain('retry (attempt 2): 200 duplicate');
+    expect(text).toContain('opened not sent: webhook paused');
+    expect(text).toMatch(/attempt 2: 500 handler_failed, next attempt 09:02:09\.000/);
+    expect(text).toContain('== Summary');
+  });
+});
