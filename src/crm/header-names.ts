@@ -1,4 +1,4 @@
-import { WebhookError } from '../core/errors.js';
+import { type HeaderNames, headerNameResolver } from '../core/header-names.js';
 
 /**
  * The request headers of every CRM delivery (crm-service §6 "Request headers"), with
@@ -31,15 +31,7 @@ export const CRM_HEADER_NAMES = {
  * const names: Partial<CrmHeaderNames> = { signature: 'X-Acme-Signature' };
  * ```
  */
-export interface CrmHeaderNames {
-  event: string;
-  signature: string;
-  deliveryId: string;
-}
-
-// Resolved objects are remembered, so passing one back in (receiver -> parser) costs one lookup.
-const resolved = new WeakSet<object>();
-const DEFAULT_LOWER: Readonly<CrmHeaderNames> = remember(lower(CRM_HEADER_NAMES));
+export interface CrmHeaderNames extends HeaderNames {}
 
 /**
  * The header names to read, lowercased once: the defaults with `overrides` applied. Receivers call it
@@ -53,31 +45,5 @@ const DEFAULT_LOWER: Readonly<CrmHeaderNames> = remember(lower(CRM_HEADER_NAMES)
  * // { event: 'x-svc-event', signature: 'x-acme-signature', deliveryId: 'x-svc-delivery' }
  * ```
  */
-export function resolveCrmHeaderNames(overrides?: Partial<CrmHeaderNames>): Readonly<CrmHeaderNames> {
-  if (overrides === undefined) return DEFAULT_LOWER;
-  if (resolved.has(overrides)) return overrides as CrmHeaderNames;
-  return remember(lower({ ...CRM_HEADER_NAMES, ...withoutUndefined(overrides) }));
-}
-
-function remember(names: CrmHeaderNames): Readonly<CrmHeaderNames> {
-  const frozen = Object.freeze(names);
-  resolved.add(frozen);
-  return frozen;
-}
-
-function lower(names: CrmHeaderNames): CrmHeaderNames {
-  for (const [key, value] of Object.entries(names)) {
-    if (typeof value !== 'string' || value.trim().length === 0) {
-      throw new WebhookError('options_invalid', `headerNames.${key} must be a non-empty header name.`);
-    }
-  }
-  return {
-    event: names.event.toLowerCase(),
-    signature: names.signature.toLowerCase(),
-    deliveryId: names.deliveryId.toLowerCase(),
-  };
-}
-
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
+export const resolveCrmHeaderNames: (overrides?: Partial<CrmHeaderNames>) => Readonly<CrmHeaderNames> =
+  headerNameResolver(CRM_HEADER_NAMES);

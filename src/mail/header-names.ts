@@ -1,4 +1,4 @@
-import { WebhookError } from '../core/errors.js';
+import { type HeaderNames, headerNameResolver } from '../core/header-names.js';
 
 /**
  * The request headers of every email-service delivery (email-service §6 "Request headers"), with
@@ -31,15 +31,7 @@ export const MAIL_HEADER_NAMES = {
  * const names: Partial<MailHeaderNames> = { signature: 'X-AcmeMAIL-Sig' };
  * ```
  */
-export interface MailHeaderNames {
-  event: string;
-  signature: string;
-  deliveryId: string;
-}
-
-// Resolved objects are remembered, so passing one back in (receiver -> parser) costs one lookup.
-const resolved = new WeakSet<object>();
-const DEFAULT_LOWER: Readonly<MailHeaderNames> = remember(lower(MAIL_HEADER_NAMES));
+export interface MailHeaderNames extends HeaderNames {}
 
 /**
  * The header names to read, lowercased once: the defaults with `overrides` applied. Receivers call it
@@ -53,31 +45,5 @@ const DEFAULT_LOWER: Readonly<MailHeaderNames> = remember(lower(MAIL_HEADER_NAME
  * // { event: 'x-svcmail-event', signature: 'x-acmemail-sig', deliveryId: 'x-svcmail-id' }
  * ```
  */
-export function resolveMailHeaderNames(overrides?: Partial<MailHeaderNames>): Readonly<MailHeaderNames> {
-  if (overrides === undefined) return DEFAULT_LOWER;
-  if (resolved.has(overrides)) return overrides as MailHeaderNames;
-  return remember(lower({ ...MAIL_HEADER_NAMES, ...withoutUndefined(overrides) }));
-}
-
-function remember(names: MailHeaderNames): Readonly<MailHeaderNames> {
-  const frozen = Object.freeze(names);
-  resolved.add(frozen);
-  return frozen;
-}
-
-function lower(names: MailHeaderNames): MailHeaderNames {
-  for (const [key, value] of Object.entries(names)) {
-    if (typeof value !== 'string' || value.trim().length === 0) {
-      throw new WebhookError('options_invalid', `headerNames.${key} must be a non-empty header name.`);
-    }
-  }
-  return {
-    event: names.event.toLowerCase(),
-    signature: names.signature.toLowerCase(),
-    deliveryId: names.deliveryId.toLowerCase(),
-  };
-}
-
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
+export const resolveMailHeaderNames: (overrides?: Partial<MailHeaderNames>) => Readonly<MailHeaderNames> =
+  headerNameResolver(MAIL_HEADER_NAMES);
