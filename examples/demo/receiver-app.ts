@@ -1,12 +1,11 @@
 /**
- * The demo's receiving side: an Express app with the library's email and CRM receivers (memory dedup
- * store), as in examples/express, plus the switches the scenario needs (an outage, secret rotation).
+ * The demo's receiving side: the Express example (examples/express, memory dedup store) on a real
+ * server at 127.0.0.1, with the switches the scenario needs: a handler outage, and a redeploy with
+ * other secrets (a rotation) that swaps the app behind the same port.
  */
-import type { Server } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
-import { type ExpressWebhookMiddleware, webhookMiddleware } from '@svc/webhooks/express';
-import express from 'express';
+import { createApp } from '../express/server.js';
 
 export interface DemoReceiverOptions {
   mailSecret: string;
@@ -21,43 +20,46 @@ export interface DemoReceiver {
   mailOutage: boolean;
   /** The CRM handler fails this many more times. */
   crmFailures: number;
-  /** Replaces the CRM secrets (a rotation: [new, old], then [new]). */
+  /** Redeploys the app with other CRM secrets (a rotation: [new, old], then [new]). */
   setCrmSecrets(secrets: string[]): void;
   close(): Promise<void>;
 }
 
 export async function startDemoReceiver(options: DemoReceiverOptions): Promise<DemoReceiver> {
   const state = { mailOutage: false, crmFailures: 0 };
-  // email-service §6 rule 2: `delivered` arrives twice per message; collapse by message_id + event.
-  const mail = createMailReceiver({
-    secret: options.mailSecret,
-    dedupKey: 'message-event',
-    logger: () => {},
-  }).onAny((event) => {
-    if (state.mailOutage) throw new Error('database unavailable');
-    const messageId = (event.payload as { message_id?: string }).message_id ?? '';
-    options.onHandled('mail', event.name, event.deliveryId, messageId);
-  });
-  const crmMiddleware = (secrets: string[]): ExpressWebhookMiddleware =>
-    webhookMiddleware(
-      createCrmReceiver({ secret: secrets, logger: () => {} }).onAny((event) => {
-        if (state.crmFailures > 0) {
-          state.crmFailures--;
-          throw new Error('CRM sync backend busy');
+  const details = new Map<string, string>();
+  const app = (crmSecret: readonly string[]): RequestListener =>
+    createApp({
+      mailSecret: options.mailSecret,
+      crmSecret,
+      logger: () => {},
+      handle: (event) => {
+        if (event.service === 'crm') {
+          if (state.crmFailures > 0) {
+            state.crmFailures--;
+            throw new Error('CRM sync backend busy');
+          }
+          return;
         }
-        options.onHandled('crm', event.name, event.deliveryId, '');
-      }),
-    );
-  let crm = crmMiddleware([options.crmSecret]);
+        if (state.mailOutage) throw new Error('database unavailable');
+        const messageId = (event.payload as { message_id?: unknown }).message_id;
+        if (typeof messageId === 'string') details.set(event.deliveryId, messageId);
+      },
+      // The example's one JSON line per handled event, as it prints it on stdout.
+      print: (line) => {
+        const { service, event, deliveryId } = JSON.parse(line) as {
+          service: 'mail' | 'crm';
+          event: string;
+          deliveryId: string;
+        };
+        options.onHandled(service, event, deliveryId, details.get(deliveryId) ?? '');
+        details.delete(deliveryId);
+      },
+    });
 
-  const app = express();
-  app.post('/webhooks/mail', webhookMiddleware(mail));
-  app.post('/webhooks/crm', (req, res, next) => crm(req, res, next));
-  app.use(express.json());
-
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
+  let current = app([options.crmSecret]);
+  const server = createServer((req, res) => current(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
@@ -74,7 +76,7 @@ export async function startDemoReceiver(options: DemoReceiverOptions): Promise<D
       state.crmFailures = value;
     },
     setCrmSecrets(secrets) {
-      crm = crmMiddleware(secrets);
+      current = app(secrets);
     },
     close: () =>
       new Promise<void>((resolve) => {

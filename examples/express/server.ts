@@ -6,13 +6,25 @@
  *   SVC_MAIL_WEBHOOK_SECRET=... SVC_CRM_WEBHOOK_SECRET=... PORT=3000 npx tsx server.ts
  */
 import { pathToFileURL } from 'node:url';
-import { createCrmReceiver, createMailReceiver, type Logger } from '@svc/webhooks';
+import {
+  type CrmWebhookEvent,
+  createCrmReceiver,
+  createMailReceiver,
+  type Logger,
+  type MailWebhookEvent,
+} from '@svc/webhooks';
 import { webhookMiddleware } from '@svc/webhooks/express';
 import express, { type Express } from 'express';
 
 export interface AppOptions {
-  mailSecret: string;
-  crmSecret: string;
+  /** One secret, or `[new, old]` while a rotation is under way. */
+  mailSecret: string | readonly string[];
+  crmSecret: string | readonly string[];
+  /**
+   * Your work for each event, before its line is printed. If it throws, the receiver answers 500 and
+   * releases the delivery, so the service's retry runs it again.
+   */
+  handle?: (event: MailWebhookEvent | CrmWebhookEvent) => void | Promise<void>;
   /** Where each handled event's JSON line goes. Default: stdout. */
   print?: (line: string) => void;
   /** Receiver logs (refusals, failures). Default: stderr. */
@@ -24,16 +36,21 @@ export function createApp({
   crmSecret,
   print = (line) => console.log(line),
   logger = (entry) => console.error(JSON.stringify(entry)),
+  handle = () => {},
 }: AppOptions): Express {
-  const mail = createMailReceiver({ secret: mailSecret, logger });
+  // `delivered` arrives twice per message (accepted, then confirmed) with different delivery ids:
+  // 'message-event' dedups by message_id + event, so it is handled once.
+  const mail = createMailReceiver({ secret: mailSecret, dedupKey: 'message-event', logger });
   const crm = createCrmReceiver({ secret: crmSecret, logger });
   // Runs once per delivery: retries and duplicates are answered 200 without calling it again.
-  mail.onAny((event) =>
-    print(JSON.stringify({ service: 'mail', event: event.name, deliveryId: event.deliveryId })),
-  );
-  crm.onAny((event) =>
-    print(JSON.stringify({ service: 'crm', event: event.name, deliveryId: event.deliveryId })),
-  );
+  mail.onAny(async (event) => {
+    await handle(event);
+    print(JSON.stringify({ service: 'mail', event: event.name, deliveryId: event.deliveryId }));
+  });
+  crm.onAny(async (event) => {
+    await handle(event);
+    print(JSON.stringify({ service: 'crm', event: event.name, deliveryId: event.deliveryId }));
+  });
 
   const app = express();
   // Webhook routes BEFORE express.json(): the signature covers the raw bytes, and a JSON parser that
