@@ -1,11 +1,12 @@
+import { createLruSlots } from './lru-slots.js';
 import { createToken } from './token.js';
 import type { ClaimOptions, ClaimResult, Clock, CompleteOptions, DedupStore } from './types.js';
 import { systemClock } from './types.js';
 import { assertKey, assertMs, assertToken } from './validate.js';
 
 /**
- * Default {@link MemoryStoreOptions.maxKeys}: 100,000 keys, about 14 MB of heap with 50-character keys
- * (docs/benchmarks.md).
+ * Default {@link MemoryStoreOptions.maxKeys}: 100,000 keys, about 12 MB with 50-character keys, the key
+ * strings included (docs/benchmarks.md).
  *
  * @example
  * ```ts
@@ -50,11 +51,6 @@ export interface MemoryStore extends DedupStore {
   close(): Promise<void>;
 }
 
-// A completed record is stored as its expiry (a bare number) to keep a million keys small;
-// a claim is an object holding its fencing token.
-type Claim = { token: string; leaseEndsAt: number };
-type Entry = number | Claim;
-
 /**
  * An in-process {@link DedupStore}: the default of the receivers. Atomic without locks because every
  * state change happens synchronously before the returned promise settles (JavaScript runs one
@@ -78,55 +74,61 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) {
     throw new RangeError('createMemoryStore: maxKeys must be a positive whole number.');
   }
-  // Map iteration order is insertion order: re-inserting on use makes the first key the least recently used.
-  const entries = new Map<string, Entry>();
-  // One long-lived iterator finds the oldest key: Map iterators survive deletes and inserts, and a fresh
-  // `keys().next()` per eviction would rescan the holes deleted keys leave at the front (O(n) each).
-  let oldestFirst = entries.keys();
+  // Each key has a numbered slot (lru-slots.ts); its state is in flat arrays under that number, which
+  // keeps a million keys compact and out of the garbage collector's way. A completed record is its
+  // expiry in `ends` and no token; a claim is its lease end in `ends` plus its fencing token.
+  const slots = createLruSlots(maxKeys);
+  let ends = new Float64Array(1);
+  let tokens: (string | undefined)[] = [undefined];
 
-  function evictOldest(): void {
-    let next = oldestFirst.next();
-    if (next.done) {
-      oldestFirst = entries.keys();
-      next = oldestFirst.next();
+  function added(key: string): number {
+    const slot = slots.add(key);
+    if (slot >= ends.length) {
+      const length = Math.min(maxKeys + 1, Math.max(slot + 1, ends.length * 2));
+      const wider = new Float64Array(length);
+      wider.set(ends);
+      ends = wider;
+      tokens = tokens.concat(new Array(length - tokens.length).fill(undefined)); // exact length: no slack
     }
-    if (!next.done) entries.delete(next.value);
+    return slot;
   }
 
-  function touch(key: string, entry: Entry): void {
-    entries.delete(key);
-    entries.set(key, entry);
-  }
-
-  function owned(key: string, token: string, now: number): Claim | undefined {
-    const entry = entries.get(key);
-    if (typeof entry !== 'object' || entry.token !== token) return undefined;
+  /** The slot `token` holds a live lease on, or 0. */
+  function owned(key: string, token: string, now: number): number {
+    const slot = slots.find(key);
     // A lapsed lease is no longer owned: another worker may already hold (or may take) the key.
-    return entry.leaseEndsAt > now ? entry : undefined;
+    return slot !== 0 && tokens[slot] === token && ends[slot]! > now ? slot : 0;
+  }
+
+  function remove(slot: number): void {
+    slots.remove(slot);
+    tokens[slot] = undefined;
   }
 
   return {
     get size() {
-      return entries.size;
+      return slots.size;
     },
 
     async claim(key: string, { leaseMs }: ClaimOptions): Promise<ClaimResult> {
       assertKey(key);
       assertMs('leaseMs', leaseMs);
       const now = clock.now();
-      const entry = entries.get(key);
-      if (typeof entry === 'number' && entry > now) {
-        touch(key, entry);
-        return { status: 'completed' };
-      }
-      if (typeof entry === 'object' && entry.leaseEndsAt > now) {
-        return { status: 'in_progress', leaseEndsAt: entry.leaseEndsAt };
+      let slot = slots.find(key);
+      if (slot === 0) {
+        slot = added(key);
+      } else {
+        const endsAt = ends[slot]!;
+        if (endsAt > now && tokens[slot] !== undefined) return { status: 'in_progress', leaseEndsAt: endsAt };
+        slots.touch(slot);
+        if (endsAt > now) return { status: 'completed' };
       }
       // Free, expired or a crashed worker's lapsed lease: take it over with a new token.
-      const claim: Claim = { token: createToken(), leaseEndsAt: now + leaseMs };
-      touch(key, claim);
-      while (entries.size > maxKeys) evictOldest();
-      return { status: 'claimed', token: claim.token, leaseEndsAt: claim.leaseEndsAt };
+      const token = createToken();
+      const leaseEndsAt = now + leaseMs;
+      tokens[slot] = token;
+      ends[slot] = leaseEndsAt;
+      return { status: 'claimed', token, leaseEndsAt };
     },
 
     async complete(key: string, token: string, { ttlMs }: CompleteOptions): Promise<boolean> {
@@ -134,17 +136,20 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       assertToken(token);
       assertMs('ttlMs', ttlMs);
       const now = clock.now();
-      if (!owned(key, token, now)) return false;
-      // In place, not moved: the claim just made it the most recent, and a move leaves a hole in the table.
-      entries.set(key, now + ttlMs);
+      const slot = owned(key, token, now);
+      if (slot === 0) return false;
+      // Not touched: the claim just made it the most recent.
+      ends[slot] = now + ttlMs;
+      tokens[slot] = undefined;
       return true;
     },
 
     async release(key: string, token: string): Promise<boolean> {
       assertKey(key);
       assertToken(token);
-      if (!owned(key, token, clock.now())) return false;
-      entries.delete(key);
+      const slot = owned(key, token, clock.now());
+      if (slot === 0) return false;
+      remove(slot);
       return true;
     },
 
@@ -153,27 +158,30 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       assertToken(token);
       assertMs('leaseMs', leaseMs);
       const now = clock.now();
-      const claim = owned(key, token, now);
-      if (!claim) return false;
-      claim.leaseEndsAt = now + leaseMs;
+      const slot = owned(key, token, now);
+      if (slot === 0) return false;
+      ends[slot] = now + leaseMs;
       return true;
     },
 
     async prune(): Promise<number> {
       const now = clock.now();
       let removed = 0;
-      for (const [key, entry] of entries) {
-        const endsAt = typeof entry === 'number' ? entry : entry.leaseEndsAt;
-        if (endsAt <= now) {
-          entries.delete(key);
+      for (let slot = slots.oldest(); slot !== 0; ) {
+        const newer = slots.newer(slot); // read first: remove() reuses the link
+        if (ends[slot]! <= now) {
+          remove(slot);
           removed++;
         }
+        slot = newer;
       }
       return removed;
     },
 
     async close(): Promise<void> {
-      entries.clear();
+      slots.clear();
+      ends = new Float64Array(1);
+      tokens = [undefined];
     },
   };
 }
