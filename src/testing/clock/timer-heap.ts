@@ -4,6 +4,8 @@ export interface Timer {
   due: number;
   seq: number;
   callback: () => unknown;
+  /** Set by `clearTimeout`: the heap drops it when it surfaces (cheaper than removing it in place). */
+  cancelled: boolean;
 }
 
 const before = (a: Timer, b: Timer): boolean => a.due < b.due || (a.due === b.due && a.seq < b.seq);

@@ -39,6 +39,10 @@ export interface VirtualClock extends SchedulerClock {
   pending(): number;
 }
 
+const noop = (): void => {};
+// Timers waiting to enter the heap, at most (a clock nobody advances must not hoard cleared timers).
+const FRESH_LIMIT = 1024;
+
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
@@ -61,10 +65,14 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
   let now = typeof start === 'number' ? start : start.getTime();
   let nextId = 1;
   let seq = 0;
-  // Live timers by id; the heap may still hold cleared ones, skipped when they surface.
+  // Live timers by id; the heap may still hold cleared ones (flagged), skipped when they surface.
   const timers = new Map<TimerId, Timer>();
   const heap = createTimerHeap();
-  const inflight = new Set<Promise<unknown>>();
+  // Timers scheduled since the heap was last read: most (an attempt's time limit) are cleared before
+  // time moves, so they are dropped here without ever being sifted into the heap.
+  const fresh: Timer[] = [];
+  // Tracked tasks still running: a count is enough, since completions wake settle() through notify().
+  let inflight = 0;
   let sleeping = 0;
   // Resolved whenever a task starts or parks on a sleep, so settle() re-checks without spinning.
   let wake: (() => void) | undefined;
@@ -83,19 +91,27 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
 
   function schedule(callback: () => unknown, ms: number): TimerId {
     const id = nextId++;
-    const timer: Timer = { id, due: now + Math.max(0, ms), seq: seq++, callback };
+    const timer: Timer = { id, due: now + Math.max(0, ms), seq: seq++, callback, cancelled: false };
     timers.set(id, timer);
-    heap.push(timer);
+    if (fresh.push(timer) >= FRESH_LIMIT) flush();
     return id;
   }
 
+  // The heap orders by (due, seq), so when a timer enters it does not change the firing order.
+  function flush(): void {
+    for (const timer of fresh) if (!timer.cancelled) heap.push(timer);
+    fresh.length = 0;
+  }
+
+  // One reaction per tracked task (settled either way), shared by every task of this clock.
+  function finished(): void {
+    inflight--;
+    notify();
+  }
+
   function track<T>(work: Promise<T>): Promise<T> {
-    const entry = work.then(
-      () => undefined,
-      () => undefined,
-    );
-    inflight.add(entry);
-    void entry.then(() => inflight.delete(entry));
+    inflight++;
+    void work.then(finished, finished);
     notify();
     return work;
   }
@@ -104,18 +120,20 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
   // (it cannot finish before time moves). Real I/O (a fetch to a local server) is awaited.
   async function settle(): Promise<void> {
     for (;;) {
-      while (inflight.size > sleeping) await Promise.race([...inflight, nextChange()]);
-      if (inflight.size === 0) return;
+      // Woken when a task starts, finishes or parks on a sleep (one promise, not a race over all tasks).
+      while (inflight > sleeping) await nextChange();
+      if (inflight === 0) return;
       // Every task may be parked on a sleep, but a sleep can also belong to abandoned work (a handler
       // that timed out): one event-loop turn lets pending continuations finish before time moves.
       await tick();
-      if (inflight.size <= sleeping) return;
+      if (inflight <= sleeping) return;
     }
   }
 
   function nextDue(limit: number): Timer | undefined {
+    flush();
     for (let top = heap.peek(); top; top = heap.peek()) {
-      if (timers.get(top.id) !== top) {
+      if (top.cancelled) {
         heap.pop();
         continue;
       }
@@ -151,6 +169,12 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
     now: () => now,
     setTimeout: (callback, ms) => schedule(callback, ms),
     clearTimeout: (id) => {
+      const timer = timers.get(id);
+      if (timer === undefined) return;
+      // The heap keeps the timer until it surfaces; release what its callback holds (an attempt's
+      // request, controller and promise) now, so cleared timers do not pile up in the old generation.
+      timer.cancelled = true;
+      timer.callback = noop;
       timers.delete(id);
     },
     sleep: (ms) =>

@@ -75,50 +75,72 @@ export async function performAttempt(
   const { handler, attemptTimeoutMs = 10_000 } = transport;
   const startedAt = clock.now();
   const wallStart = performance.now();
-  const finish = (statusCode: number, error: string | null, responseBody: string | null): AttemptOutcome => ({
+  let timer: number | undefined;
+  let statusCode: number;
+  let error: string | null;
+  let responseBody: string | null;
+  try {
+    let response: ResponseText;
+    if (handler) {
+      const controller = new AbortController();
+      response = await new Promise<ResponseText>((resolve, reject) => {
+        timer = clock.setTimeout(() => {
+          controller.abort();
+          reject(new AttemptTimeout(`timeout: no response within ${attemptTimeoutMs} ms`));
+        }, attemptTimeoutMs);
+        const request = new Request(url, {
+          method: 'POST',
+          headers,
+          body,
+          redirect: 'manual',
+          signal: controller.signal,
+        });
+        // The handler runs on the next microtask, so a synchronous throw is a failed attempt too.
+        Promise.resolve(request).then(handler).then(readBody).then(resolve, reject);
+      });
+    } else {
+      response = await callFetch(transport.fetch ?? globalThis.fetch, url, headers, body, attemptTimeoutMs);
+    }
+    statusCode = response.status;
+    responseBody = response.text;
+    error =
+      statusCode >= 200 && statusCode < 300
+        ? null
+        : statusCode >= 300 && statusCode < 400
+          ? `redirect ${statusCode} not followed`
+          : `HTTP ${statusCode}`;
+  } catch (caught) {
+    statusCode = 0;
+    responseBody = null;
+    error = describeError(caught);
+  } finally {
+    if (timer !== undefined) clock.clearTimeout(timer);
+  }
+  return {
     statusCode,
     // Virtual time for in-process waits, wall time for real I/O; whichever actually elapsed.
     durationMs: Math.max(clock.now() - startedAt, Math.round(performance.now() - wallStart)),
     error,
     responseBody,
-  });
-  const controller = new AbortController();
-  let timer: number | undefined;
-  try {
-    const response = handler
-      ? await new Promise<[number, string | null]>((resolve, reject) => {
-          timer = clock.setTimeout(() => {
-            controller.abort();
-            reject(new AttemptTimeout(`timeout: no response within ${attemptTimeoutMs} ms`));
-          }, attemptTimeoutMs);
-          const request = new Request(url, {
-            method: 'POST',
-            headers,
-            body,
-            redirect: 'manual',
-            signal: controller.signal,
-          });
-          Promise.resolve()
-            .then(() => handler(request))
-            .then(readBody)
-            .then(resolve, reject);
-        })
-      : await callFetch(transport.fetch ?? globalThis.fetch, url, headers, body, attemptTimeoutMs);
-    const [status, text] = response;
-    if (status >= 200 && status < 300) return finish(status, null, text);
-    const error = status >= 300 && status < 400 ? `redirect ${status} not followed` : `HTTP ${status}`;
-    return finish(status, error, text);
-  } catch (error) {
-    return finish(0, describeError(error), null);
-  } finally {
-    if (timer !== undefined) clock.clearTimeout(timer);
-  }
+  };
 }
 
-async function readBody(response: Response): Promise<[number, string | null]> {
-  if (response.body === null) return [response.status, null];
-  const text = await response.text().catch(() => '');
-  return [response.status, text.length === 0 ? null : text.slice(0, MAX_BODY_TEXT)];
+/** Status and the start of the body of a response. */
+interface ResponseText {
+  status: number;
+  text: string | null;
+}
+
+// Not async: a response without a body (the common case in-process) costs no extra promise.
+function readBody(response: Response): ResponseText | Promise<ResponseText> {
+  if (response.body === null) return { status: response.status, text: null };
+  return response
+    .text()
+    .catch(() => '')
+    .then((text) => ({
+      status: response.status,
+      text: text.length === 0 ? null : text.slice(0, MAX_BODY_TEXT),
+    }));
 }
 
 async function callFetch(
@@ -127,8 +149,15 @@ async function callFetch(
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
-): Promise<[number, string | null]> {
+): Promise<ResponseText> {
   const signal = AbortSignal.timeout(timeoutMs);
-  const response = await fetchImpl(url, { method: 'POST', headers, body, redirect: 'manual', signal });
+  // `headers` is shared by every attempt of a delivery: a custom fetch gets its own copy to change.
+  const response = await fetchImpl(url, {
+    method: 'POST',
+    headers: { ...headers },
+    body,
+    redirect: 'manual',
+    signal,
+  });
   return readBody(response);
 }

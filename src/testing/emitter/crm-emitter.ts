@@ -54,14 +54,17 @@ export function createCrmEmitter(options: CrmEmitterOptions = {}) {
     keepPerWebhook: historySize,
     // crm-service §6 rule 5: spaced 1 s and 2 s apart, counted from the end of the previous attempt.
     nextAttemptAt: (_delivery, failed) => base.clock.now() + (retryDelaysMs[failed - 1] ?? 0),
-    async prepare(delivery) {
+    headers: (record, signature) => crmDeliveryHeaders(vendor, record.event, signature, record.id),
+    prepare(delivery) {
       const webhook = webhooks.find(delivery.record.webhookId);
       if (!webhook) return { cancel: 'webhook deleted' };
       if (!webhook.active) return { cancel: 'webhook inactive' };
-      // Signed at each attempt with the current secret: after a rotation the old one stops at once.
-      const signature = await base.sign(delivery, webhook.secret);
-      const { event, id } = delivery.record;
-      return { url: webhook.url, headers: crmDeliveryHeaders(vendor, event, signature, id) };
+      // Signed at each attempt with the current secret: after a rotation the old one stops at once
+      // (cached per secret: same bytes, same signature).
+      const headers = base.signedHeaders(delivery, webhook.secret);
+      return headers instanceof Promise
+        ? headers.then((signed) => ({ url: webhook.url, headers: signed }))
+        : { url: webhook.url, headers };
     },
     onSettled: () => {},
   });

@@ -1,5 +1,6 @@
 import { WebhookError } from '../../core/errors.js';
 import { signPayload } from '../../verify/sign-payload.js';
+import { isoTime } from '../clock/iso-time.js';
 import type { SchedulerClock } from '../clock/types.js';
 import { createVirtualClock } from '../clock/virtual-clock.js';
 import { createRandom, randomInt, randomUuid } from '../random.js';
@@ -16,6 +17,8 @@ interface BaseConfig {
   retentionMs?: number;
   keepPerWebhook?: number;
   nextAttemptAt(delivery: LiveDelivery, failed: number): number;
+  /** The service's request headers of a delivery around `signature`. */
+  headers(record: DeliveryRecord, signature: string): Record<string, string>;
   prepare: EngineConfig['prepare'];
   onSettled(delivery: LiveDelivery): void;
 }
@@ -65,7 +68,7 @@ export function createEmitterBase(config: BaseConfig) {
       webhookId,
       event,
       status: 'pending',
-      createdAt: new Date(now).toISOString(),
+      createdAt: isoTime(now),
       nextAttemptAt: null,
       test,
       attempts: [],
@@ -88,12 +91,20 @@ export function createEmitterBase(config: BaseConfig) {
     engine,
     emit,
     nextId,
-    /** The signature of the delivery's exact body with `secret` (cached until the secret changes). */
-    async sign(delivery: LiveDelivery, secret: string): Promise<string> {
-      if (delivery.signed?.secret !== secret) {
-        delivery.signed = { secret, signature: await signPayload(delivery.record.body, secret) };
-      }
-      return delivery.signed.signature;
+    /**
+     * The delivery's headers with the signature of its exact body under `secret`, signed when the
+     * secret differs from the last attempt's (a rotation) and reused otherwise: the same bytes and
+     * secret give the same signature, so only the first attempt pays for the HMAC and the headers.
+     */
+    signedHeaders(
+      delivery: LiveDelivery,
+      secret: string,
+    ): Record<string, string> | Promise<Record<string, string>> {
+      if (delivery.signed?.secret === secret) return delivery.signed.headers;
+      return signPayload(delivery.record.body, secret).then((signature) => {
+        delivery.signed = { secret, headers: config.headers(delivery.record, signature) };
+        return delivery.signed.headers;
+      });
     },
     /** Subscribes to attempts, settled deliveries, pauses and skipped events; returns an unsubscribe. */
     onEvent(listener: (event: EmitterEvent) => void): () => void {

@@ -1,12 +1,19 @@
+import { isoTime } from '../clock/iso-time.js';
 import type { SchedulerClock } from '../clock/types.js';
 import { performAttempt, type TransportOptions } from './attempt.js';
 import type { AttemptKind, AttemptRecord, DeliveryRecord, EmitterEvent } from './types.js';
 
+/** Where an attempt goes: the URL and the signed headers. */
+export type PreparedAttempt = { url: string; headers: Record<string, string> } | { cancel: string };
+
 /** A delivery as the engine holds it: the record, the signature cache and the pending timer. */
 export interface LiveDelivery {
   record: DeliveryRecord;
-  /** The last signature and the secret it was made with: re-signed only after a rotation. */
-  signed: { secret: string; signature: string } | undefined;
+  /**
+   * The signed headers and the secret they were signed with: the body never changes, so the signature
+   * (and the header object around it) is made again only after a rotation.
+   */
+  signed: { secret: string; headers: Record<string, string> } | undefined;
   createdAtMs: number;
   timer: number | undefined;
 }
@@ -20,11 +27,11 @@ export interface EngineConfig {
   maxAttempts: number;
   /** When attempt `failed + 1` runs (epoch ms), after attempt `failed` failed. */
   nextAttemptAt(delivery: LiveDelivery, failed: number): number;
-  /** URL and signed headers for the next attempt, or a reason to cancel (webhook paused, inactive, gone). */
-  prepare(
-    delivery: LiveDelivery,
-    kind: AttemptKind,
-  ): Promise<{ url: string; headers: Record<string, string> } | { cancel: string }>;
+  /**
+   * URL and signed headers for the next attempt, or a reason to cancel (webhook paused, inactive,
+   * gone). Synchronous when the headers are already signed for the current secret.
+   */
+  prepare(delivery: LiveDelivery, kind: AttemptKind): PreparedAttempt | Promise<PreparedAttempt>;
   /** A scheduled delivery reached `succeeded` or `failed`. */
   onSettled(delivery: LiveDelivery): void;
   /** Reports an event; a function is only called when someone listens (snapshots cost). */
@@ -36,8 +43,6 @@ export function snapshot(record: DeliveryRecord): DeliveryRecord {
   return { ...record, attempts: record.attempts.map((a) => ({ ...a })) };
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString();
-
 /**
  * Runs deliveries: the first attempt at once, then retries on the clock until one succeeds or the
  * attempts run out. Each attempt is prepared (signed) right before it is sent, so a rotated secret
@@ -47,7 +52,8 @@ export function createDeliveryEngine(config: EngineConfig) {
   const { service, clock, transport, maxAttempts } = config;
 
   async function attempt(delivery: LiveDelivery, kind: AttemptKind): Promise<AttemptRecord | null> {
-    const prepared = await config.prepare(delivery, kind);
+    const pending = config.prepare(delivery, kind);
+    const prepared = pending instanceof Promise ? await pending : pending;
     const record = delivery.record;
     if ('cancel' in prepared) {
       if (kind !== 'retry' && record.status === 'pending') {
@@ -76,7 +82,7 @@ export function createDeliveryEngine(config: EngineConfig) {
       event: record.event,
       attempt: record.attempts.length + 1,
       kind,
-      attemptedAt: iso(attemptedAt),
+      attemptedAt: isoTime(attemptedAt),
       statusCode: outcome.statusCode,
       durationMs: outcome.durationMs,
       success: outcome.error === null,
@@ -89,7 +95,7 @@ export function createDeliveryEngine(config: EngineConfig) {
       record.status = 'succeeded';
     } else if (kind === 'scheduled' && record.attempts.length < maxAttempts) {
       const at = Math.max(clock.now(), config.nextAttemptAt(delivery, record.attempts.length));
-      record.nextAttemptAt = iso(at);
+      record.nextAttemptAt = isoTime(at);
       delivery.timer = clock.setTimeout(() => run(delivery), at - clock.now());
     } else if (settles) {
       record.status = 'failed';

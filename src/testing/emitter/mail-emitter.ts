@@ -49,14 +49,17 @@ export function createMailEmitter(options: MailEmitterOptions = {}) {
     options,
     retentionMs,
     nextAttemptAt: (delivery, failed) => delivery.createdAtMs + (retryOffsetsMs[failed - 1] ?? 0),
-    async prepare(delivery: DeliveryContext, kind) {
+    headers: (record, signature) => mailDeliveryHeaders(vendor, record.event, signature, record.id),
+    prepare(delivery: DeliveryContext, kind) {
       const webhook = webhooks.find(delivery.record.webhookId);
       if (!webhook) return { cancel: 'webhook deleted' };
       // email-service §3: nothing is sent while paused (test sends are probes, allowed).
       if (webhook.status === 'paused' && kind === 'scheduled') return { cancel: 'webhook paused' };
-      const signature = await base.sign(delivery, webhook.secret);
-      const { event, id } = delivery.record;
-      return { url: webhook.url, headers: mailDeliveryHeaders(vendor, event, signature, id) };
+      // Signed at each attempt with the current secret (cached per secret: same bytes, same signature).
+      const headers = base.signedHeaders(delivery, webhook.secret);
+      return headers instanceof Promise
+        ? headers.then((signed) => ({ url: webhook.url, headers: signed }))
+        : { url: webhook.url, headers };
     },
     onSettled(delivery) {
       const webhook = webhooks.find(delivery.record.webhookId);
