@@ -4,6 +4,7 @@
  */
 import type { FastifyPluginCallback, FastifyReply } from 'fastify';
 import { isWebhookError, WebhookError } from '../core/errors.js';
+import { receiveNowOf } from '../core/receive-now.js';
 import type { ReceiveOutcome, WebhookReceiverLike } from '../core/receiver-types.js';
 
 /**
@@ -51,11 +52,19 @@ export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (scope
   );
   // Fastify refuses oversized or malformed bodies before the handler: answer with our error body.
   scope.setErrorHandler((error, _request, reply) => send(reply, receiver.reject(toWebhookError(error))));
-  scope.post(path, (request, reply) =>
-    receiver
-      .receive({ body: (request.body as Buffer | undefined) ?? EMPTY, headers: request.headers })
-      .then((outcome) => send(reply, outcome)),
-  );
+  const receive = receiveNowOf(receiver);
+  scope.post(path, (request, reply) => {
+    const outcome = receive({
+      body: (request.body as Buffer | undefined) ?? EMPTY,
+      headers: request.headers,
+    });
+    // Finished synchronously (the usual case with the memory store): answer without a microtask.
+    if (!(outcome instanceof Promise)) {
+      send(reply, outcome);
+      return;
+    }
+    return outcome.then((settled) => send(reply, settled));
+  });
   done();
 };
 

@@ -10,8 +10,9 @@ import { emit } from './logger.js';
 import { failed, methodNotAllowed, toResponse } from './outcomes.js';
 import { createPipeline, type ServiceSpec } from './pipeline.js';
 import { readRequestBody } from './read-body.js';
+import { withReceiveNow } from './receive-now.js';
 import type { ResolvedOptions } from './receiver-options.js';
-import type { WebhookReceiverLike } from './receiver-types.js';
+import type { ReceiveInput, WebhookReceiverLike } from './receiver-types.js';
 
 /**
  * A receiver of one service's webhooks: register handlers, then mount `handle` (web `Request`) or
@@ -56,7 +57,8 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
   isKnownName: (name: string) => boolean,
 ): WebhookReceiver<Known, Unknown> {
   const registry = createHandlerRegistry(isKnownName);
-  const receive = createPipeline(spec, options, registry);
+  const receiveNow = createPipeline(spec, options, registry);
+  const receive = (input: ReceiveInput) => Promise.resolve(receiveNow(input));
   const { maxBodyBytes, logger } = options;
 
   function reject(error: WebhookError): ReturnType<WebhookReceiverLike['reject']> {
@@ -79,7 +81,7 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
       if (request.method !== 'POST') return toResponse(methodNotAllowed());
       const body = await readRequestBody(request, maxBodyBytes);
       if (body instanceof WebhookError) return toResponse(reject(body));
-      return toResponse(await receive({ body, headers: request.headers, signal: request.signal }));
+      return toResponse(await receiveNow({ body, headers: request.headers, signal: request.signal }));
     },
     on(name, handler) {
       registry.on(name, handler as WebhookHandler<never>);
@@ -102,5 +104,5 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
       return receiver;
     },
   };
-  return receiver;
+  return withReceiveNow(receiver, receiveNow);
 }

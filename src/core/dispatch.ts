@@ -2,8 +2,10 @@
  * Running the handlers of a claimed delivery and settling its claim: complete on success (the next
  * copy is a duplicate), release on failure (the retry runs it again). At the deadline the request is
  * answered 503 while the claim stays held until the handlers settle. Written without per-request
- * closures: this is the hot path.
+ * closures on the synchronous path: this is the hot path.
  */
+
+import type { SyncStoreOps } from '../dedup/sync-store.js';
 import { WebhookError } from './errors.js';
 import { DeliveryContext } from './handler-context.js';
 import type { DispatchableEvent } from './handler-registry.js';
@@ -13,7 +15,7 @@ import { acknowledged, failedWith } from './outcomes.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { ReceiveOutcome } from './receiver-types.js';
 import { report } from './report.js';
-import { runHandlers } from './run-handlers.js';
+import { type RunResult, runHandlers } from './run-handlers.js';
 import { completeWithin, releaseWithin, StoreCallFailed } from './store-calls.js';
 
 /** A delivery this request holds the claim of. */
@@ -47,68 +49,121 @@ function fail(
  * Completes (success) or releases (failure) the claim. Neither failure changes the answer: after a
  * success the delivery was handled, so it is acknowledged even if `complete` failed (a later copy may
  * run again once the lease ends: at-least-once, docs/receivers.md). `false` means the lease ended and
- * the write was fenced (`lease_lost`).
+ * the write was fenced (`lease_lost`). Synchronous with a synchronous store.
  */
-async function settle(
+function settle(
   options: ResolvedOptions,
   hooks: Hooks,
+  sync: SyncStoreOps | undefined,
   context: DeliveryContext,
   event: DispatchableEvent,
   token: string,
   success: boolean,
-): Promise<void> {
-  const { dedup, ttlMs, storeTimeoutMs, leaseMs } = options;
+): void | Promise<void> {
+  const { dedup, ttlMs, storeTimeoutMs } = options;
   const key = context.attemptKey;
-  const result = success
-    ? await completeWithin(dedup, key, token, ttlMs, storeTimeoutMs)
-    : await releaseWithin(dedup, key, token, storeTimeoutMs);
-  if (result === true) return;
+  if (sync) {
+    let result: boolean | StoreCallFailed;
+    try {
+      result = success ? sync.complete(key, token, ttlMs) : sync.release(key, token);
+    } catch (error) {
+      result = new StoreCallFailed(success ? 'complete' : 'release', error);
+    }
+    if (result !== true) settleFailed(options, hooks, context, event, success, result);
+    return;
+  }
+  const pending = success
+    ? completeWithin(dedup, key, token, ttlMs, storeTimeoutMs)
+    : releaseWithin(dedup, key, token, storeTimeoutMs);
+  return pending.then((result) => {
+    if (result !== true) settleFailed(options, hooks, context, event, success, result);
+  });
+}
+
+function settleFailed(
+  options: ResolvedOptions,
+  hooks: Hooks,
+  context: DeliveryContext,
+  event: DispatchableEvent,
+  success: boolean,
+  result: false | StoreCallFailed,
+): void {
   const phase = success ? 'complete' : 'release';
   const error =
     result instanceof StoreCallFailed
       ? result.cause
       : new WebhookError(
           'lease_lost',
-          `The claim's lease (leaseMs ${leaseMs}) ended before ${phase}; another attempt may run this delivery too.`,
+          `The claim's lease (leaseMs ${options.leaseMs}) ended before ${phase}; another attempt may run this delivery too.`,
         );
   fail(options, hooks, context, event, 'warn', `dedup store ${phase} failed`, error, phase);
 }
 
-/** Runs the handlers of a claimed delivery and answers 200, 500 or 503. */
-export async function dispatchClaimed<E extends DispatchableEvent>(
+/**
+ * Runs the handlers of a claimed delivery and answers 200, 500 or 503: synchronously when the
+ * handlers and the store are synchronous, else as a promise.
+ */
+export function dispatchClaimed<E extends DispatchableEvent>(
   options: ResolvedOptions,
   hooks: Hooks,
+  sync: SyncStoreOps | undefined,
   claimed: ClaimedDelivery<E>,
-): Promise<ReceiveOutcome> {
-  const { logger, clock, timeoutMs } = options;
-  const { event, token } = claimed;
-  const { deliveryId, name } = event;
+): ReceiveOutcome | Promise<ReceiveOutcome> {
+  const { event } = claimed;
   const context = new DeliveryContext(
-    clock,
-    claimed.startedAt + timeoutMs,
+    options.clock,
+    claimed.startedAt + options.timeoutMs,
     claimed.service,
-    name,
-    deliveryId,
+    event.name,
+    event.deliveryId,
     claimed.key,
     claimed.signal,
-    logger,
+    options.logger,
   );
-  const run = await runHandlers(claimed.handlers, event, context);
+  const run = runHandlers(claimed.handlers, event, context);
+  return run instanceof Promise
+    ? run.then((result) => ran(options, hooks, sync, claimed, context, result))
+    : ran(options, hooks, sync, claimed, context, run);
+}
+
+function processed<E extends DispatchableEvent>(
+  options: ResolvedOptions,
+  claimed: ClaimedDelivery<E>,
+  context: DeliveryContext,
+): ReceiveOutcome {
+  const { logger, clock } = options;
+  if (logger)
+    emit(logger, 'debug', 'webhook processed', {
+      ...context.fields(),
+      durationMs: clock.now() - claimed.startedAt,
+    });
+  return acknowledged('processed', claimed.event.deliveryId, claimed.event.name);
+}
+
+function ran<E extends DispatchableEvent>(
+  options: ResolvedOptions,
+  hooks: Hooks,
+  sync: SyncStoreOps | undefined,
+  claimed: ClaimedDelivery<E>,
+  context: DeliveryContext,
+  run: RunResult,
+): ReceiveOutcome | Promise<ReceiveOutcome> {
+  const { logger, timeoutMs } = options;
+  const { event, token } = claimed;
+  const { deliveryId, name } = event;
   if (run.kind === 'ok') {
     context.dispose();
-    await settle(options, hooks, context, event, token, true);
-    if (logger)
-      emit(logger, 'debug', 'webhook processed', {
-        ...context.fields(),
-        durationMs: clock.now() - claimed.startedAt,
-      });
-    return acknowledged('processed', deliveryId, name);
+    const settled = settle(options, hooks, sync, context, event, token, true);
+    return settled
+      ? settled.then(() => processed(options, claimed, context))
+      : processed(options, claimed, context);
   }
   if (run.kind === 'threw') {
     context.dispose();
     fail(options, hooks, context, event, 'error', 'webhook handler threw', run.error, 'handler');
-    await settle(options, hooks, context, event, token, false);
-    return failedWith('handler_failed', deliveryId, name);
+    const settled = settle(options, hooks, sync, context, event, token, false);
+    const outcome = failedWith('handler_failed', deliveryId, name);
+    return settled ? settled.then(() => outcome) : outcome;
   }
   // Timed out: answer now (before the sender's 10 s), keep the claim until the handlers settle so a
   // retry meanwhile gets 409 and the handlers never run twice at once.
@@ -119,7 +174,7 @@ export async function dispatchClaimed<E extends DispatchableEvent>(
     if (late.kind === 'threw')
       fail(options, hooks, context, event, 'error', 'webhook handler threw', late.error, 'handler');
     else if (logger) emit(logger, 'info', 'webhook handler finished after its deadline', context.fields());
-    return settle(options, hooks, context, event, token, late.kind === 'ok');
+    return settle(options, hooks, sync, context, event, token, late.kind === 'ok');
   });
   return failedWith('handler_timeout', deliveryId, name);
 }

@@ -4,17 +4,22 @@
  * {@link ServiceSpec}. `receive` never rejects: every path ends in an outcome.
  */
 
+import { syncOpsOf } from '../dedup/sync-store.js';
+import type { ClaimResult } from '../dedup/types.js';
 import { toBytes } from '../verify/bytes.js';
 import { getNodeCrypto } from '../verify/node-crypto.js';
+import type { VerifyResult } from '../verify/verify-signature.js';
 import { verifySignature, verifySignatureSync } from '../verify/verify-signature.js';
 import { dispatchClaimed } from './dispatch.js';
 import { isWebhookError } from './errors.js';
 import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
+import type { WebhookHandler } from './handler-types.js';
 import { handleInvalid } from './invalid.js';
 import { emit } from './logger.js';
 import { acknowledged, failed, failedWith, failure, methodNotAllowed } from './outcomes.js';
 import { bodyTooLarge } from './read-body.js';
 import { readHeader, readHeaderString } from './read-header.js';
+import type { ReceiveNow } from './receive-now.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { HeadersInput, ReceiveInput, ReceiveOutcome } from './receiver-types.js';
 import { report } from './report.js';
@@ -30,19 +35,24 @@ export interface ServiceSpec<E extends DispatchableEvent> {
   dedupKey(event: E): string;
 }
 
-/** The receive function of a receiver. */
+/** The receive function of a receiver: the outcome, or a promise of it when something had to wait. */
 export function createPipeline<E extends DispatchableEvent>(
   spec: ServiceSpec<E>,
   options: ResolvedOptions,
   registry: HandlerRegistry,
-): (input: ReceiveInput) => Promise<ReceiveOutcome> {
+): ReceiveNow {
   const { secrets, maxBodyBytes, logger, clock, dedup, leaseMs, storeTimeoutMs } = options;
   const { service, headerNames } = spec;
   const syncVerify = getNodeCrypto() !== null;
   const tooLarge = bodyTooLarge(maxBodyBytes);
   const hooks = registry.errorHooks;
 
-  async function run(input: ReceiveInput): Promise<ReceiveOutcome> {
+  // The memory store answers synchronously: with it, a delivery whose handlers are synchronous runs
+  // from verified bytes to its outcome without a promise hop or a timer (src/dedup/sync-store.ts).
+  const sync = syncOpsOf(dedup);
+
+  /** Each step returns a value when it could finish synchronously, a promise when it had to wait. */
+  function run(input: ReceiveInput): ReceiveOutcome | Promise<ReceiveOutcome> {
     const { headers, method } = input;
     // Wrong method first: nothing else about the request matters.
     if (method !== undefined && method !== 'POST' && method.toUpperCase() !== 'POST')
@@ -54,25 +64,35 @@ export function createPipeline<E extends DispatchableEvent>(
 
     // email-service §6 rule 1, crm-service §6 rule 2: the signature over the exact bytes, before parsing.
     const signature = readHeader(headers, headerNames.signature);
-    const verified = syncVerify
-      ? verifySignatureSync(body, signature, secrets)
-      : await verifySignature(body, signature, secrets);
-    if (!verified.ok) {
+    if (syncVerify) return verified(input, body, verifySignatureSync(body, signature, secrets), startedAt);
+    return verifySignature(body, signature, secrets).then((result) =>
+      verified(input, body, result, startedAt),
+    );
+  }
+
+  function verified(
+    input: ReceiveInput,
+    body: Uint8Array,
+    result: VerifyResult,
+    startedAt: number,
+  ): ReceiveOutcome | Promise<ReceiveOutcome> {
+    const { headers } = input;
+    if (!result.ok) {
       const deliveryId = readHeaderString(headers, headerNames.deliveryId);
       if (logger)
-        emit(logger, 'warn', 'webhook signature rejected', { service, code: verified.code, deliveryId });
-      return failure(verified.code, verified.message, deliveryId);
+        emit(logger, 'warn', 'webhook signature rejected', { service, code: result.code, deliveryId });
+      return failure(result.code, result.message, deliveryId);
     }
 
     let event: E;
     try {
-      event = spec.parse(body, headers, verified.secretIndex);
+      event = spec.parse(body, headers, result.secretIndex);
     } catch (error) {
       return handleInvalid(spec, options, registry, {
         body,
         headers,
         error,
-        secretIndex: verified.secretIndex,
+        secretIndex: result.secretIndex,
       });
     }
     const { deliveryId, name } = event;
@@ -98,23 +118,34 @@ export function createPipeline<E extends DispatchableEvent>(
       return failedWith('internal_error', deliveryId, name);
     }
 
-    const claim = await claimWithin(dedup, key, leaseMs, storeTimeoutMs);
+    const delivery: PendingDelivery<E> = { event, handlers, key, startedAt, signal: input.signal };
+    if (sync) {
+      let claim: ClaimResult | StoreCallFailed;
+      try {
+        claim = sync.claim(key, leaseMs);
+      } catch (error) {
+        claim = new StoreCallFailed('claim', error);
+      }
+      return claimed(delivery, claim);
+    }
+    return claimWithin(dedup, key, leaseMs, storeTimeoutMs).then((claim) => claimed(delivery, claim));
+  }
+
+  function claimed(
+    delivery: PendingDelivery<E>,
+    claim: ClaimResult | StoreCallFailed,
+  ): ReceiveOutcome | Promise<ReceiveOutcome> {
+    const { event, key } = delivery;
+    const { deliveryId, name } = event;
     if (claim instanceof StoreCallFailed) {
       // Fail closed: no handler runs without a claim.
-      report(
-        hooks,
-        logger,
-        'error',
-        'dedup store claim failed',
-        { service, deliveryId, event: name, key },
-        claim.cause,
-        {
-          phase: 'claim',
-          event,
-          deliveryId,
-          key,
-        },
-      );
+      const fields = { service, deliveryId, event: name, key };
+      report(hooks, logger, 'error', 'dedup store claim failed', fields, claim.cause, {
+        phase: 'claim',
+        event,
+        deliveryId,
+        key,
+      });
       return failedWith('store_unavailable', deliveryId, name);
     }
     if (claim.status === 'completed') {
@@ -133,26 +164,41 @@ export function createPipeline<E extends DispatchableEvent>(
         emit(logger, 'info', 'webhook in progress elsewhere', { service, deliveryId, event: name, key });
       return failedWith('delivery_in_progress', deliveryId, name, seconds);
     }
-    return dispatchClaimed(options, hooks, {
+    return dispatchClaimed(options, hooks, sync, {
       service,
       event,
-      handlers,
+      handlers: delivery.handlers,
       key,
       token: claim.token,
-      startedAt,
-      signal: input.signal,
+      startedAt: delivery.startedAt,
+      signal: delivery.signal,
     });
   }
 
-  return async function receive(input: ReceiveInput): Promise<ReceiveOutcome> {
+  function unexpected(error: unknown): ReceiveOutcome {
+    if (isWebhookError(error) && error.status < 500) return failed(error);
+    report(hooks, logger, 'error', 'receiver failed unexpectedly', { service }, error, {
+      phase: 'internal',
+    });
+    return isWebhookError(error) ? failed(error) : failedWith('internal_error');
+  }
+
+  return function receiveNow(input: ReceiveInput): ReceiveOutcome | Promise<ReceiveOutcome> {
+    let outcome: ReceiveOutcome | Promise<ReceiveOutcome>;
     try {
-      return await run(input);
+      outcome = run(input);
     } catch (error) {
-      if (isWebhookError(error) && error.status < 500) return failed(error);
-      report(hooks, logger, 'error', 'receiver failed unexpectedly', { service }, error, {
-        phase: 'internal',
-      });
-      return isWebhookError(error) ? failed(error) : failedWith('internal_error');
+      return unexpected(error);
     }
+    return outcome instanceof Promise ? outcome.then(undefined, unexpected) : outcome;
   };
+}
+
+/** A parsed delivery on its way to the dedup claim. */
+interface PendingDelivery<E> {
+  event: E;
+  handlers: readonly WebhookHandler<E>[];
+  key: string;
+  startedAt: number;
+  signal: AbortSignal | undefined;
 }

@@ -67,7 +67,7 @@ export function claimWithin(
   key: string,
   leaseMs: number,
   timeoutMs: number,
-): Promise<ClaimResult | StoreCallFailed> | ClaimResult | StoreCallFailed {
+): Promise<ClaimResult | StoreCallFailed> {
   if (timeoutMs === 0) return direct(() => store.claim(key, { leaseMs }), 'claim');
   let timedOut = false;
   const result = bounded(

@@ -1,4 +1,5 @@
 import { createLruSlots } from './lru-slots.js';
+import { type SyncStoreOps, withSyncOps } from './sync-store.js';
 import { createToken } from './token.js';
 import type { ClaimOptions, ClaimResult, Clock, CompleteOptions, DedupStore } from './types.js';
 import { systemClock } from './types.js';
@@ -50,6 +51,9 @@ export interface MemoryStore extends DedupStore {
   prune(): Promise<number>;
   close(): Promise<void>;
 }
+
+// Shared and frozen: a duplicate is the commonest answer and carries nothing of its own.
+const COMPLETED: ClaimResult = Object.freeze({ status: 'completed' });
 
 /**
  * An in-process {@link DedupStore}: the default of the receivers. Atomic without locks because every
@@ -105,12 +109,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     tokens[slot] = undefined;
   }
 
-  return {
-    get size() {
-      return slots.size;
-    },
+  // Tokens only have to be unique within this store: a random per-store prefix (so another store's
+  // token never matches) and a counter, cheaper than fresh random bytes on every claim.
+  const prefix = `${createToken()}.`;
+  let issued = 0;
 
-    async claim(key: string, { leaseMs }: ClaimOptions): Promise<ClaimResult> {
+  const ops: SyncStoreOps = {
+    claim(key, leaseMs) {
       assertKey(key);
       assertMs('leaseMs', leaseMs);
       const now = clock.now();
@@ -121,17 +126,17 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         const endsAt = ends[slot]!;
         if (endsAt > now && tokens[slot] !== undefined) return { status: 'in_progress', leaseEndsAt: endsAt };
         slots.touch(slot);
-        if (endsAt > now) return { status: 'completed' };
+        if (endsAt > now) return COMPLETED;
       }
       // Free, expired or a crashed worker's lapsed lease: take it over with a new token.
-      const token = createToken();
+      const token = prefix + (++issued).toString(36);
       const leaseEndsAt = now + leaseMs;
       tokens[slot] = token;
       ends[slot] = leaseEndsAt;
       return { status: 'claimed', token, leaseEndsAt };
     },
 
-    async complete(key: string, token: string, { ttlMs }: CompleteOptions): Promise<boolean> {
+    complete(key, token, ttlMs) {
       assertKey(key);
       assertToken(token);
       assertMs('ttlMs', ttlMs);
@@ -144,13 +149,31 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return true;
     },
 
-    async release(key: string, token: string): Promise<boolean> {
+    release(key, token) {
       assertKey(key);
       assertToken(token);
       const slot = owned(key, token, clock.now());
       if (slot === 0) return false;
       remove(slot);
       return true;
+    },
+  };
+
+  const store: MemoryStore = {
+    get size() {
+      return slots.size;
+    },
+
+    async claim(key: string, { leaseMs }: ClaimOptions): Promise<ClaimResult> {
+      return ops.claim(key, leaseMs);
+    },
+
+    async complete(key: string, token: string, { ttlMs }: CompleteOptions): Promise<boolean> {
+      return ops.complete(key, token, ttlMs);
+    },
+
+    async release(key: string, token: string): Promise<boolean> {
+      return ops.release(key, token);
     },
 
     async extend(key: string, token: string, { leaseMs }: ClaimOptions): Promise<boolean> {
@@ -184,4 +207,5 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       tokens = [undefined];
     },
   };
+  return withSyncOps(store, ops);
 }

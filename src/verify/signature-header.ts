@@ -10,8 +10,16 @@ export type HeaderProblem = {
   message: string;
 };
 
-const LOWER_HEX = /^[0-9a-f]{64}$/;
 const ANY_HEX = /^[0-9a-fA-F]{64}$/;
+
+/** Whether `value` holds only 0-9 and a-f from `from` on (a loop: cheaper than a regex per request). */
+function isLowerHexFrom(value: string, from: number): boolean {
+  for (let i = from; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
+}
 
 /**
  * The single signature header value, or why it cannot be a signature. Only the header's public
@@ -40,8 +48,8 @@ export function readSignatureHeader(header: HeaderValue): string | HeaderProblem
         : 'does not start with "sha256="',
     );
   }
-  const digest = value.slice(SIGNATURE_PREFIX.length);
-  if (!LOWER_HEX.test(digest)) {
+  if (!isLowerHexFrom(value, SIGNATURE_PREFIX.length)) {
+    const digest = value.slice(SIGNATURE_PREFIX.length);
     return malformed(ANY_HEX.test(digest) ? 'has uppercase hex digits' : 'has non-hex characters');
   }
   return value;

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { connect } from 'node:net';
-import { createNodeListener, readNodeBody } from '@svc/webhooks/node';
+import { createMailReceiver } from '@svc/webhooks';
+import { createNodeListener, handleNodeRequest, readNodeBody } from '@svc/webhooks/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../examples/node-http/server.js';
 import { type ConformanceTarget, conformance } from './conformance.js';
@@ -22,6 +23,34 @@ describe('node:http listener', () => {
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ error: { code: 'not_found' } });
   });
+});
+
+describe('handleNodeRequest with a receiver built elsewhere', () => {
+  // Our receivers never reject; a hand-made WebhookReceiverLike might, and must still get an answer.
+  const real = createMailReceiver({ secret: MAIL_SECRET, logger: () => {} });
+  const cases = {
+    rejects: { ...real, receive: () => Promise.reject(new Error('receive failed')) },
+    throws: {
+      ...real,
+      receive: () => {
+        throw new Error('receive threw');
+      },
+    },
+  };
+  for (const [name, receiver] of Object.entries(cases)) {
+    it(`answers 500 internal_error when receive() ${name}, and the server stays up`, async () => {
+      const server = createServer((req, res) => void handleNodeRequest(receiver, req, res));
+      const { baseUrl, close } = await listen(server);
+      for (let i = 0; i < 2; i++) {
+        const response = await fetch(baseUrl, { method: 'POST', body: '{}' });
+        expect(response.status).toBe(500);
+        const text = await response.text();
+        expect(JSON.parse(text)).toMatchObject({ error: { code: 'internal_error' } });
+        expect(text).not.toContain('receive');
+      }
+      await close();
+    });
+  }
 });
 
 describe('examples/node-http', () => {

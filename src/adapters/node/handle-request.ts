@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { isWebhookError, WebhookError } from '../../core/errors.js';
-import type { ReceiveOutcome, WebhookReceiverLike } from '../../core/receiver-types.js';
+import { receiveNowOf } from '../../core/receive-now.js';
+import type { WebhookReceiverLike } from '../../core/receiver-types.js';
 import { lingerThenClose } from './linger.js';
 import { type NodeRequestLike, readRawBody } from './raw-body.js';
 import { writeOutcome } from './write-outcome.js';
@@ -19,25 +20,27 @@ import { writeOutcome } from './write-outcome.js';
  * createServer((req, res) => void handleNodeRequest(mailReceiver, req, res));
  * ```
  */
-export async function handleNodeRequest(
+export function handleNodeRequest(
   receiver: WebhookReceiverLike,
   req: NodeRequestLike,
   res: ServerResponse,
   fix = 'Give the webhook route the unparsed request.',
 ): Promise<void> {
-  let outcome: ReceiveOutcome;
-  try {
-    const body = await readRawBody(req, receiver.maxBodyBytes, fix);
-    // No Request/Response objects on this path: Node headers go to the receiver as they are.
-    outcome = await receiver.receive({ body, headers: req.headers, method: req.method });
-  } catch (error) {
-    outcome = receiver.reject(
+  const refuse = (error: unknown) => {
+    const outcome = receiver.reject(
       isWebhookError(error)
         ? error
         : new WebhookError('internal_error', 'The request failed.', { cause: error }),
     );
     // An upload we stopped reading: answer, then cut the connection instead of reading it all.
     if (!req.readableEnded) lingerThenClose(req, res);
-  }
-  writeOutcome(res, outcome);
+    writeOutcome(res, outcome);
+  };
+  return readRawBody(req, receiver.maxBodyBytes, fix).then((body) => {
+    // No Request/Response objects on this path: Node headers go to the receiver as they are. Our
+    // receivers never reject; one built elsewhere might, and must still get an answer written.
+    const outcome = receiveNowOf(receiver)({ body, headers: req.headers, method: req.method });
+    if (outcome instanceof Promise) return outcome.then((settled) => writeOutcome(res, settled), refuse);
+    writeOutcome(res, outcome);
+  }, refuse);
 }
