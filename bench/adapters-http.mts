@@ -12,12 +12,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildDist } from '../test/package/dist.js';
+import { writeBenchSection } from './docs-section.mjs';
 
 const FRAMEWORKS = ['node', 'express', 'fastify'] as const;
 const SCENARIOS = ['raw', 'hmac', 'ours', 'octokit'] as const;
@@ -291,7 +292,6 @@ async function main(): Promise<void> {
   ].join('\n');
   console.log(table);
   const section = [
-    '<!-- bench:adapters-http:start -->',
     '## Framework adapters over HTTP (`bench/adapters-http.mts`)',
     '',
     `Requests per second, median of ${rounds} interleaved rounds (${duration} s each after a 1 s warm-up, ${connections} connections, 1 KB JSON body, 127.0.0.1; each server in its own process, autocannon in another). The ratio columns are the median of the per-round ratios, which the machine's drifting load affects far less than the medians of the columns.`,
@@ -307,24 +307,10 @@ async function main(): Promise<void> {
     `- Non-2xx answers or errors across the run: ${errors}.`,
     '- Read with care: this machine is 2 shared cores and autocannon shares them with the server (rounds differ by up to 1.5×); compare columns within a run, not across runs. Our package runs as built (tsup output), not from sources. With the memory store and a synchronous handler the receiver answers without a promise hop or timer between the body and `res.end` (src/dedup/sync-store.ts, src/core/receive-now.ts). In a tight loop (bench/verify-pipeline.mts) the receiver costs about 3 µs per delivery over the HMAC + `JSON.parse` ceiling at 1–2 KB (zod validation, dedup claim + complete with eviction at the 100,000-key cap); over HTTP the remaining gap to (b) is larger than that, and server CPU profiles of (b) and (c) differ mostly in socket writes and GC, which vary from run to run.',
     `- Machine: ${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores (shared with other work: noisy), ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; express ${pkg('express')}, fastify ${pkg('fastify')}, @octokit/webhooks ${pkg('@octokit/webhooks')}, autocannon ${pkg('autocannon')}.`,
-    '<!-- bench:adapters-http:end -->',
   ].join('\n');
   if (only || process.argv.includes('--no-write')) {
     console.error('--only / --no-write: docs/benchmarks.md untouched.');
     process.exit(0);
   }
-  const docs = new URL('../docs/benchmarks.md', import.meta.url);
-  let text = '';
-  try {
-    text = readFileSync(docs, 'utf8');
-  } catch {
-    text = '# Benchmarks\n';
-  }
-  const start = text.indexOf('<!-- bench:adapters-http:start -->');
-  const end = text.indexOf('<!-- bench:adapters-http:end -->');
-  text =
-    start !== -1 && end !== -1
-      ? text.slice(0, start) + section + text.slice(end + '<!-- bench:adapters-http:end -->'.length)
-      : `${text.trimEnd()}\n\n${section}\n`;
-  writeFileSync(docs, text);
+  writeBenchSection('adapters-http', section);
 }

@@ -7,9 +7,10 @@
  *   npx tsx bench/emitter.mts --no-write
  */
 import { createHmac } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { createMailEmitter, createVirtualClock } from '../src/testing/index.js';
+import { writeBenchSection } from './docs-section.mjs';
 
 const DELIVERIES = 10_000;
 const RUNS = 3;
@@ -78,21 +79,5 @@ const section = [
 console.log(section);
 
 if (!process.argv.includes('--no-write')) {
-  const file = new URL('../docs/benchmarks.md', import.meta.url);
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    text = '# Benchmarks\n';
-  }
-  const start = '<!-- bench:emitter:start -->';
-  const end = '<!-- bench:emitter:end -->';
-  const block = `${start}\n${section}\n${end}`;
-  const from = text.indexOf(start);
-  const to = text.indexOf(end);
-  text =
-    from !== -1 && to > from
-      ? text.slice(0, from) + block + text.slice(to + end.length)
-      : `${text.trimEnd()}\n\n${block}\n`;
-  writeFileSync(file, text);
+  writeBenchSection('emitter', section);
 }

@@ -7,10 +7,10 @@
  *   npx tsx bench/memory-store.mts [--no-write] [--rounds=3]      (re-runs itself with --expose-gc)
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createMemoryStore } from '../src/dedup/memory-store.js';
+import { writeBenchSection } from './docs-section.mjs';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) {
@@ -145,20 +145,7 @@ ${rows.join('\n')}
 `;
 
 if (write) {
-  const path = new URL('../docs/benchmarks.md', import.meta.url);
-  let doc = '';
-  try {
-    doc = readFileSync(path, 'utf8');
-  } catch {
-    doc = '# Benchmarks\n';
-  }
-  const [open, close] = ['<!-- bench:memory-store:start -->', '<!-- bench:memory-store:end -->'];
-  const block = `${open}\n${section}${close}`;
-  doc = doc.includes(open)
-    ? doc.replace(new RegExp(`${open}[\\s\\S]*?${close}`), () => block)
-    : `${doc.trimEnd()}\n\n${block}\n`;
-  writeFileSync(path, doc);
-  console.log('wrote docs/benchmarks.md section bench:memory-store');
+  writeBenchSection('memory-store', section);
 } else {
   console.log(`--no-write: docs/benchmarks.md untouched. Section would be:\n\n${section}`);
 }

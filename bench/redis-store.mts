@@ -8,12 +8,13 @@
  *   npx tsx bench/redis-store.mts
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { createRedisStore, type RedisClientLike } from '../src/dedup/redis.js';
 import { startRedis } from '../test/support/servers.js';
+import { writeBenchSection } from './docs-section.mjs';
 
 const server = await startRedis();
 const admin = new Redis(server.port, '127.0.0.1');
@@ -142,20 +143,7 @@ Throughput (operations/s). *sequential*: one at a time; *concurrent*: 64 in flig
 ${rows.join('\n')}
 `;
 
-const path = new URL('../docs/benchmarks.md', import.meta.url);
-let doc = '';
-try {
-  doc = readFileSync(path, 'utf8');
-} catch {
-  doc = '# Benchmarks\n';
-}
-const [open, close] = ['<!-- bench:redis-store:start -->', '<!-- bench:redis-store:end -->'];
-const block = `${open}\n${section}${close}`;
-doc = doc.includes(open)
-  ? doc.replace(new RegExp(`${open}[\\s\\S]*?${close}`), () => block)
-  : `${doc.trimEnd()}\n\n${block}\n`;
-writeFileSync(path, doc);
-console.log('wrote docs/benchmarks.md section bench:redis-store');
+writeBenchSection('redis-store', section);
 
 admin.disconnect();
 ioredis.disconnect();

@@ -16,6 +16,7 @@ import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { buildDist } from '../test/package/dist.js';
+import { writeBenchSection } from './docs-section.mjs';
 
 // Our package as users install it (the tsup build), not the sources through tsx, whose per-function
 // name wrappers cost time users never pay.
@@ -215,7 +216,6 @@ const table = [
   }),
 ];
 const section = [
-  '<!-- bench:verify-pipeline:start -->',
   '### Verify + parse pipeline (`bench/verify-pipeline.mts`)',
   '',
   `Machine: ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} vCPU, shared), Node ${process.version}, run ${new Date().toISOString().slice(0, 10)}.`,
@@ -231,16 +231,12 @@ const section = [
   'On a shared, loaded machine run-to-run noise is about ±25%: contenders within that of the ceiling are at parity.',
   '',
   ...table,
-  '<!-- bench:verify-pipeline:end -->',
 ].join('\n');
 
 if (process.argv.includes('--dry-run')) {
   console.log(`\n${section}`);
 } else {
-  const file = new URL('../docs/benchmarks.md', import.meta.url);
-  const doc = readFileSync(file, 'utf8');
-  const pattern = /<!-- bench:verify-pipeline:start -->[\s\S]*?<!-- bench:verify-pipeline:end -->/;
-  writeFileSync(file, pattern.test(doc) ? doc.replace(pattern, section) : `${doc.trimEnd()}\n\n${section}\n`);
+  writeBenchSection('verify-pipeline', section);
   // The sync/async excerpt of docs/verify.md.
   const pick = (name: string) =>
     SIZES.map(([l]) =>
