@@ -18,13 +18,12 @@ import { report } from './report.js';
 import { type RunResult, runHandlers } from './run-handlers.js';
 import { completeWithin, releaseWithin, StoreCallFailed } from './store-calls.js';
 
-/** A delivery this request holds the claim of. */
-export interface ClaimedDelivery<E> {
+/** A parsed delivery on its way to the dedup claim; once claimed, its token travels beside it. */
+export interface PendingDelivery<E> {
   service: 'mail' | 'crm';
   event: E;
   handlers: readonly WebhookHandler<E>[];
   key: string;
-  token: string;
   startedAt: number;
   signal: AbortSignal | undefined;
 }
@@ -107,7 +106,8 @@ export function dispatchClaimed<E extends DispatchableEvent>(
   options: ResolvedOptions,
   hooks: Hooks,
   sync: SyncStoreOps | undefined,
-  claimed: ClaimedDelivery<E>,
+  claimed: PendingDelivery<E>,
+  token: string,
 ): ReceiveOutcome | Promise<ReceiveOutcome> {
   const { event } = claimed;
   const context = new DeliveryContext(
@@ -122,13 +122,13 @@ export function dispatchClaimed<E extends DispatchableEvent>(
   );
   const run = runHandlers(claimed.handlers, event, context);
   return run instanceof Promise
-    ? run.then((result) => ran(options, hooks, sync, claimed, context, result))
-    : ran(options, hooks, sync, claimed, context, run);
+    ? run.then((result) => ran(options, hooks, sync, claimed, token, context, result))
+    : ran(options, hooks, sync, claimed, token, context, run);
 }
 
 function processed<E extends DispatchableEvent>(
   options: ResolvedOptions,
-  claimed: ClaimedDelivery<E>,
+  claimed: PendingDelivery<E>,
   context: DeliveryContext,
 ): ReceiveOutcome {
   const { logger, clock } = options;
@@ -144,12 +144,13 @@ function ran<E extends DispatchableEvent>(
   options: ResolvedOptions,
   hooks: Hooks,
   sync: SyncStoreOps | undefined,
-  claimed: ClaimedDelivery<E>,
+  claimed: PendingDelivery<E>,
+  token: string,
   context: DeliveryContext,
   run: RunResult,
 ): ReceiveOutcome | Promise<ReceiveOutcome> {
   const { logger, timeoutMs } = options;
-  const { event, token } = claimed;
+  const { event } = claimed;
   const { deliveryId, name } = event;
   if (run.kind === 'ok') {
     context.dispose();

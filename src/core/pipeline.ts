@@ -10,10 +10,9 @@ import { toBytes } from '../verify/bytes.js';
 import { getNodeCrypto } from '../verify/node-crypto.js';
 import type { VerifyResult } from '../verify/verify-signature.js';
 import { verifySignature, verifySignatureSync } from '../verify/verify-signature.js';
-import { dispatchClaimed } from './dispatch.js';
+import { dispatchClaimed, type PendingDelivery } from './dispatch.js';
 import { isWebhookError } from './errors.js';
 import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
-import type { WebhookHandler } from './handler-types.js';
 import { handleInvalid } from './invalid.js';
 import { emit } from './logger.js';
 import { acknowledged, failed, failedWith, failure, methodNotAllowed } from './outcomes.js';
@@ -118,7 +117,7 @@ export function createPipeline<E extends DispatchableEvent>(
       return failedWith('internal_error', deliveryId, name);
     }
 
-    const delivery: PendingDelivery<E> = { event, handlers, key, startedAt, signal: input.signal };
+    const delivery: PendingDelivery<E> = { service, event, handlers, key, startedAt, signal: input.signal };
     if (sync) {
       let claim: ClaimResult | StoreCallFailed;
       try {
@@ -164,15 +163,7 @@ export function createPipeline<E extends DispatchableEvent>(
         emit(logger, 'info', 'webhook in progress elsewhere', { service, deliveryId, event: name, key });
       return failedWith('delivery_in_progress', deliveryId, name, seconds);
     }
-    return dispatchClaimed(options, hooks, sync, {
-      service,
-      event,
-      handlers: delivery.handlers,
-      key,
-      token: claim.token,
-      startedAt: delivery.startedAt,
-      signal: delivery.signal,
-    });
+    return dispatchClaimed(options, hooks, sync, delivery, claim.token);
   }
 
   function unexpected(error: unknown): ReceiveOutcome {
@@ -192,13 +183,4 @@ export function createPipeline<E extends DispatchableEvent>(
     }
     return outcome instanceof Promise ? outcome.then(undefined, unexpected) : outcome;
   };
-}
-
-/** A parsed delivery on its way to the dedup claim. */
-interface PendingDelivery<E> {
-  event: E;
-  handlers: readonly WebhookHandler<E>[];
-  key: string;
-  startedAt: number;
-  signal: AbortSignal | undefined;
 }

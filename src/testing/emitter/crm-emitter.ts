@@ -2,6 +2,7 @@ import { WebhookError } from '../../core/errors.js';
 import type { CrmEventName } from '../../crm/event-names.js';
 import { crmDataSchemas } from '../../crm/schemas.js';
 import type { CrmDataOf } from '../../crm/types.js';
+import { isoTime } from '../clock/iso-time.js';
 import { createFixtures } from '../fixtures/fixtures.js';
 import type { Overrides } from '../fixtures/overrides.js';
 import { crmDeliveryHeaders } from '../headers.js';
@@ -59,12 +60,8 @@ export function createCrmEmitter(options: CrmEmitterOptions = {}) {
       const webhook = webhooks.find(delivery.record.webhookId);
       if (!webhook) return { cancel: 'webhook deleted' };
       if (!webhook.active) return { cancel: 'webhook inactive' };
-      // Signed at each attempt with the current secret: after a rotation the old one stops at once
-      // (cached per secret: same bytes, same signature).
-      const headers = base.signedHeaders(delivery, webhook.secret);
-      return headers instanceof Promise
-        ? headers.then((signed) => ({ url: webhook.url, headers: signed }))
-        : { url: webhook.url, headers };
+      // Signed with the current secret: after a rotation the old one stops at once.
+      return base.signedAttempt(delivery, webhook.url, webhook.secret);
     },
     onSettled: () => {},
   });
@@ -114,7 +111,7 @@ export function createCrmEmitter(options: CrmEmitterOptions = {}) {
           );
         }
       }
-      const timestamp = new Date(base.clock.now()).toISOString();
+      const timestamp = isoTime(base.clock.now());
       const targets = webhooks.subscribed(event, (webhookId) =>
         base.emit({
           type: 'skipped',

@@ -5,7 +5,13 @@ import type { SchedulerClock } from '../clock/types.js';
 import { createVirtualClock } from '../clock/virtual-clock.js';
 import { createRandom, randomInt, randomUuid } from '../random.js';
 import { createDeliveryLog } from './delivery-log.js';
-import { createDeliveryEngine, type EngineConfig, type LiveDelivery, snapshot } from './engine.js';
+import {
+  createDeliveryEngine,
+  type EngineConfig,
+  type LiveDelivery,
+  type PreparedAttempt,
+  snapshot,
+} from './engine.js';
 import type { AttemptKind, AttemptRecord, DeliveryRecord, EmitterEvent, EmitterOptions } from './types.js';
 
 /** A delivery as services see it in `prepare`. */
@@ -92,18 +98,20 @@ export function createEmitterBase(config: BaseConfig) {
     emit,
     nextId,
     /**
-     * The delivery's headers with the signature of its exact body under `secret`, signed when the
-     * secret differs from the last attempt's (a rotation) and reused otherwise: the same bytes and
-     * secret give the same signature, so only the first attempt pays for the HMAC and the headers.
+     * The next attempt of `delivery` to `url`, with the signature of its exact body under `secret`:
+     * signed when the secret differs from the last attempt's (a rotation) and reused otherwise, since
+     * the same bytes and secret give the same signature. Synchronous once signed.
      */
-    signedHeaders(
+    signedAttempt(
       delivery: LiveDelivery,
+      url: string,
       secret: string,
-    ): Record<string, string> | Promise<Record<string, string>> {
-      if (delivery.signed?.secret === secret) return delivery.signed.headers;
+    ): PreparedAttempt | Promise<PreparedAttempt> {
+      if (delivery.signed?.secret === secret) return { url, headers: delivery.signed.headers };
       return signPayload(delivery.record.body, secret).then((signature) => {
-        delivery.signed = { secret, headers: config.headers(delivery.record, signature) };
-        return delivery.signed.headers;
+        const headers = config.headers(delivery.record, signature);
+        delivery.signed = { secret, headers };
+        return { url, headers };
       });
     },
     /** Subscribes to attempts, settled deliveries, pauses and skipped events; returns an unsubscribe. */

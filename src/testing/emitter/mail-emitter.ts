@@ -55,11 +55,8 @@ export function createMailEmitter(options: MailEmitterOptions = {}) {
       if (!webhook) return { cancel: 'webhook deleted' };
       // email-service §3: nothing is sent while paused (test sends are probes, allowed).
       if (webhook.status === 'paused' && kind === 'scheduled') return { cancel: 'webhook paused' };
-      // Signed at each attempt with the current secret (cached per secret: same bytes, same signature).
-      const headers = base.signedHeaders(delivery, webhook.secret);
-      return headers instanceof Promise
-        ? headers.then((signed) => ({ url: webhook.url, headers: signed }))
-        : { url: webhook.url, headers };
+      // Signed with the current secret (re-signed only after a rotation).
+      return base.signedAttempt(delivery, webhook.url, webhook.secret);
     },
     onSettled(delivery) {
       const webhook = webhooks.find(delivery.record.webhookId);
