@@ -120,10 +120,12 @@ export function dispatchClaimed<E extends DispatchableEvent>(
     claimed.signal,
     options.logger,
   );
-  const run = runHandlers(claimed.handlers, event, context);
-  return run instanceof Promise
-    ? run.then((result) => ran(options, hooks, sync, claimed, token, context, result))
-    : ran(options, hooks, sync, claimed, token, context, run);
+  const run = runHandlers(claimed.handlers, event, context, options.clock);
+  if (!(run instanceof Promise)) return ran(options, hooks, sync, claimed, token, context, run, 0);
+  // The claim was granted just now: its lease ends at most `leaseMs` from here. After a timeout the
+  // claim is held until the handlers settle or the lease ends, so that is when a retry can succeed.
+  const leaseEndsAt = options.clock.now() + options.leaseMs;
+  return run.then((result) => ran(options, hooks, sync, claimed, token, context, result, leaseEndsAt));
 }
 
 function processed<E extends DispatchableEvent>(
@@ -148,8 +150,9 @@ function ran<E extends DispatchableEvent>(
   token: string,
   context: DeliveryContext,
   run: RunResult,
+  leaseEndsAt: number,
 ): ReceiveOutcome | Promise<ReceiveOutcome> {
-  const { logger, timeoutMs } = options;
+  const { logger, timeoutMs, clock } = options;
   const { event } = claimed;
   const { deliveryId, name } = event;
   if (run.kind === 'ok') {
@@ -177,5 +180,7 @@ function ran<E extends DispatchableEvent>(
     else if (logger) emit(logger, 'info', 'webhook handler finished after its deadline', context.fields());
     return settle(options, hooks, sync, context, event, token, late.kind === 'ok');
   });
-  return failedWith('handler_timeout', deliveryId, name);
+  // A retry before the handlers settle gets 409 until the lease ends: hint at that, not at 1 s.
+  const retryAfter = Math.max(1, Math.ceil((leaseEndsAt - clock.now()) / 1000));
+  return failedWith('handler_timeout', deliveryId, name, retryAfter);
 }

@@ -92,6 +92,7 @@ export function createPipeline<E extends DispatchableEvent>(
         headers,
         error,
         secretIndex: result.secretIndex,
+        startedAt,
       });
     }
     const { deliveryId, name } = event;

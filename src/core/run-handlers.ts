@@ -2,8 +2,11 @@
  * Running a delivery's handlers against its deadline. Handlers run one after another in registration
  * order; the first throw stops the rest. Synchronous handlers finish without a timer or a promise.
  * At the deadline the caller answers at once while the handlers keep going (`settled`), so the claim
- * can still be completed or released when they end.
+ * can still be completed or released when they end. The deadline runs on the receiver's clock when it
+ * schedules (src/core/deadline-timer.ts), so a virtual clock can move a slow handler past it.
  */
+import type { Clock } from '../dedup/types.js';
+import { withinDeadline } from './deadline-timer.js';
 import type { DeliveryContext } from './handler-context.js';
 import type { WebhookHandler } from './handler-types.js';
 
@@ -42,6 +45,7 @@ export function runHandlers<E>(
   handlers: readonly WebhookHandler<E>[],
   event: E,
   context: DeliveryContext,
+  clock: Clock,
 ): RunResult | Promise<RunResult> {
   let work: Promise<Settled> | undefined;
   try {
@@ -57,14 +61,8 @@ export function runHandlers<E>(
   }
   if (!work) return OK;
   const settled = work;
-  return new Promise<RunResult>((resolve) => {
-    const timer = setTimeout(() => {
-      context.expire();
-      resolve({ kind: 'timeout', settled });
-    }, context.timeLeftMs());
-    settled.then((result) => {
-      clearTimeout(timer);
-      resolve(result);
-    });
+  return withinDeadline<Settled, RunResult>(clock, context.timeLeftMs(), settled, () => {
+    context.expire();
+    return { kind: 'timeout', settled };
   });
 }
