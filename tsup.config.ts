@@ -19,8 +19,13 @@ if (missing.length > 0) {
   );
 }
 
+// dist stays flat (`testing/msw` -> dist/testing-msw.js): every entry and chunk sits beside the
+// others, so the chunks' relative imports and the build-output graph checks need no path logic.
 const entry = Object.fromEntries(
-  Object.entries(subpaths).map(([subpath, file]) => [subpath === '.' ? 'index' : subpath, file]),
+  Object.entries(subpaths).map(([subpath, file]) => [
+    subpath === '.' ? 'index' : subpath.replaceAll('/', '-'),
+    file,
+  ]),
 );
 
 export default defineConfig({

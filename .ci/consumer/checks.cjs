@@ -32,7 +32,7 @@ async function runChecks(format, load, subpaths) {
       return `${names.length} exports`;
     });
   }
-  for (const subpath of ['.', 'verify']) {
+  for (const subpath of ['.', 'verify'].filter((subpath) => subpaths.includes(subpath))) {
     await check(`${subpath} verifySignature verifies the GitHub vector`, async () => {
       const { verifySignature, verifySignatureSync, signPayload } = modules[subpath];
       const body = new TextEncoder().encode(GITHUB.payload);
@@ -45,6 +45,7 @@ async function runChecks(format, load, subpaths) {
       if ((await signPayload(GITHUB.payload, GITHUB.secret)) !== GITHUB.signature) throw new Error('signPayload');
     });
   }
+  if (!subpaths.includes('.')) return results;
   await check('WebhookError is one class across subpaths', async () => {
     const classes = new Set(Object.values(modules).map((mod) => mod.WebhookError).filter(Boolean));
     if (classes.size !== 1) throw new Error(`${classes.size} WebhookError classes`);

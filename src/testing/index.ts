@@ -1,8 +1,10 @@
 /**
  * @module
  * `@svc/webhooks/testing`: a reference emitter of both services on a virtual clock, fixtures, a
- * signed-request helper and msw handlers of the services' webhook-management routes. For tests and
- * demos only: nothing else in the package imports it.
+ * signed-request helper and the services' webhook-management APIs as `Request => Response`
+ * functions. For tests and demos only: nothing else in the package imports it. It needs only zod;
+ * the msw handlers of the management APIs live in `@svc/webhooks/testing/msw`, the one entry that
+ * needs the optional peer `msw`.
  */
 
 export {
@@ -60,5 +62,4 @@ export {
   type SignedCrmRequestOptions,
   type SignedMailRequestOptions,
 } from './fixtures/signed-request.js';
-export { crmApiHandlers, mailApiHandlers } from './msw.js';
 export { checkWebhookUrl, type UrlPolicyOptions } from './url-policy.js';

@@ -1,3 +1,10 @@
+/**
+ * @module
+ * `@svc/webhooks/testing/msw`: msw request handlers serving the services' webhook-management routes
+ * from an emitter's state. The one entry that needs the optional peer `msw` (2.x on Node 20, 2.x or
+ * 3.x on Node 22.12 and later); everything else of the testing kit is in `@svc/webhooks/testing`.
+ */
+
 import { type HttpHandler, http } from 'msw';
 import { type CrmApiOptions, createCrmApi } from './api/crm-api.js';
 import { createMailApi, type MailApiOptions } from './api/mail-api.js';
@@ -12,7 +19,8 @@ import type { MailEmitter } from './emitter/mail-emitter.js';
  * @example
  * ```ts
  * import { setupServer } from 'msw/node';
- * import { createMailEmitter, mailApiHandlers } from '@svc/webhooks/testing';
+ * import { createMailEmitter } from '@svc/webhooks/testing';
+ * import { mailApiHandlers } from '@svc/webhooks/testing/msw';
  *
  * const emitter = createMailEmitter();
  * const server = setupServer(...mailApiHandlers(emitter));
@@ -31,7 +39,8 @@ export function mailApiHandlers(emitter: MailEmitter, options: MailApiOptions = 
  * @example
  * ```ts
  * import { setupServer } from 'msw/node';
- * import { createCrmEmitter, crmApiHandlers } from '@svc/webhooks/testing';
+ * import { createCrmEmitter } from '@svc/webhooks/testing';
+ * import { crmApiHandlers } from '@svc/webhooks/testing/msw';
  *
  * const server = setupServer(...crmApiHandlers(createCrmEmitter()));
  * server.listen({ onUnhandledFrame: 'bypass' });

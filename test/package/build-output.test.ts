@@ -7,7 +7,12 @@ import { buildDist, root } from './dist.js';
 import { bundledSources, reachable } from './graph.js';
 
 const subpaths: Record<string, string> = JSON.parse(readFileSync(join(root, 'entries.json'), 'utf8'));
-const names = Object.keys(subpaths).map((subpath) => (subpath === '.' ? 'index' : subpath));
+// dist is flat: `testing/msw` builds to testing-msw.* (tsup.config.ts).
+const names = Object.keys(subpaths).map((subpath) =>
+  subpath === '.' ? 'index' : subpath.replaceAll('/', '-'),
+);
+/** The test-only entries: `testing` and its `testing/…` subpaths. */
+const isTesting = (name: string) => name === 'testing' || name.startsWith('testing-');
 const formats = [
   ['ESM', 'js'],
   ['CJS', 'cjs'],
@@ -43,7 +48,7 @@ describe('build output', () => {
     // STYLE: "./testing never reaches production bundles", checked over the module graph of the output.
     it('no production entry reaches ./testing code', () => {
       const testingDir = `${dirname(subpaths.testing!)}/`;
-      const production = names.filter((name) => name !== 'testing').map((name) => `${name}.${ext}`);
+      const production = names.filter((name) => !isTesting(name)).map((name) => `${name}.${ext}`);
       const sources = bundledSources(dist);
       const fromTesting = (file: string) =>
         (sources.get(file) ?? []).filter(
@@ -61,6 +66,31 @@ describe('build output', () => {
         expect(map.sources.filter((source) => source.includes(testingDir))).toEqual([]);
       }
       expect(external.has('msw')).toBe(false);
+    });
+
+    // An app that installs the package (and so zod) must be able to load every entry that
+    // .ci/consumer/peer-entries.json does not list; the listed ones load only their own peers
+    // (./testing once imported msw at the top, for its msw handlers only).
+    it('every entry loads only zod, node: modules and the optional peers it is listed with', () => {
+      const peerEntries: Record<string, string[]> = JSON.parse(
+        readFileSync(join(root, '.ci/consumer/peer-entries.json'), 'utf8'),
+      );
+      const packageName = (id: string) =>
+        id
+          .split('/')
+          .slice(0, id.startsWith('@') ? 2 : 1)
+          .join('/');
+      for (const [subpath, name] of Object.keys(subpaths).map((s, i) => [s, names[i]!] as const)) {
+        const { external } = reachable(dist, [`${name}.${ext}`]);
+        const used = [...new Set([...external].filter((id) => !id.startsWith('node:')).map(packageName))];
+        const allowed = ['zod', ...(peerEntries[subpath] ?? [])];
+        expect(
+          used.filter((id) => !allowed.includes(id)),
+          `${name}.${ext} loads a package it is not listed with`,
+        ).toEqual([]);
+      }
+      // The check can fail: the msw entry does load msw.
+      expect([...reachable(dist, [`testing-msw.${ext}`]).external]).toContain('msw');
     });
 
     it('defines WebhookError exactly once (a shared chunk)', () => {

@@ -30,7 +30,8 @@ const tsconfig = JSON.parse(read('tsconfig.json')) as {
 };
 
 const exportKey = (subpath: string) => (subpath === '.' ? '.' : `./${subpath}`);
-const fileName = (subpath: string) => (subpath === '.' ? 'index' : subpath);
+// dist is flat: `testing/msw` builds to dist/testing-msw.* (tsup.config.ts).
+const fileName = (subpath: string) => (subpath === '.' ? 'index' : subpath.replaceAll('/', '-'));
 
 describe('package.json', () => {
   it('exports exactly the subpaths of entries.json, in the same order', () => {

@@ -8,6 +8,8 @@ import { buildDist } from '../package/dist.js';
 // entry of entries.json may import src/testing (STYLE.md "./testing never reaches production bundles").
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const entries: Record<string, string> = JSON.parse(readFileSync(join(root, 'entries.json'), 'utf8'));
+/** `testing` and its own subpaths (`testing/msw`): the test-only entries. */
+const isTestingSubpath = (subpath: string) => subpath === 'testing' || subpath.startsWith('testing/');
 const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function resolveImport(from: string, specifier: string): string | null {
@@ -43,7 +45,7 @@ function sourceFiles(dir: string): string[] {
 describe('the testing boundary', () => {
   const testingDir = join(root, 'src/testing');
 
-  it.each(Object.entries(entries).filter(([subpath]) => subpath !== 'testing'))(
+  it.each(Object.entries(entries).filter(([subpath]) => !isTestingSubpath(subpath)))(
     'entry %s does not reach src/testing',
     (_subpath, file) => {
       const files = [...reachable(join(root, file))].map((f) => relative(root, f));
@@ -85,7 +87,7 @@ describe('the testing boundary in the build output', () => {
     return seen;
   }
   const productionFiles = Object.keys(entries)
-    .filter((subpath) => subpath !== 'testing')
+    .filter((subpath) => !isTestingSubpath(subpath))
     .flatMap((subpath) => ['js', 'cjs'].map((ext) => `${subpath === '.' ? 'index' : subpath}.${ext}`));
 
   it.each(productionFiles)('%s does not contain the emitter', (file) => {

@@ -1,18 +1,17 @@
 import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
 import { webhookMiddleware } from '@svc/webhooks/express';
-import express from 'express';
-import { setupServer } from 'msw/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CRM_TEST_TOKEN,
   createCrmEmitter,
   createMailEmitter,
   createSignedRequest,
   createVirtualClock,
-  crmApiHandlers,
   MAIL_TEST_API_KEY,
-  mailApiHandlers,
-} from '../../src/testing/index.js';
+} from '@svc/webhooks/testing';
+import { crmApiHandlers, mailApiHandlers } from '@svc/webhooks/testing/msw';
+import express from 'express';
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from './support/servers.js';
 
 // The emitters deliver over real HTTP (globalThis.fetch, patched by msw, which lets 127.0.0.1 through)

@@ -1,15 +1,14 @@
-import { setupServer } from 'msw/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CRM_TEST_TOKEN,
   createCrmEmitter,
   createMailApi,
   createMailEmitter,
   createVirtualClock,
-  crmApiHandlers,
   MAIL_TEST_API_KEY,
-  mailApiHandlers,
-} from '../../src/testing/index.js';
+} from '@svc/webhooks/testing';
+import { crmApiHandlers, mailApiHandlers } from '@svc/webhooks/testing/msw';
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const START = Date.parse('2025-03-01T12:00:30.000Z');
 const clock = createVirtualClock({ start: START });
