@@ -10,6 +10,7 @@ import { toBytes } from '../verify/bytes.js';
 import { getNodeCrypto } from '../verify/node-crypto.js';
 import type { VerifyResult } from '../verify/verify-signature.js';
 import { verifySignature, verifySignatureSync } from '../verify/verify-signature.js';
+import { claimWithin } from './claim-within.js';
 import { dispatchClaimed, type PendingDelivery } from './dispatch.js';
 import { isWebhookError } from './errors.js';
 import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
@@ -22,7 +23,7 @@ import type { ReceiveNow } from './receive-now.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { HeadersInput, ReceiveInput, ReceiveOutcome } from './receiver-types.js';
 import { report } from './report.js';
-import { claimWithin, StoreCallFailed } from './store-calls.js';
+import { StoreCallFailed } from './store-calls.js';
 
 /** What differs between the services. Header names are lowercase. */
 export interface ServiceSpec<E extends DispatchableEvent> {

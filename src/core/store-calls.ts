@@ -3,13 +3,14 @@
  * disconnected, a saturated Postgres pool) must not hold the request past the sender's 10 s: after
  * `timeoutMs` the call counts as failed and the receiver fails closed (503, no handler runs).
  * A `timeoutMs` of 0 means no bound (the receiver's own in-process memory store cannot hang).
+ * Claims live in claim-within.ts: a claim whose answer was not seen must also be abandoned.
  */
-import type { ClaimResult, DedupStore } from '../dedup/types.js';
+import type { DedupStore } from '../dedup/types.js';
 
 /** A store call that failed or timed out; `cause` is what the store threw, if anything. */
 export class StoreCallFailed {
   constructor(
-    readonly operation: 'claim' | 'complete' | 'release',
+    readonly operation: 'claim' | 'complete' | 'release' | 'abandon',
     readonly cause: unknown,
   ) {}
 }
@@ -17,7 +18,7 @@ export class StoreCallFailed {
 type Operation = StoreCallFailed['operation'];
 
 /** The unbounded call, with a failure turned into a value; one promise, no wrapper chain. */
-async function direct<T>(run: () => Promise<T>, operation: Operation): Promise<T | StoreCallFailed> {
+export async function direct<T>(run: () => Promise<T>, operation: Operation): Promise<T | StoreCallFailed> {
   try {
     return await run();
   } catch (error) {
@@ -25,7 +26,8 @@ async function direct<T>(run: () => Promise<T>, operation: Operation): Promise<T
   }
 }
 
-function bounded<T>(
+/** `run()` settled within `timeoutMs` (0 = no bound), a failure or the timeout turned into a value. */
+export function bounded<T>(
   run: () => Promise<T>,
   timeoutMs: number,
   operation: Operation,
@@ -54,34 +56,6 @@ function bounded<T>(
         resolve(fail(error));
       },
     );
-  });
-}
-
-/**
- * `store.claim` with a time bound. A claim that succeeds after the bound was already answered 503,
- * so it is released again: otherwise the key would look in progress until its lease ended and the
- * sender's quick retries (crm-service §6 rule 5: 1 s, then 2 s) would all get 409.
- */
-export function claimWithin(
-  store: DedupStore,
-  key: string,
-  leaseMs: number,
-  timeoutMs: number,
-): Promise<ClaimResult | StoreCallFailed> {
-  if (timeoutMs === 0) return direct(() => store.claim(key, { leaseMs }), 'claim');
-  let timedOut = false;
-  const result = bounded(
-    () =>
-      store.claim(key, { leaseMs }).then((claim) => {
-        if (timedOut && claim.status === 'claimed') store.release(key, claim.token).catch(() => undefined);
-        return claim;
-      }),
-    timeoutMs,
-    'claim',
-  );
-  return result.then((claim) => {
-    if (claim instanceof StoreCallFailed) timedOut = true;
-    return claim;
   });
 }
 

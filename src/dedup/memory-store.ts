@@ -1,7 +1,14 @@
 import { createLruSlots } from './lru-slots.js';
 import { type SyncStoreOps, withSyncOps } from './sync-store.js';
 import { createToken } from './token.js';
-import type { ClaimOptions, ClaimResult, Clock, CompleteOptions, DedupStore } from './types.js';
+import type {
+  AbandonOptions,
+  ClaimOptions,
+  ClaimResult,
+  Clock,
+  CompleteOptions,
+  DedupStore,
+} from './types.js';
 import { systemClock } from './types.js';
 import { assertKey, assertMs, assertToken } from './validate.js';
 
@@ -47,6 +54,7 @@ export interface MemoryStoreOptions {
 export interface MemoryStore extends DedupStore {
   /** Keys currently held (expired ones count until they are touched or pruned). */
   readonly size: number;
+  abandon(key: string, token: string, options: AbandonOptions): Promise<boolean>;
   extend(key: string, token: string, options: ClaimOptions): Promise<boolean>;
   prune(): Promise<number>;
   close(): Promise<void>;
@@ -80,7 +88,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   }
   // Each key has a numbered slot (lru-slots.ts); its state is in flat arrays under that number, which
   // keeps a million keys compact and out of the garbage collector's way. A completed record is its
-  // expiry in `ends` and no token; a claim is its lease end in `ends` plus its fencing token.
+  // expiry in `ends` and no token; a claim is its lease end in `ends` plus its fencing token; an
+  // abandoned token (DedupStore.abandon) is that token with its marker's end negated in `ends`, so
+  // every other check reads it as expired (free) without a branch of its own.
   const slots = createLruSlots(maxKeys);
   let ends = new Float64Array(1);
   let tokens: (string | undefined)[] = [undefined];
@@ -115,9 +125,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   let issued = 0;
 
   const ops: SyncStoreOps = {
-    claim(key, leaseMs) {
+    claim(key, leaseMs, chosen) {
       assertKey(key);
       assertMs('leaseMs', leaseMs);
+      if (chosen !== undefined) assertToken(chosen);
       const now = clock.now();
       let slot = slots.find(key);
       if (slot === 0) {
@@ -127,9 +138,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         if (endsAt > now && tokens[slot] !== undefined) return { status: 'in_progress', leaseEndsAt: endsAt };
         slots.touch(slot);
         if (endsAt > now) return COMPLETED;
+        // This very token was abandoned: the claim must not run (DedupStore.abandon).
+        if (endsAt < -now && chosen !== undefined && tokens[slot] === chosen) {
+          return { status: 'in_progress', leaseEndsAt: now };
+        }
       }
       // Free, expired or a crashed worker's lapsed lease: take it over with a new token.
-      const token = prefix + (++issued).toString(36);
+      const token = chosen ?? prefix + (++issued).toString(36);
       const leaseEndsAt = now + leaseMs;
       tokens[slot] = token;
       ends[slot] = leaseEndsAt;
@@ -164,8 +179,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return slots.size;
     },
 
-    async claim(key: string, { leaseMs }: ClaimOptions): Promise<ClaimResult> {
-      return ops.claim(key, leaseMs);
+    async claim(key: string, { leaseMs, token }: ClaimOptions): Promise<ClaimResult> {
+      return ops.claim(key, leaseMs, token);
     },
 
     async complete(key: string, token: string, { ttlMs }: CompleteOptions): Promise<boolean> {
@@ -174,6 +189,23 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
 
     async release(key: string, token: string): Promise<boolean> {
       return ops.release(key, token);
+    },
+
+    async abandon(key: string, token: string, { leaseMs }: AbandonOptions): Promise<boolean> {
+      assertKey(key);
+      assertToken(token);
+      assertMs('leaseMs', leaseMs);
+      const now = clock.now();
+      let slot = slots.find(key);
+      if (slot === 0) {
+        slot = added(key);
+      } else if (ends[slot]! > now) {
+        if (tokens[slot] === undefined) return true; // completed: a late claim is a duplicate
+        if (tokens[slot] !== token) return false; // another claimer's live lease
+      }
+      tokens[slot] = token;
+      ends[slot] = -(now + leaseMs);
+      return true;
     },
 
     async extend(key: string, token: string, { leaseMs }: ClaimOptions): Promise<boolean> {
@@ -192,7 +224,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       let removed = 0;
       for (let slot = slots.oldest(); slot !== 0; ) {
         const newer = slots.newer(slot); // read first: remove() reuses the link
-        if (ends[slot]! <= now) {
+        if (Math.abs(ends[slot]!) <= now) {
           remove(slot);
           removed++;
         }

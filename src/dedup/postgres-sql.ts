@@ -61,19 +61,37 @@ export function statements(table: string) {
   const now = (n: number) => NOW.replace('$NOW', `$${n}`);
   return {
     // $1 key, $2 token, $3 leaseMs, $4 now|null. The INSERT takes the key when it is free or its
-    // record expired; otherwise the second SELECT reports the row (from the statement's snapshot).
+    // record expired, except a row holding this very token: that is the marker of an abandoned claim
+    // (abandon below), which this claim must leave alone. Otherwise the second SELECT reports the
+    // row (from the statement's snapshot); `won` tells the two apart.
     claim: `WITH clock AS (SELECT ${now(4)} AS now),
 claim AS (
   INSERT INTO ${t} AS d (key, token, completed, expires_at)
   SELECT $1, $2, false, clock.now + $3::bigint FROM clock
   ON CONFLICT (key) DO UPDATE SET token = excluded.token, completed = false, expires_at = excluded.expires_at
-  WHERE d.expires_at <= excluded.expires_at - $3::bigint
+  WHERE d.expires_at <= excluded.expires_at - $3::bigint AND d.token <> excluded.token
   RETURNING d.token, d.completed, d.expires_at
 )
-SELECT claim.token, claim.completed, claim.expires_at, clock.now FROM claim, clock
+SELECT true AS won, claim.token, claim.completed, claim.expires_at, clock.now FROM claim, clock
 UNION ALL
-SELECT d.token, d.completed, d.expires_at, clock.now FROM ${t} d, clock
+SELECT false, d.token, d.completed, d.expires_at, clock.now FROM ${t} d, clock
 WHERE d.key = $1 AND NOT EXISTS (SELECT 1 FROM claim)`,
+    // $1 key, $2 token, $3 leaseMs, $4 now|null. The abandoned-token marker is a row holding the token
+    // with `expires_at` = -(now + leaseMs): below every "now", so it reads as expired (free) to every
+    // other claimer, while its magnitude keeps prune() off it for leaseMs; the claim above refuses a row
+    // holding its own token. Written over a free or expired key or this token's own live lease; a
+    // completed record counts as done (ok), another token's live lease as not yet (nothing written).
+    abandon: `WITH clock AS (SELECT ${now(4)} AS now),
+mark AS (
+  INSERT INTO ${t} AS d (key, token, completed, expires_at)
+  SELECT $1, $2, false, -(clock.now + $3::bigint) FROM clock
+  ON CONFLICT (key) DO UPDATE SET token = excluded.token, completed = false, expires_at = excluded.expires_at
+  WHERE d.expires_at <= ${now(4)} OR (d.token = excluded.token AND NOT d.completed)
+  RETURNING 1
+)
+SELECT true AS ok FROM mark
+UNION ALL
+SELECT d.completed FROM ${t} d WHERE d.key = $1 AND NOT EXISTS (SELECT 1 FROM mark)`,
     // $1 key, $2 token, $3 ttlMs, $4 now|null
     complete: `UPDATE ${t} SET completed = true, expires_at = ${now(4)} + $3::bigint
 WHERE key = $1 AND token = $2 AND NOT completed AND expires_at > ${now(4)} RETURNING 1 AS ok`,
@@ -84,7 +102,8 @@ RETURNING 1 AS ok`,
     extend: `UPDATE ${t} SET expires_at = ${now(4)} + $3::bigint
 WHERE key = $1 AND token = $2 AND NOT completed AND expires_at > ${now(4)} RETURNING 1 AS ok`,
     // $1 now|null
-    prune: `WITH gone AS (DELETE FROM ${t} WHERE expires_at <= ${now(1)} RETURNING 1)
+    // (an abandoned-token marker, negative, goes once -expires_at has passed too)
+    prune: `WITH gone AS (DELETE FROM ${t} WHERE expires_at <= ${now(1)} AND -expires_at <= ${now(1)} RETURNING 1)
 SELECT count(*)::int AS n FROM gone`,
   };
 }

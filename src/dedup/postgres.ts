@@ -7,7 +7,14 @@
 import { DEFAULT_POSTGRES_TABLE, postgresDedupDDL, quoteTable, statements } from './postgres-sql.js';
 import { storeUnavailable, withTimeout } from './store-error.js';
 import { createToken } from './token.js';
-import type { ClaimOptions, ClaimResult, Clock, CompleteOptions, DedupStore } from './types.js';
+import type {
+  AbandonOptions,
+  ClaimOptions,
+  ClaimResult,
+  Clock,
+  CompleteOptions,
+  DedupStore,
+} from './types.js';
 import { assertKey, assertMs, assertToken } from './validate.js';
 
 export { DEFAULT_POSTGRES_TABLE, postgresDedupDDL } from './postgres-sql.js';
@@ -59,6 +66,7 @@ export interface PostgresStoreOptions {
  * ```
  */
 export interface PostgresStore extends DedupStore {
+  abandon(key: string, token: string, options: AbandonOptions): Promise<boolean>;
   extend(key: string, token: string, options: ClaimOptions): Promise<boolean>;
   /** Deletes expired claims and completed records; returns how many. Run it from a cron job. */
   prune(): Promise<number>;
@@ -66,7 +74,13 @@ export interface PostgresStore extends DedupStore {
   migrate(): Promise<void>;
 }
 
-type ClaimRow = { token: string; completed: boolean; expires_at: string | number | bigint; now: unknown };
+type ClaimRow = {
+  won: boolean;
+  token: string;
+  completed: boolean;
+  expires_at: string | number | bigint;
+  now: unknown;
+};
 
 /**
  * A {@link DedupStore} in a PostgreSQL table. A claim is one `INSERT … ON CONFLICT (key) DO UPDATE …
@@ -127,17 +141,19 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   }
 
   return {
-    async claim(key: string, { leaseMs }: ClaimOptions): Promise<ClaimResult> {
+    async claim(key: string, { leaseMs, token = createToken() }: ClaimOptions): Promise<ClaimResult> {
       assertKey(key);
       assertMs('leaseMs', leaseMs);
-      const token = createToken();
+      assertToken(token);
       // Rarely the row changes between the statement's snapshot and the INSERT's conflict check
       // (a concurrent release or takeover); the snapshot then shows an expired record: ask again.
       for (let attempt = 0; attempt < 5; attempt++) {
         const [row] = await query<ClaimRow>(sql.claim, [key, token, leaseMs, now()]);
         if (!row) continue; // released between the INSERT and the SELECT
         const expiresAt = Number(row.expires_at);
-        if (row.token === token) return { status: 'claimed', token, leaseEndsAt: expiresAt };
+        if (row.won) return { status: 'claimed', token, leaseEndsAt: expiresAt };
+        // This very token was abandoned before the claim ran: it must not run (abandon()).
+        if (row.token === token) return { status: 'in_progress', leaseEndsAt: Number(row.now) };
         if (expiresAt > Number(row.now)) {
           return row.completed ? { status: 'completed' } : { status: 'in_progress', leaseEndsAt: expiresAt };
         }
@@ -156,6 +172,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       assertKey(key);
       assertToken(token);
       return guarded(sql.release, [key, token, now()]);
+    },
+
+    async abandon(key: string, token: string, { leaseMs }: AbandonOptions): Promise<boolean> {
+      assertKey(key);
+      assertToken(token);
+      assertMs('leaseMs', leaseMs);
+      const [row] = await query<{ ok: boolean }>(sql.abandon, [key, token, leaseMs, now()]);
+      return row?.ok === true;
     },
 
     extend: async (key: string, token: string, { leaseMs }: ClaimOptions) => {

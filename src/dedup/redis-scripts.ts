@@ -1,7 +1,7 @@
 /**
  * Lua scripts of the Redis store. Each touches exactly one key (`KEYS[1]`), so they run on Redis
- * Cluster. Values: `L:<leaseEndsAt>:<token>` for a claim, `D:<expiresAt>` for a completed record
- * (epoch ms). Times are compared in the script against `ARGV` "now" (the injected clock) or, when it is
+ * Cluster. Values: `L:<leaseEndsAt>:<token>` for a claim, `D:<expiresAt>` for a completed record,
+ * `A:<until>:<token>` for an abandoned token (free for every claimer but that token's own claim; epoch ms). Times are compared in the script against `ARGV` "now" (the injected clock) or, when it is
  * `-1`, against the Redis server's `TIME`, so app hosts with skewed clocks agree on lease ends.
  * Keys also get a `PX` expiry (relative, so skew-free) and disappear by themselves.
  */
@@ -23,15 +23,19 @@ local at, tok = string.match(v, '^L:(%d+):(.+)$')
 if tok ~= ARGV[1] or tonumber(at) <= now then return 0 end
 `;
 
-/** ARGV: token, leaseMs, now|-1. Returns {'claimed', leaseEndsAt} | {'in_progress', leaseEndsAt} | {'completed'}. */
+/**
+ * ARGV: token, leaseMs, now|-1. Returns {'claimed', leaseEndsAt} | {'in_progress', leaseEndsAt} |
+ * {'completed'}. A claim whose own token was abandoned first gets {'in_progress', now} and writes nothing.
+ */
 export const CLAIM_SCRIPT = `${NOW}
 local v = redis.call('GET', KEYS[1])
 if v then
-  local kind, at = string.match(v, '^(%a):(%d+)')
+  local kind, at, tok = string.match(v, '^(%a):(%d+):?(.*)$')
   at = tonumber(at)
   if at and at > now then
     if kind == 'D' then return {'completed'} end
-    return {'in_progress', string.format('%.0f', at)}
+    if kind == 'L' then return {'in_progress', string.format('%.0f', at)} end
+    if tok == ARGV[1] then return {'in_progress', string.format('%.0f', now)} end
   end
 end
 local ends = string.format('%.0f', now + tonumber(ARGV[2]))
@@ -54,5 +58,24 @@ return 1
 /** ARGV: token, leaseMs, now|-1. Returns 1 if extended, 0 if the token no longer owns the key. */
 export const EXTEND_SCRIPT = `${OWNED}
 redis.call('SET', KEYS[1], 'L:' .. string.format('%.0f', now + tonumber(ARGV[2])) .. ':' .. ARGV[1], 'PX', ARGV[2])
+return 1
+`;
+
+/**
+ * ARGV: token, leaseMs, now|-1. Drops this token's live lease, or marks the key so that this token's
+ * claim, if it runs later, is a no-op. Returns 1 when no claim with the token can hold the key (also
+ * when the key is completed), 0 while another token's live lease holds it (nothing written).
+ */
+export const ABANDON_SCRIPT = `${NOW}
+local v = redis.call('GET', KEYS[1])
+if v then
+  local kind, at, tok = string.match(v, '^(%a):(%d+):?(.*)$')
+  at = tonumber(at)
+  if at and at > now then
+    if kind == 'D' then return 1 end
+    if kind == 'L' and tok ~= ARGV[1] then return 0 end
+  end
+end
+redis.call('SET', KEYS[1], 'A:' .. string.format('%.0f', now + tonumber(ARGV[2])) .. ':' .. ARGV[1], 'PX', ARGV[2])
 return 1
 `;

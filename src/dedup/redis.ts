@@ -6,10 +6,23 @@
 import type { WebhookError } from '../core/errors.js';
 import type { RedisClientLike } from './redis-client.js';
 import { defineScript, evalScript, isRedisClient } from './redis-client.js';
-import { CLAIM_SCRIPT, COMPLETE_SCRIPT, EXTEND_SCRIPT, RELEASE_SCRIPT } from './redis-scripts.js';
+import {
+  ABANDON_SCRIPT,
+  CLAIM_SCRIPT,
+  COMPLETE_SCRIPT,
+  EXTEND_SCRIPT,
+  RELEASE_SCRIPT,
+} from './redis-scripts.js';
 import { storeUnavailable, withTimeout } from './store-error.js';
 import { createToken } from './token.js';
-import type { ClaimOptions, ClaimResult, Clock, CompleteOptions, DedupStore } from './types.js';
+import type {
+  AbandonOptions,
+  ClaimOptions,
+  ClaimResult,
+  Clock,
+  CompleteOptions,
+  DedupStore,
+} from './types.js';
 import { assertKey, assertMs, assertToken } from './validate.js';
 
 export type { IoRedisLike, NodeRedisLike, RedisClientLike } from './redis-client.js';
@@ -51,6 +64,7 @@ export interface RedisStoreOptions {
  * ```
  */
 export interface RedisStore extends DedupStore {
+  abandon(key: string, token: string, options: AbandonOptions): Promise<boolean>;
   extend(key: string, token: string, options: ClaimOptions): Promise<boolean>;
 }
 
@@ -58,6 +72,7 @@ const claimScript = defineScript(CLAIM_SCRIPT);
 const completeScript = defineScript(COMPLETE_SCRIPT);
 const releaseScript = defineScript(RELEASE_SCRIPT);
 const extendScript = defineScript(EXTEND_SCRIPT);
+const abandonScript = defineScript(ABANDON_SCRIPT);
 
 /**
  * A {@link DedupStore} on Redis 5 or later. Every operation is one Lua script on one key: one round
@@ -109,10 +124,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   }
 
   return {
-    async claim(key: string, { leaseMs }: ClaimOptions): Promise<ClaimResult> {
+    async claim(key: string, { leaseMs, token = createToken() }: ClaimOptions): Promise<ClaimResult> {
       assertKey(key);
       assertMs('leaseMs', leaseMs);
-      const token = createToken();
+      assertToken(token);
       const reply = await run(claimScript, key, [token, String(leaseMs), now()]);
       if (!Array.isArray(reply)) throw unexpected(reply);
       const [status, endsAt] = reply as unknown[];
@@ -135,6 +150,13 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       assertKey(key);
       assertToken(token);
       return compareAndSet(releaseScript, key, token, '0');
+    },
+
+    async abandon(key: string, token: string, { leaseMs }: AbandonOptions): Promise<boolean> {
+      assertKey(key);
+      assertToken(token);
+      assertMs('leaseMs', leaseMs);
+      return compareAndSet(abandonScript, key, token, String(leaseMs));
     },
 
     async extend(key: string, token: string, { leaseMs }: ClaimOptions): Promise<boolean> {

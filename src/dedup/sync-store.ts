@@ -9,7 +9,7 @@ import type { ClaimResult, DedupStore } from './types.js';
 
 /** The synchronous operations; same semantics and argument checks as the `DedupStore` methods. */
 export interface SyncStoreOps {
-  claim(key: string, leaseMs: number): ClaimResult;
+  claim(key: string, leaseMs: number, token?: string): ClaimResult;
   complete(key: string, token: string, ttlMs: number): boolean;
   release(key: string, token: string): boolean;
 }

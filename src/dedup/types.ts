@@ -17,6 +17,21 @@ export type ClaimResult =
 export interface ClaimOptions {
   /** How long the claim holds before another caller may take it over, in milliseconds. */
   leaseMs: number;
+  /**
+   * The fencing token this claim gets if it wins; default a fresh one made by the store. Choose it
+   * yourself to be able to {@link DedupStore.abandon} a claim whose answer you never saw (a timeout, a
+   * dropped connection). It must be unique per claim and hard to guess (`crypto.randomUUID()`).
+   */
+  token?: string;
+}
+
+/** Options of {@link DedupStore.abandon}. */
+export interface AbandonOptions {
+  /**
+   * The `leaseMs` the abandoned claim was made with. The store remembers the abandoned token at
+   * least this long, so a copy of the claim that is still queued somewhere and runs later is a no-op.
+   */
+  leaseMs: number;
 }
 
 /** Options of {@link DedupStore.complete}. */
@@ -30,6 +45,10 @@ export interface CompleteOptions {
  * claims of one key, exactly one gets `claimed`. A claim whose lease ended may be taken over; the
  * new owner gets a new token, and writes with the old token (`complete`, `release`, `extend`) return
  * `false` and change nothing (fencing).
+ *
+ * A claim whose outcome the caller did not see (it timed out or the connection failed while the
+ * store may still run it) is made harmless with `abandon(key, token)`, in whichever order the two
+ * reach the store: see {@link DedupStore.abandon}.
  *
  * Shipped implementations: `createMemoryStore()` (default), `createRedisStore()` from
  * `@svc/webhooks/redis`, `createPostgresStore()` from `@svc/webhooks/postgres`.
@@ -55,6 +74,16 @@ export interface DedupStore {
   complete(key: string, token: string, options: CompleteOptions): Promise<boolean>;
   /** Drops a claim so the next attempt runs again. `false` if `token` no longer owns the key. */
   release(key: string, token: string): Promise<boolean>;
+  /**
+   * Makes sure a claim made with `token` holds no lease, whether it already ran or is still queued or
+   * in flight. A live lease of `token` is dropped; a free or expired key gets a marker that is free
+   * for every other claimer but turns a later claim carrying `token` into a no-op (it answers
+   * `in_progress` with `leaseEndsAt` = now). Resolves `true` once no claim with `token` can hold the
+   * key (also when the key is completed), `false` while another token's live lease holds the key (a
+   * queued claim with `token` could still take it after that lease is gone: call again later).
+   * Optional for other stores; the shipped stores implement it and the receivers use it when present.
+   */
+  abandon?(key: string, token: string, options: AbandonOptions): Promise<boolean>;
   /** Extends a held lease to `leaseMs` from now. `false` if `token` no longer owns the key. */
   extend?(key: string, token: string, options: ClaimOptions): Promise<boolean>;
   /** Deletes expired records; returns how many. Stores that expire by themselves may omit it. */

@@ -139,6 +139,81 @@ export function storeContract(kind: StoreKind): void {
     expect(await store.complete('k', token, { ttlMs: TTL })).toBe(true);
   });
 
+  it('uses a token the caller supplies', async () => {
+    const { store } = await setup();
+    const result = claimed(await store.claim('k', { leaseMs: LEASE, token: 'caller-token-1' }));
+    expect(result.token).toBe('caller-token-1');
+    expect(await store.complete('k', 'caller-token-1', { ttlMs: TTL })).toBe(true);
+    expect(await store.claim('k', { leaseMs: LEASE, token: 'caller-token-2' })).toEqual({
+      status: 'completed',
+    });
+  });
+
+  it('abandon after the claim ran drops its lease; the next claim runs', async () => {
+    const { store } = await setup();
+    if (!store.abandon) return expect(kind.name).toBe('custom');
+    const first = claimed(await store.claim('k', { leaseMs: LEASE, token: 'lost-answer' }));
+    expect(await store.abandon('k', first.token, { leaseMs: LEASE })).toBe(true);
+    expect(await store.complete('k', first.token, { ttlMs: TTL })).toBe(false);
+    expect(await store.release('k', first.token)).toBe(false);
+    const retry = claimed(await store.claim('k', { leaseMs: LEASE }));
+    expect(await store.complete('k', retry.token, { ttlMs: TTL })).toBe(true);
+    expect(await store.claim('k', { leaseMs: LEASE })).toEqual({ status: 'completed' });
+  });
+
+  it('abandon before the claim runs makes that claim a no-op, and leaves the key free for others', async () => {
+    const { store, clock } = await setup();
+    if (!store.abandon) return expect(kind.name).toBe('custom');
+    expect(await store.abandon('k', 'queued-claim', { leaseMs: LEASE })).toBe(true);
+    // The abandoned claim arrives late: it must not take the key.
+    const late = await store.claim('k', { leaseMs: LEASE, token: 'queued-claim' });
+    expect(late).toEqual({ status: 'in_progress', leaseEndsAt: clock.now() });
+    expect(await store.complete('k', 'queued-claim', { ttlMs: TTL })).toBe(false);
+    // Still remembered until the lease it stood for would have ended, prune or not.
+    clock.advance(LEASE - 1);
+    await store.prune?.();
+    expect((await store.claim('k', { leaseMs: LEASE, token: 'queued-claim' })).status).toBe('in_progress');
+    // Every other claimer finds the key free.
+    const retry = claimed(await store.claim('k', { leaseMs: LEASE }));
+    expect(await store.claim('k', { leaseMs: LEASE, token: 'queued-claim' })).toEqual({
+      status: 'in_progress',
+      leaseEndsAt: retry.leaseEndsAt,
+    });
+    expect(await store.complete('k', retry.token, { ttlMs: TTL })).toBe(true);
+    expect(await store.claim('k', { leaseMs: LEASE, token: 'queued-claim' })).toEqual({
+      status: 'completed',
+    });
+  });
+
+  it("abandon leaves another token's lease and a completed record alone", async () => {
+    const { store } = await setup();
+    if (!store.abandon) return expect(kind.name).toBe('custom');
+    const owner = claimed(await store.claim('held', { leaseMs: LEASE }));
+    // Not settled: the abandoned claim could still take the key once this lease is gone.
+    expect(await store.abandon('held', 'other-token', { leaseMs: LEASE })).toBe(false);
+    expect(await store.claim('held', { leaseMs: LEASE })).toEqual({
+      status: 'in_progress',
+      leaseEndsAt: owner.leaseEndsAt,
+    });
+    expect(await store.complete('held', owner.token, { ttlMs: TTL })).toBe(true);
+    expect(await store.abandon('held', 'other-token', { leaseMs: LEASE })).toBe(true);
+    expect(await store.abandon('held', owner.token, { leaseMs: LEASE })).toBe(true);
+    expect(await store.claim('held', { leaseMs: LEASE, token: 'other-token' })).toEqual({
+      status: 'completed',
+    });
+  });
+
+  it('abandon of an expired lease marks the key; a marker of another token does not block', async () => {
+    const { store, clock } = await setup();
+    if (!store.abandon) return expect(kind.name).toBe('custom');
+    claimed(await store.claim('k', { leaseMs: LEASE, token: 'crashed' }));
+    clock.advance(LEASE);
+    expect(await store.abandon('k', 'first-lost', { leaseMs: LEASE })).toBe(true);
+    expect(await store.abandon('k', 'second-lost', { leaseMs: LEASE })).toBe(true);
+    expect((await store.claim('k', { leaseMs: LEASE, token: 'second-lost' })).status).toBe('in_progress');
+    expect((await store.claim('k', { leaseMs: LEASE, token: 'fresh' })).status).toBe('claimed');
+  });
+
   it('prunes expired claims and completed records, keeping live ones', async () => {
     const { store, clock } = await setup();
     if (!store.prune) return expect(kind.name).toMatch(/^redis/); // Redis expires keys by itself
@@ -181,6 +256,12 @@ export function storeContract(kind: StoreKind): void {
       code: 'options_invalid',
     });
     await expect(store.release('k', '')).rejects.toMatchObject({ code: 'options_invalid' });
+    await expect(store.claim('k', { leaseMs: LEASE, token: '' })).rejects.toMatchObject({
+      code: 'options_invalid',
+    });
+    await expect(store.abandon?.('k', '', { leaseMs: LEASE })).rejects.toMatchObject({
+      code: 'options_invalid',
+    });
   });
 
   // Only stores with a backend to lose (not the in-process memory store).
@@ -194,6 +275,9 @@ export function storeContract(kind: StoreKind): void {
         code: 'store_unavailable',
       });
       await expect(store.release('k', 'tok')).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(store.abandon?.('k', 'tok', { leaseMs: LEASE })).rejects.toMatchObject({
+        code: 'store_unavailable',
+      });
     });
   }
 }
