@@ -7,6 +7,7 @@
 export type { WebhookReceiver } from './core/create-receiver.js';
 export type { WebhookErrorCode, WebhookErrorOptions } from './core/errors.js';
 export { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from './core/errors.js';
+export { rawFields } from './core/fields.js';
 export type {
   ErrorHook,
   ErrorInfo,

@@ -1,24 +1,31 @@
 import type * as z from 'zod';
+import type { KnownFields } from '../core/fields.js';
 import type { crmAnyEnvelopeSchema } from './envelope.js';
 import type { CrmEventName } from './event-names.js';
 import type { crmDataSchemas, crmEnvelopeSchemas } from './schemas.js';
 
 /**
- * The validated `data` of one CRM event; unknown extra fields are kept (typed `unknown`).
+ * The validated `data` of one CRM event, typed with exactly the fields this version knows, so a
+ * misspelt field does not compile. Fields the service added later are still on the object at
+ * runtime: read them with `rawFields(data)` (typed `unknown`).
  *
  * @example
  * ```ts
- * import type { CrmDataOf } from '@svc/webhooks';
+ * import { type CrmDataOf, rawFields } from '@svc/webhooks';
  *
  * function onWon(data: CrmDataOf<'deal.won'>) {
- *   console.log(data.title, data.value);
+ *   console.log(data.title, data.value, rawFields(data).currency);
  * }
  * ```
  */
-export type CrmDataOf<N extends CrmEventName> = z.output<(typeof crmDataSchemas)[N]>;
+export type CrmDataOf<N extends CrmEventName> = KnownFields<z.output<(typeof crmDataSchemas)[N]>>;
+
+type KnownEnvelope<N extends CrmEventName> = KnownFields<z.output<(typeof crmEnvelopeSchemas)[N]>>;
 
 /**
- * The whole validated envelope (crm-service §2) of one known CRM event.
+ * The whole validated envelope (crm-service §2) of one known CRM event: exactly the known envelope
+ * fields, `data` as {@link CrmDataOf}. Extra envelope fields are on the object at runtime
+ * (`rawFields(envelope)`).
  *
  * @example
  * ```ts
@@ -29,10 +36,13 @@ export type CrmDataOf<N extends CrmEventName> = z.output<(typeof crmDataSchemas)
  * }
  * ```
  */
-export type CrmEnvelopeOf<N extends CrmEventName> = z.output<(typeof crmEnvelopeSchemas)[N]>;
+export type CrmEnvelopeOf<N extends CrmEventName> = {
+  [K in keyof KnownEnvelope<N>]: K extends 'data' ? CrmDataOf<N> : KnownEnvelope<N>[K];
+};
 
 /**
- * The envelope of any CRM delivery, its `data` unvalidated.
+ * The envelope of any CRM delivery, its `data` unvalidated; exactly the known envelope fields (extra
+ * ones through `rawFields(envelope)`).
  *
  * @example
  * ```ts
@@ -41,7 +51,7 @@ export type CrmEnvelopeOf<N extends CrmEventName> = z.output<(typeof crmEnvelope
  * const tenantOf = (envelope: CrmAnyEnvelope) => envelope.tenant_id;
  * ```
  */
-export type CrmAnyEnvelope = z.output<typeof crmAnyEnvelopeSchema>;
+export type CrmAnyEnvelope = KnownFields<z.output<typeof crmAnyEnvelopeSchema>>;
 
 /**
  * A verified, validated CRM event of a known name.
@@ -67,7 +77,7 @@ export interface CrmEventOf<N extends CrmEventName> {
   /** The envelope's `timestamp`: ISO 8601 UTC. */
   timestamp: string;
   data: CrmDataOf<N>;
-  /** The whole validated envelope, with any extra fields the service sent. */
+  /** The whole validated envelope; extra fields the service sent are kept (`rawFields(envelope)`). */
   envelope: CrmEnvelopeOf<N>;
   /** Which of the configured secrets matched (its index). */
   secretIndex: number;

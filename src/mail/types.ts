@@ -1,20 +1,23 @@
 import type * as z from 'zod';
+import type { KnownFields } from '../core/fields.js';
 import type { MailEventName } from './event-names.js';
 import type { mailPayloadSchemas } from './schemas.js';
 
 /**
- * The validated payload of one email-service event; unknown extra fields are kept (typed `unknown`).
+ * The validated payload of one email-service event, typed with exactly the fields this version
+ * knows, so a misspelt field does not compile. Fields the service added later are still on the
+ * object at runtime: read them with `rawFields(payload)` (typed `unknown`).
  *
  * @example
  * ```ts
- * import type { MailPayloadOf } from '@svc/webhooks';
+ * import { type MailPayloadOf, rawFields } from '@svc/webhooks';
  *
  * function onBounce(payload: MailPayloadOf<'bounced'>) {
- *   console.log(payload.to, payload.response);
+ *   console.log(payload.to, payload.response, rawFields(payload).added_later);
  * }
  * ```
  */
-export type MailPayloadOf<N extends MailEventName> = z.output<(typeof mailPayloadSchemas)[N]>;
+export type MailPayloadOf<N extends MailEventName> = KnownFields<z.output<(typeof mailPayloadSchemas)[N]>>;
 
 /**
  * A verified, validated email-service event of a known name.

@@ -7,6 +7,7 @@ import {
   crmEnvelopeSchemas,
   isCrmEventName,
   isWebhookError,
+  rawFields,
   type WebhookError,
 } from '../../src/index.js';
 import { CRM_CASES, crmHeaders, DELIVERY_ID, envelope, SECRET } from './fixtures.js';
@@ -63,6 +64,10 @@ describe.each(CRM_CASES)('crm event $name', ({ name, data, required, wrongType }
     const event = await constructCrmEvent(body, crmHeaders(body, name), SECRET);
     expect(event.data).toMatchObject({ added_later: [1] });
     expect(event.envelope).toMatchObject({ api_version: '2024-05' });
+    // The typed way to reach them: the same objects, not copies.
+    expect(rawFields(event.data as object).added_later).toEqual([1]);
+    expect(rawFields(event.envelope).api_version).toBe('2024-05');
+    expect(rawFields(event.envelope)).toBe(event.envelope);
   });
 
   it.each(required.length > 0 ? required : ['(none)'])('refuses data without %s', async (field) => {

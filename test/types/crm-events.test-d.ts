@@ -1,5 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
+  type CrmAnyEnvelope,
   type CrmDataOf,
   type CrmEnvelopeOf,
   type CrmEvent,
@@ -7,9 +8,11 @@ import {
   type CrmEventOf,
   type CrmWebhookEvent,
   constructCrmEvent,
+  createCrmReceiver,
   crmDataSchemas,
   crmEnvelopeSchema,
   parseCrmEvent,
+  rawFields,
   type UnknownCrmEvent,
 } from '../../src/index.js';
 
@@ -43,6 +46,41 @@ describe('crm event types', () => {
       if (event.name === 'campaign.completed') expectTypeOf(event.data.sent).toEqualTypeOf<number>();
     };
     expectTypeOf(handle).toBeFunction();
+  });
+
+  it('data and envelope types are exact: a misspelt field does not compile; extras through rawFields', () => {
+    expectTypeOf<keyof CrmDataOf<'deal.won'>>().toEqualTypeOf<'deal_id' | 'title' | 'value'>();
+    expectTypeOf<keyof CrmEnvelopeOf<'deal.won'>>().toEqualTypeOf<
+      'id' | 'timestamp' | 'tenant_id' | 'event' | 'data'
+    >();
+    const handle = (event: CrmWebhookEvent) => {
+      // @ts-expect-error misspelt: tenant_id
+      event.envelope.tenantid;
+      if (!event.known) return;
+      if (event.name === 'contact.created') {
+        expectTypeOf(event.data.email).toEqualTypeOf<string | null>();
+        // @ts-expect-error misspelt: email
+        event.data.emial;
+        // @ts-expect-error misspelt: email, inside the envelope too
+        event.envelope.data.emial;
+        // @ts-expect-error an extra envelope field is not typed
+        event.envelope.api_version;
+        expectTypeOf(rawFields(event.data).emial).toBeUnknown();
+        expectTypeOf(rawFields(event.envelope).api_version).toBeUnknown();
+      }
+    };
+    expectTypeOf(handle).toBeFunction();
+    // @ts-expect-error no string index on the unknown-event envelope either
+    type _Indexed = CrmAnyEnvelope[string];
+  });
+
+  it('receiver handlers see the exact data of their event', () => {
+    const receiver = createCrmReceiver({ secret: 'whsec_test' });
+    receiver.on('deal.won', (event) => {
+      expectTypeOf(event.data.value).toEqualTypeOf<number | null>();
+      // @ts-expect-error misspelt: value
+      event.data.valeu;
+    });
   });
 
   it('an unknown name is refused where a known one is required', () => {

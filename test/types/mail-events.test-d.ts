@@ -1,6 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   constructMailEvent,
+  createMailReceiver,
   type MailEvent,
   type MailEventName,
   type MailEventOf,
@@ -9,6 +10,7 @@ import {
   mailEventSchema,
   mailPayloadSchemas,
   parseMailEvent,
+  rawFields,
   type UnknownMailEvent,
 } from '../../src/index.js';
 
@@ -41,9 +43,38 @@ describe('mail event types', () => {
     expectTypeOf(handle).toBeFunction();
   });
 
-  it('payloads keep unknown fields as unknown', () => {
-    expectTypeOf<MailPayloadOf<'opened'>['anything_else']>().toEqualTypeOf<unknown>();
+  it('payload types are exact: a misspelt field does not compile; extras through rawFields', () => {
     expectTypeOf<MailPayloadOf<'opened'>['client_id']>().toEqualTypeOf<string>();
+    expectTypeOf<keyof MailPayloadOf<'clicked'>>().toEqualTypeOf<
+      'event' | 'client_id' | 'message_id' | 'to' | 'timestamp' | 'url'
+    >();
+    const handle = (event: MailEvent) => {
+      // @ts-expect-error misspelt: message_id
+      event.payload.mesage_id;
+      if (event.name === 'bounced') {
+        expectTypeOf(event.payload.message_id).toEqualTypeOf<string>();
+        // @ts-expect-error misspelt: message_id
+        event.payload.mesage_id;
+        // @ts-expect-error a field this version does not know is not typed on the payload
+        event.payload.added_later;
+        expectTypeOf(rawFields(event.payload).added_later).toBeUnknown();
+        expectTypeOf(rawFields(event.payload)).toEqualTypeOf<Readonly<Record<string, unknown>>>();
+      }
+    };
+    expectTypeOf(handle).toBeFunction();
+    // @ts-expect-error misspelt: provider
+    type _Misspelt = MailPayloadOf<'delivered'>['provder'];
+    // @ts-expect-error no string index: an arbitrary key is not a field
+    type _Indexed = MailPayloadOf<'opened'>[string];
+  });
+
+  it('receiver handlers see the exact payload of their event', () => {
+    const receiver = createMailReceiver({ secret: 'whsec_test' });
+    receiver.on('clicked', (event) => {
+      expectTypeOf(event.payload.url).toEqualTypeOf<string>();
+      // @ts-expect-error misspelt: url
+      event.payload.ulr;
+    });
   });
 
   it('an unknown name is refused where a known one is required', () => {
