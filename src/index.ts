@@ -5,8 +5,10 @@
  */
 
 export type { WebhookReceiver } from './core/create-receiver.js';
+export { isValidDeliveryId, MAX_DELIVERY_ID_LENGTH } from './core/delivery-id.js';
 export type { WebhookErrorCode, WebhookErrorOptions } from './core/errors.js';
 export { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from './core/errors.js';
+export { EVENT_CLOCK_SKEW_MS } from './core/event-age.js';
 export { rawFields } from './core/fields.js';
 export type {
   ErrorHook,
@@ -33,14 +35,17 @@ export type {
   ReceiveResult,
   WebhookReceiverLike,
 } from './core/receiver-types.js';
+export { truncateUntrusted, UNTRUSTED_LOG_CHARS } from './core/untrusted.js';
 export { type CrmDedupKey, crmDedupKeyOf, crmDeliveryKey } from './crm/dedup-key.js';
 export * from './crm/index.js';
 export type { CrmReceiver, CrmReceiverOptions } from './crm/receiver.js';
 export { CRM_DEFAULT_TTL_MS, createCrmReceiver } from './crm/receiver.js';
+export { boundDedupKey, DEDUP_KEY_HASH_ABOVE } from './dedup/bound-key.js';
 export type { MemoryStore, MemoryStoreOptions } from './dedup/memory-store.js';
 export { createMemoryStore, DEFAULT_MEMORY_STORE_MAX_KEYS } from './dedup/memory-store.js';
 export type { ClaimOptions, ClaimResult, Clock, CompleteOptions, DedupStore } from './dedup/types.js';
 export { systemClock } from './dedup/types.js';
+export { MAX_DEDUP_KEY_LENGTH } from './dedup/validate.js';
 export { type MailDedupKey, mailDedupKeyOf, mailDeliveryKey } from './mail/dedup-key.js';
 export * from './mail/index.js';
 export type { MailReceiver, MailReceiverOptions } from './mail/receiver.js';

@@ -30,6 +30,10 @@ export const WEBHOOK_ERROR_STATUS = {
   event_mismatch: 400,
   delivery_id_missing: 400,
   delivery_id_mismatch: 400,
+  delivery_id_invalid: 400,
+  // Opt-in freshness of the signed timestamp (`maxEventAgeMs`)
+  event_too_old: 400,
+  event_in_future: 400,
   // Exactly-once handling
   delivery_in_progress: 409,
   store_unavailable: 503,

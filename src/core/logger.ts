@@ -2,6 +2,7 @@
  * The receivers' structured logging hook. One function receives every entry; wire it to pino,
  * winston or `console` in one line. Entries never carry a secret, a signature or a body.
  */
+import { truncateUntrusted } from './untrusted.js';
 
 /**
  * Severity of a {@link LogEntry}: `debug` (processed, ignored, duplicate), `info` (in progress
@@ -36,7 +37,11 @@ export type LogFields = Readonly<Record<string, string | number | boolean | unde
 export interface LogEntry {
   level: LogLevel;
   message: string;
-  /** Always `service`; then `deliveryId`, `event`, `key`, `code`, `status`, `error`… as known. */
+  /**
+   * Always `service`; then `deliveryId`, `event`, `key`, `code`, `status`, `error`… as known.
+   * `deliveryId`, `event` and `key` can come from unsigned headers, so they are cut to 128 characters
+   * plus `…(+N chars)` (see `truncateUntrusted`).
+   */
   fields: LogFields;
 }
 
@@ -78,11 +83,31 @@ const noop = (): void => {};
 /** The log of handlers when the receiver has no logger: allocation-free. */
 export const silentLog: HandlerLog = Object.freeze({ debug: noop, info: noop, warn: noop, error: noop });
 
-/** Calls `logger` and swallows what it throws: a broken logger must never change a response. */
+// The fields whose values a sender chooses (header values, or keys built from them): bounded in every
+// entry, so a 15 KB `X-SvcMAIL-Id` cannot make a 15 KB log line.
+const UNTRUSTED_FIELDS = ['deliveryId', 'event', 'key'] as const;
+
+function bounded(fields: LogFields): LogFields {
+  let copy: Record<string, string | number | boolean | undefined> | undefined;
+  for (const name of UNTRUSTED_FIELDS) {
+    const value = fields[name];
+    if (typeof value !== 'string') continue;
+    const cut = truncateUntrusted(value);
+    if (cut === value) continue;
+    copy ??= { ...fields };
+    copy[name] = cut;
+  }
+  return copy ?? fields;
+}
+
+/**
+ * Calls `logger` and swallows what it throws: a broken logger must never change a response. Untrusted
+ * fields (`deliveryId`, `event`, `key`) are truncated first.
+ */
 export function emit(logger: Logger | undefined, level: LogLevel, message: string, fields: LogFields): void {
   if (!logger) return;
   try {
-    logger({ level, message, fields });
+    logger({ level, message, fields: bounded(fields) });
   } catch {
     // Logging is best effort.
   }

@@ -3,8 +3,8 @@ import type { HeadersInput } from '../core/receiver-types.js';
 import { verifyOrThrow } from '../mail/parse-helpers.js';
 import { type RawBody, toBytes } from '../verify/bytes.js';
 import type { Secrets } from '../verify/secrets.js';
-import { type CrmHeaderNames, resolveCrmHeaderNames } from './header-names.js';
-import { parseCrmEvent } from './parse-event.js';
+import { resolveCrmHeaderNames } from './header-names.js';
+import { type ParseCrmEventOptions, parseCrmEvent } from './parse-event.js';
 import type { CrmWebhookEvent } from './types.js';
 
 /**
@@ -12,13 +12,11 @@ import type { CrmWebhookEvent } from './types.js';
  *
  * @example
  * ```ts
- * const options: ConstructCrmEventOptions = { headerNames: { signature: 'X-Acme-Signature' } };
+ * const options: ConstructCrmEventOptions = { headerNames: { signature: 'X-Acme-Signature' }, maxEventAgeMs: 60_000 };
  * ```
  */
-export interface ConstructCrmEventOptions {
-  /** Renamed headers ("Svc" stands for the vendor's name); defaults are {@link CRM_HEADER_NAMES}. */
-  headerNames?: Partial<CrmHeaderNames>;
-}
+export interface ConstructCrmEventOptions
+  extends Pick<ParseCrmEventOptions, 'headerNames' | 'maxEventAgeMs' | 'clock'> {}
 
 /**
  * Verifies a CRM delivery and returns its typed, validated event: the signature over the exact bytes
@@ -51,5 +49,5 @@ export async function constructCrmEvent(
   const headerNames = resolveCrmHeaderNames(options.headerNames);
   const bytes = toBytes(body);
   const secretIndex = await verifyOrThrow(bytes, readHeader(headers, headerNames.signature), secrets);
-  return parseCrmEvent(bytes, headers, { secretIndex, headerNames });
+  return parseCrmEvent(bytes, headers, { ...options, secretIndex, headerNames });
 }

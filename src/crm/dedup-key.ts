@@ -3,6 +3,7 @@
  * services' receivers.
  */
 import { WebhookError } from '../core/errors.js';
+import { boundDedupKey } from '../dedup/bound-key.js';
 import type { CrmWebhookEvent } from './types.js';
 
 /**
@@ -11,6 +12,9 @@ import type { CrmWebhookEvent } from './types.js';
  *   and is the same across every attempt (crm-service §6 rule 3).
  * - a function of the event returning a non-empty string, prefixed with `crm:` (for example to
  *   collapse several deliveries about one deal).
+ *
+ * A key longer than 200 characters (`DEDUP_KEY_HASH_ABOVE`) is replaced by `crm:sha256:<hex>` of the
+ * whole key, so a long key from a function fits every store.
  *
  * @example
  * ```ts
@@ -30,7 +34,7 @@ export type CrmDedupKey = 'delivery-id' | ((event: CrmWebhookEvent) => string);
  * ```
  */
 export function crmDeliveryKey(deliveryId: string): string {
-  return `crm:delivery:${deliveryId}`;
+  return boundDedupKey('crm', `crm:delivery:${deliveryId}`);
 }
 
 /**
@@ -51,7 +55,7 @@ export function crmDedupKeyOf(strategy: CrmDedupKey = 'delivery-id'): (event: Cr
       if (typeof key !== 'string' || key.length === 0) {
         throw new TypeError(`the dedupKey function returned ${typeof key}, not a non-empty string`);
       }
-      return `crm:${key}`;
+      return boundDedupKey('crm', `crm:${key}`);
     };
   }
   if (strategy === 'delivery-id') return (event) => crmDeliveryKey(event.deliveryId);

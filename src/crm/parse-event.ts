@@ -1,7 +1,9 @@
 import type * as z from 'zod';
 import { WebhookError } from '../core/errors.js';
+import { assertFresh, checkMaxEventAge } from '../core/event-age.js';
 import { readHeaderString } from '../core/read-header.js';
 import type { HeadersInput } from '../core/receiver-types.js';
+import { type Clock, systemClock } from '../dedup/types.js';
 import { invalidPayload, parseJsonObject } from '../mail/parse-helpers.js';
 import { type RawBody, toBytes } from '../verify/bytes.js';
 import { crmAnyEnvelopeSchema } from './envelope.js';
@@ -22,14 +24,25 @@ export interface ParseCrmEventOptions {
   secretIndex: number;
   /** Renamed headers ("Svc" stands for the vendor's name); defaults are {@link CRM_HEADER_NAMES}. */
   headerNames?: Partial<CrmHeaderNames>;
+  /**
+   * Refuse events whose signed envelope `timestamp` is older than this many ms (`event_too_old`) or
+   * more than 5 minutes ahead (`event_in_future`). Default: no limit (docs/security.md).
+   */
+  maxEventAgeMs?: number;
+  /** Source of time (epoch ms) for `maxEventAgeMs`; default the wall clock. */
+  clock?: Clock;
 }
+
+// crm-service §2: the id is a UUID. The 8-4-4-4-12 hex form, any version (as the envelope schema).
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const schemas: ReadonlyMap<string, z.ZodType<CrmAnyEnvelope>> = new Map(Object.entries(crmEnvelopeSchemas));
 
 /**
  * The parse step after the signature was verified: JSON, event name, delivery id, envelope and data
- * schema. Throws a `WebhookError` (invalid_json, event_missing, event_mismatch, delivery_id_missing,
- * delivery_id_mismatch, invalid_payload); an event name this version does not know gives
+ * schema and, when asked, the age of the signed timestamp. Throws a `WebhookError` (invalid_json,
+ * event_missing, event_mismatch, delivery_id_missing, delivery_id_invalid, delivery_id_mismatch,
+ * invalid_payload, event_too_old, event_in_future); an event name this version does not know gives
  * `known: false` with the envelope checked and `data` as sent, never an error. Only call it with a
  * body whose signature you verified; {@link constructCrmEvent} does both.
  *
@@ -69,6 +82,13 @@ export function parseCrmEvent(
   if (typeof deliveryId !== 'string' || deliveryId.length === 0) {
     throw new WebhookError('delivery_id_missing', 'The CRM webhook body has no "id" string.');
   }
+  // Checked before any comparison or key: one answer for every malformed id (docs/security.md).
+  if (!UUID.test(deliveryId)) {
+    throw new WebhookError(
+      'delivery_id_invalid',
+      `The CRM webhook body's "id" must be a UUID (got ${deliveryId.length} characters).`,
+    );
+  }
   const headerId = readHeaderString(headers, names.deliveryId);
   if (headerId !== undefined && headerId !== deliveryId) {
     throw new WebhookError(
@@ -83,6 +103,9 @@ export function parseCrmEvent(
   const envelope = result.data;
   const { secretIndex } = options;
   const { tenant_id: tenantId, timestamp, data } = envelope;
+  const maxEventAgeMs = checkMaxEventAge('parseCrmEvent', options.maxEventAgeMs);
+  // crm-service §2: every envelope carries the signed timestamp, so the age check always applies.
+  if (maxEventAgeMs !== undefined) assertFresh(timestamp, maxEventAgeMs, options.clock ?? systemClock, 'CRM');
   if (schema === undefined) {
     return {
       service: 'crm',

@@ -2,9 +2,10 @@
  * The CRM receiver: verify, parse, validate, deduplicate and dispatch CRM webhooks.
  */
 import { createReceiver, type WebhookReceiver } from '../core/create-receiver.js';
+import { checkMaxEventAge } from '../core/event-age.js';
 import { type BaseReceiverOptions, resolveOptions } from '../core/receiver-options.js';
 import { type CrmDedupKey, crmDedupKeyOf } from './dedup-key.js';
-import { isCrmEventName } from './event-names.js';
+import { CRM_EVENT_NAMES } from './event-names.js';
 import { type CrmHeaderNames, resolveCrmHeaderNames } from './header-names.js';
 import { parseCrmEvent } from './parse-event.js';
 import type { CrmEvent, UnknownCrmEvent } from './types.js';
@@ -37,6 +38,13 @@ export interface CrmReceiverOptions extends BaseReceiverOptions {
   dedupKey?: CrmDedupKey;
   /** Renamed headers ("Svc" stands for the vendor's name); defaults `X-Svc-Signature`, `-Event`, `-Delivery`. */
   headerNames?: Partial<CrmHeaderNames>;
+  /**
+   * Refuse deliveries whose signed timestamp (the envelope `timestamp`, crm-service §2) is older than
+   * this many ms (400 `event_too_old`) or more than 5 minutes ahead (400 `event_in_future`), timed by
+   * `clock`. Bounds how long a captured body can be replayed. Default: no limit, because the spec
+   * promises nothing about a delivery's age. See docs/security.md.
+   */
+  maxEventAgeMs?: number;
 }
 
 /**
@@ -72,14 +80,17 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
   const resolved = resolveOptions('createCrmReceiver', options, CRM_DEFAULT_TTL_MS);
   const headerNames = resolveCrmHeaderNames(options.headerNames);
   const dedupKey = crmDedupKeyOf(options.dedupKey);
+  const maxEventAgeMs = checkMaxEventAge('createCrmReceiver', options.maxEventAgeMs);
+  const { clock } = resolved;
   return createReceiver<CrmEvent, UnknownCrmEvent>(
     {
       service: 'crm',
       headerNames,
-      parse: (body, headers, secretIndex) => parseCrmEvent(body, headers, { secretIndex, headerNames }),
+      parse: (body, headers, secretIndex) =>
+        parseCrmEvent(body, headers, { secretIndex, headerNames, maxEventAgeMs, clock }),
       dedupKey,
     },
     resolved,
-    isCrmEventName,
+    CRM_EVENT_NAMES,
   );
 }

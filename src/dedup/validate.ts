@@ -5,10 +5,32 @@ import { WebhookError } from '../core/errors.js';
  * (a receiver misconfiguration), so it is reported as `options_invalid` (500) with the fix in the message.
  */
 
-/** Throws unless `key` is a non-empty string. */
+/**
+ * Longest key every store accepts, in characters: at most 1,536 UTF-8 bytes, well under Postgres'
+ * btree limit of about 2.7 KB per index entry, past which every claim of the key would fail (503)
+ * forever. The receivers never come near it: they hash keys longer than `DEDUP_KEY_HASH_ABOVE`.
+ *
+ * @example
+ * ```ts
+ * import { MAX_DEDUP_KEY_LENGTH } from '@svc/webhooks';
+ *
+ * if (key.length > MAX_DEDUP_KEY_LENGTH) key = boundDedupKey('jobs', key);
+ * ```
+ */
+export const MAX_DEDUP_KEY_LENGTH = 512;
+
+/** Throws unless `key` is a non-empty string of at most {@link MAX_DEDUP_KEY_LENGTH} characters. */
 export function assertKey(key: unknown): asserts key is string {
   if (typeof key !== 'string' || key.length === 0) {
     throw new WebhookError('options_invalid', 'Dedup key must be a non-empty string.');
+  }
+  if (key.length > MAX_DEDUP_KEY_LENGTH) {
+    // The same answer on every store, before a backend refuses it in its own way (Postgres: an index
+    // row size error on each claim). The key itself is not echoed: it may come from a sender.
+    throw new WebhookError(
+      'options_invalid',
+      `Dedup key has ${key.length} characters; stores accept at most ${MAX_DEDUP_KEY_LENGTH}. Shorten it or hash it (boundDedupKey).`,
+    );
   }
 }
 

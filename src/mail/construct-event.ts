@@ -2,8 +2,8 @@ import { readHeader } from '../core/read-header.js';
 import type { HeadersInput } from '../core/receiver-types.js';
 import { type RawBody, toBytes } from '../verify/bytes.js';
 import type { Secrets } from '../verify/secrets.js';
-import { type MailHeaderNames, resolveMailHeaderNames } from './header-names.js';
-import { parseMailEvent } from './parse-event.js';
+import { resolveMailHeaderNames } from './header-names.js';
+import { type ParseMailEventOptions, parseMailEvent } from './parse-event.js';
 import { verifyOrThrow } from './parse-helpers.js';
 import type { MailWebhookEvent } from './types.js';
 
@@ -12,13 +12,11 @@ import type { MailWebhookEvent } from './types.js';
  *
  * @example
  * ```ts
- * const options: ConstructMailEventOptions = { headerNames: { signature: 'X-AcmeMAIL-Sig' } };
+ * const options: ConstructMailEventOptions = { requireBodyEvent: true, maxEventAgeMs: 15 * 60_000 };
  * ```
  */
-export interface ConstructMailEventOptions {
-  /** Renamed headers ("Svc" stands for the vendor's name); defaults are {@link MAIL_HEADER_NAMES}. */
-  headerNames?: Partial<MailHeaderNames>;
-}
+export interface ConstructMailEventOptions
+  extends Pick<ParseMailEventOptions, 'headerNames' | 'requireBodyEvent' | 'maxEventAgeMs' | 'clock'> {}
 
 /**
  * Verifies an email-service delivery and returns its typed, validated event: the signature over the
@@ -51,5 +49,5 @@ export async function constructMailEvent(
   const headerNames = resolveMailHeaderNames(options.headerNames);
   const bytes = toBytes(body);
   const secretIndex = await verifyOrThrow(bytes, readHeader(headers, headerNames.signature), secrets);
-  return parseMailEvent(bytes, headers, { secretIndex, headerNames });
+  return parseMailEvent(bytes, headers, { ...options, secretIndex, headerNames });
 }

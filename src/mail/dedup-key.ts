@@ -3,6 +3,7 @@
  * serve both services' receivers.
  */
 import { WebhookError } from '../core/errors.js';
+import { boundDedupKey } from '../dedup/bound-key.js';
 import type { MailEvent, MailWebhookEvent } from './types.js';
 
 /**
@@ -16,6 +17,9 @@ import type { MailEvent, MailWebhookEvent } from './types.js';
  *   (account events such as `ip_paused`) and unknown events fall back to the delivery id.
  * - a function of the event returning a non-empty string, prefixed with `mail:`.
  *
+ * Whatever the strategy, a key longer than 200 characters (`DEDUP_KEY_HASH_ABOVE`) is replaced by
+ * `mail:sha256:<hex>` of the whole key, so a long `message_id` or id fits every store.
+ *
  * @example
  * ```ts
  * createMailReceiver({ secret, dedupKey: 'message-event' });
@@ -25,7 +29,8 @@ import type { MailEvent, MailWebhookEvent } from './types.js';
 export type MailDedupKey = 'delivery-id' | 'message-event' | ((event: MailWebhookEvent) => string);
 
 /**
- * `mail:delivery:<id>`: the key of the `'delivery-id'` strategy, e.g. to inspect or purge a record.
+ * `mail:delivery:<id>`: the key of the `'delivery-id'` strategy, e.g. to inspect or purge a record
+ * (hashed like every key longer than 200 characters).
  *
  * @example
  * ```ts
@@ -35,7 +40,7 @@ export type MailDedupKey = 'delivery-id' | 'message-event' | ((event: MailWebhoo
  * ```
  */
 export function mailDeliveryKey(deliveryId: string): string {
-  return `mail:delivery:${deliveryId}`;
+  return boundDedupKey('mail', `mail:delivery:${deliveryId}`);
 }
 
 function messageIdOf(event: MailEvent): string | undefined {
@@ -62,7 +67,7 @@ export function mailDedupKeyOf(strategy: MailDedupKey = 'delivery-id'): (event: 
       if (typeof key !== 'string' || key.length === 0) {
         throw new TypeError(`the dedupKey function returned ${typeof key}, not a non-empty string`);
       }
-      return `mail:${key}`;
+      return boundDedupKey('mail', `mail:${key}`);
     };
   }
   if (strategy === 'delivery-id') return (event) => mailDeliveryKey(event.deliveryId);
@@ -72,7 +77,7 @@ export function mailDedupKeyOf(strategy: MailDedupKey = 'delivery-id'): (event: 
       const messageId = event.known ? messageIdOf(event) : undefined;
       return messageId === undefined
         ? mailDeliveryKey(event.deliveryId)
-        : `mail:message:${event.name}:${messageId}`;
+        : boundDedupKey('mail', `mail:message:${event.name}:${messageId}`);
     };
   }
   throw new WebhookError(

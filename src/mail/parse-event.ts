@@ -1,6 +1,9 @@
+import { isValidDeliveryId, MAX_DELIVERY_ID_LENGTH } from '../core/delivery-id.js';
 import { WebhookError } from '../core/errors.js';
+import { assertFresh, checkMaxEventAge } from '../core/event-age.js';
 import { readHeaderString } from '../core/read-header.js';
 import type { HeadersInput } from '../core/receiver-types.js';
+import { type Clock, systemClock } from '../dedup/types.js';
 import { type RawBody, toBytes } from '../verify/bytes.js';
 import type { MailEventName } from './event-names.js';
 import { type MailHeaderNames, resolveMailHeaderNames } from './header-names.js';
@@ -21,6 +24,19 @@ export interface ParseMailEventOptions {
   secretIndex: number;
   /** Renamed headers ("Svc" stands for the vendor's name); defaults are {@link MAIL_HEADER_NAMES}. */
   headerNames?: Partial<MailHeaderNames>;
+  /**
+   * Refuse a body without its own `event` field (`event_missing`), so the unsigned `X-SvcMAIL-Event`
+   * header cannot relabel a captured body (docs/security.md). Default `false`: the spec shows the
+   * field only in its sending-event example (email-service §6).
+   */
+  requireBodyEvent?: boolean;
+  /**
+   * Refuse events whose signed body `timestamp` is older than this many ms (`event_too_old`) or more
+   * than 5 minutes ahead (`event_in_future`). Events without a `timestamp` pass. Default: no limit.
+   */
+  maxEventAgeMs?: number;
+  /** Source of time (epoch ms) for `maxEventAgeMs`; default the wall clock. */
+  clock?: Clock;
 }
 
 const schemas: ReadonlyMap<string, (typeof mailPayloadSchemas)[MailEventName]> = new Map(
@@ -28,9 +44,10 @@ const schemas: ReadonlyMap<string, (typeof mailPayloadSchemas)[MailEventName]> =
 );
 
 /**
- * The parse step after the signature was verified: JSON, event name, delivery id, schema. Throws a
- * `WebhookError` (invalid_json, event_missing, event_mismatch, delivery_id_missing,
- * invalid_payload); an event name this version does not know gives `known: false`, never an error.
+ * The parse step after the signature was verified: JSON, event name, delivery id, schema and, when
+ * asked, the age of the signed timestamp. Throws a `WebhookError` (invalid_json, event_missing,
+ * event_mismatch, delivery_id_missing, delivery_id_invalid, invalid_payload, event_too_old,
+ * event_in_future); an event name this version does not know gives `known: false`, never an error.
  * Only call it with a body whose signature you verified; {@link constructMailEvent} does both.
  *
  * @example
@@ -58,6 +75,14 @@ export function parseMailEvent(
   if (bodyName !== undefined && typeof bodyName !== 'string') {
     throw new WebhookError('invalid_payload', 'Invalid email service payload: event (invalid_type).');
   }
+  if (bodyName === undefined && options.requireBodyEvent === true) {
+    // The header is not signed: without the body's own name, a captured `delivered` could be
+    // presented as `bounced` (docs/security.md).
+    throw new WebhookError(
+      'event_missing',
+      'The email service body has no "event" field, and requireBodyEvent is set: the unsigned header alone is not trusted.',
+    );
+  }
   if (headerName !== undefined && bodyName !== undefined && headerName !== bodyName) {
     throw new WebhookError(
       'event_mismatch',
@@ -77,11 +102,33 @@ export function parseMailEvent(
   if (deliveryId === undefined) {
     throw new WebhookError('delivery_id_missing', `The ${names.deliveryId} header is missing or empty.`);
   }
+  // The id is opaque and unsigned: bounded before it becomes a dedup key (docs/security.md).
+  if (!isValidDeliveryId(deliveryId)) {
+    throw new WebhookError(
+      'delivery_id_invalid',
+      `The ${names.deliveryId} header must be 1 to ${MAX_DELIVERY_ID_LENGTH} visible ASCII characters (got ${deliveryId.length} characters).`,
+    );
+  }
 
   const { secretIndex } = options;
+  const maxEventAgeMs = checkMaxEventAge('parseMailEvent', options.maxEventAgeMs);
   const schema = schemas.get(name);
-  if (schema === undefined) return { service: 'mail', known: false, name, deliveryId, payload, secretIndex };
+  if (schema === undefined) {
+    if (maxEventAgeMs !== undefined) checkAge(payload.timestamp, maxEventAgeMs, options.clock);
+    return { service: 'mail', known: false, name, deliveryId, payload, secretIndex };
+  }
   const result = schema.safeParse(payload);
   if (!result.success) throw invalidPayload(`${name} payload`, result.error);
+  if (maxEventAgeMs !== undefined) checkAge(payload.timestamp, maxEventAgeMs, options.clock);
   return { service: 'mail', known: true, name, deliveryId, payload: result.data, secretIndex } as MailEvent;
+}
+
+// email-service §6: `timestamp` is shown for opened, unsubscribed, clicked and the sending example
+// only, so an event without one cannot be aged and passes (docs/security.md).
+function checkAge(timestamp: unknown, maxEventAgeMs: number, clock: Clock = systemClock): void {
+  if (timestamp === undefined) return;
+  if (typeof timestamp !== 'string') {
+    throw new WebhookError('invalid_payload', 'Invalid email service payload: timestamp (invalid_type).');
+  }
+  assertFresh(timestamp, maxEventAgeMs, clock, 'email service');
 }

@@ -2,9 +2,11 @@
  * The email-service receiver: verify, parse, validate, deduplicate and dispatch email-service webhooks.
  */
 import { createReceiver, type WebhookReceiver } from '../core/create-receiver.js';
+import { WebhookError } from '../core/errors.js';
+import { checkMaxEventAge } from '../core/event-age.js';
 import { type BaseReceiverOptions, resolveOptions } from '../core/receiver-options.js';
 import { type MailDedupKey, mailDedupKeyOf } from './dedup-key.js';
-import { isMailEventName } from './event-names.js';
+import { MAIL_EVENT_NAMES } from './event-names.js';
 import { type MailHeaderNames, resolveMailHeaderNames } from './header-names.js';
 import { parseMailEvent } from './parse-event.js';
 import type { MailEvent, MailWebhookEvent, UnknownMailEvent } from './types.js';
@@ -39,6 +41,21 @@ export interface MailReceiverOptions extends BaseReceiverOptions {
   dedupKey?: MailDedupKey;
   /** Renamed headers ("Svc" stands for the vendor's name); defaults `X-SvcMAIL-Sig`, `-Event`, `-Id`. */
   headerNames?: Partial<MailHeaderNames>;
+  /**
+   * Refuse deliveries whose signed timestamp (email payload `timestamp`; events without one pass) is older than
+   * this many ms (400 `event_too_old`) or more than 5 minutes ahead (400 `event_in_future`), timed by
+   * `clock`. Bounds how long a captured body can be replayed. Default: no limit, because the spec
+   * promises nothing about a delivery's age. See docs/security.md.
+   */
+  maxEventAgeMs?: number;
+  /**
+   * Refuse (400 `event_missing`) a body without its own `event` field; a body whose `event` differs
+   * from `X-SvcMAIL-Event` is always refused (`event_mismatch`). The service signs the body only, so
+   * without this a captured body that lacks `event` can be re-sent under another event name. Default
+   * `false`: the spec shows the field only in its sending-event example (email-service §6); turn it on
+   * once your deliveries carry it. See docs/security.md.
+   */
+  requireBodyEvent?: boolean;
 }
 
 /**
@@ -74,14 +91,26 @@ export function createMailReceiver(options: MailReceiverOptions): MailReceiver {
   const resolved = resolveOptions('createMailReceiver', options, MAIL_DEFAULT_TTL_MS);
   const headerNames = resolveMailHeaderNames(options.headerNames);
   const dedupKey = mailDedupKeyOf(options.dedupKey);
+  const maxEventAgeMs = checkMaxEventAge('createMailReceiver', options.maxEventAgeMs);
+  const { clock } = resolved;
+  const requireBodyEvent = checkFlag(options.requireBodyEvent);
   return createReceiver<MailEvent, UnknownMailEvent>(
     {
       service: 'mail',
       headerNames,
-      parse: (body, headers, secretIndex) => parseMailEvent(body, headers, { secretIndex, headerNames }),
+      parse: (body, headers, secretIndex) =>
+        parseMailEvent(body, headers, { secretIndex, headerNames, requireBodyEvent, maxEventAgeMs, clock }),
       dedupKey: dedupKey as (event: MailWebhookEvent) => string,
     },
     resolved,
-    isMailEventName,
+    MAIL_EVENT_NAMES,
+  );
+}
+
+function checkFlag(value: unknown): boolean {
+  if (value === undefined || typeof value === 'boolean') return value === true;
+  throw new WebhookError(
+    'options_invalid',
+    `createMailReceiver: requireBodyEvent must be true or false (got ${typeof value}).`,
   );
 }

@@ -43,7 +43,7 @@ describe('constructCrmEvent signature errors (crm-service §6 rule 2)', () => {
   });
 
   it('reports the matching secret index', async () => {
-    const event = await constructCrmEvent(body, crmHeaders(body), ['rotated-new', SECRET]);
+    const event = await constructCrmEvent(body, crmHeaders(body), ['rotated-new-0123456789', SECRET]);
     expect(event.secretIndex).toBe(1);
   });
 });
@@ -81,13 +81,22 @@ describe('constructCrmEvent body errors', () => {
     expect(event.deliveryId).toBe(DELIVERY_ID);
   });
 
+  it.each(['not-a-uuid', 'x'.repeat(15_000), '5f0c9a4e-2b7d-4c1a-9e3f-8a6b1c2d3e4f '])(
+    'delivery_id_invalid 400 for a body id that is not a UUID (%#)',
+    async (id) => {
+      const text = JSON.stringify({ ...envelope('deal.won', data), id });
+      const error = await rejection(constructCrmEvent(text, crmHeaders(text, 'deal.won', undefined), SECRET));
+      expect([error.code, error.status]).toEqual(['delivery_id_invalid', 400]);
+      expect(error.message.length).toBeLessThan(200);
+    },
+  );
+
   it.each([
-    ['id', 'not-a-uuid'],
     ['timestamp', '2024-05-01'],
     ['tenant_id', 7],
   ])('invalid_payload for an envelope %s of the wrong form', async (field, value) => {
     const text = JSON.stringify({ ...envelope('deal.won', data), [field]: value });
-    const headers = crmHeaders(text, 'deal.won', field === 'id' ? String(value) : DELIVERY_ID);
+    const headers = crmHeaders(text, 'deal.won', DELIVERY_ID);
     const error = await rejection(constructCrmEvent(text, headers, SECRET));
     expect([error.code, error.status]).toEqual(['invalid_payload', 400]);
     expect(error.cause).toBeInstanceOf(z.ZodError);

@@ -1,0 +1,36 @@
+/**
+ * Bounding values an unauthenticated sender chooses (header values, delivery ids, event names) before
+ * they reach a log line: a sender must not pick how much a receiver writes per request.
+ */
+
+/**
+ * Characters of an untrusted value kept in log fields; the rest is replaced by a count.
+ *
+ * @example
+ * ```ts
+ * import { UNTRUSTED_LOG_CHARS } from '@svc/webhooks';
+ *
+ * UNTRUSTED_LOG_CHARS; // 128
+ * ```
+ */
+export const UNTRUSTED_LOG_CHARS = 128;
+
+/**
+ * `value` cut to {@link UNTRUSTED_LOG_CHARS} characters plus `…(+N chars)` saying how much was left
+ * out; shorter values and `undefined` come back unchanged. A surrogate pair is never split.
+ *
+ * @example
+ * ```ts
+ * import { truncateUntrusted } from '@svc/webhooks';
+ *
+ * truncateUntrusted('x'.repeat(15_000)); // 'xxx…x…(+14872 chars)' (128 x's)
+ * truncateUntrusted('dlv_1'); // 'dlv_1'
+ * ```
+ */
+export function truncateUntrusted<T extends string | undefined>(value: T, max = UNTRUSTED_LOG_CHARS): T {
+  if (value === undefined || value.length <= max) return value;
+  const code = value.charCodeAt(max - 1);
+  // A high surrogate at the cut would leave half a character (invalid UTF-16 in a JSON log).
+  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+  return `${value.slice(0, end)}…(+${value.length - end} chars)` as T;
+}
