@@ -2,10 +2,13 @@
  * @module
  * `@svc/webhooks/fastify`: a receiver as a Fastify 5 (and 4) plugin with its own raw-body parser.
  */
-import type { FastifyPluginCallback, FastifyReply } from 'fastify';
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { isWebhookError, WebhookError } from '../core/errors.js';
 import { receiveNowOf } from '../core/receive-now.js';
 import type { ReceiveOutcome, WebhookReceiverLike } from '../core/receiver-types.js';
+import { disconnectSignal } from './node/disconnect-signal.js';
+import { lingerThenClose } from './node/linger.js';
+import { readNodeBody } from './node/read-body.js';
 
 /**
  * Options of {@link webhookPlugin}.
@@ -23,15 +26,22 @@ export interface WebhookPluginOptions {
   path?: string;
   /** Largest body read, in bytes (413 past it). Default: the receiver's `maxBodyBytes`. */
   bodyLimit?: number;
+  /**
+   * Time allowed to receive the body, in ms (408 `body_timeout` past it, then the connection is
+   * closed). Default: the receiver's `bodyTimeoutMs` (5 000). Fastify's own `requestTimeout` is off
+   * by default: set it on the server too (docs/adapters.md).
+   */
+  bodyTimeoutMs?: number;
 }
 
 const EMPTY = new Uint8Array(0);
 
 /**
  * A Fastify plugin serving one receiver on `POST path`. Inside its own encapsulated scope it swaps
- * every content-type parser for one raw `Buffer` parser, so the signature is checked over the exact
+ * every content-type parser for one raw-bytes parser, so the signature is checked over the exact
  * bytes while the rest of the app keeps Fastify's JSON parser. Bodies over `bodyLimit` get 413
- * `body_too_large` with the receiver's error body.
+ * `body_too_large`, bodies slower than `bodyTimeoutMs` 408 `body_timeout`, with the receiver's error
+ * body. The handlers' `signal` aborts if the client disconnects before the answer.
  *
  * @example
  * ```ts
@@ -45,18 +55,25 @@ const EMPTY = new Uint8Array(0);
  */
 export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (scope, options, done) => {
   const { receiver, path = '/', bodyLimit = receiver.maxBodyBytes } = options;
-  // Not wrapped in fastify-plugin on purpose: these parsers stay inside this scope.
+  const { bodyTimeoutMs = receiver.bodyTimeoutMs } = options;
+  // Not wrapped in fastify-plugin on purpose: these parsers stay inside this scope. Our own reader
+  // rather than `parseAs: 'buffer'`: Fastify has no deadline for reading a body (slow-loris).
   scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, next) =>
-    next(null, body),
+  scope.addContentTypeParser('*', (request: FastifyRequest) =>
+    readNodeBody(request.raw, bodyLimit, bodyTimeoutMs),
   );
-  // Fastify refuses oversized or malformed bodies before the handler: answer with our error body.
-  scope.setErrorHandler((error, _request, reply) => send(reply, receiver.reject(toWebhookError(error))));
+  // A refused body (oversized, too slow, malformed) never reaches the handler: answer with our error
+  // body, and cut a connection whose upload we stopped reading once the answer had its chance.
+  scope.setErrorHandler((error, request, reply) => {
+    if (!request.raw.readableEnded) lingerThenClose(request.raw, reply.raw);
+    return send(reply, receiver.reject(toWebhookError(error)));
+  });
   const receive = receiveNowOf(receiver);
   scope.post(path, (request, reply) => {
     const outcome = receive({
-      body: (request.body as Buffer | undefined) ?? EMPTY,
+      body: (request.body as Uint8Array | undefined) ?? EMPTY,
       headers: request.headers,
+      signal: disconnectSignal(reply.raw),
     });
     // Finished synchronously (the usual case with the memory store): answer without a microtask.
     if (!(outcome instanceof Promise)) {

@@ -6,7 +6,7 @@ import type { DedupStore } from '../dedup/types.js';
 import { WebhookError } from './errors.js';
 import { createHandlerRegistry, type DispatchableEvent } from './handler-registry.js';
 import type { ErrorHook, InvalidHook, WebhookHandler } from './handler-types.js';
-import { emit } from './logger.js';
+import { describeError, emit } from './logger.js';
 import { failed, methodNotAllowed, toResponse } from './outcomes.js';
 import { createPipeline, type ServiceSpec } from './pipeline.js';
 import { readRequestBody } from './read-body.js';
@@ -59,14 +59,17 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
   const registry = createHandlerRegistry(isKnownName);
   const receiveNow = createPipeline(spec, options, registry);
   const receive = (input: ReceiveInput) => Promise.resolve(receiveNow(input));
-  const { maxBodyBytes, logger } = options;
+  const { maxBodyBytes, bodyTimeoutMs, logger } = options;
 
   function reject(error: WebhookError): ReturnType<WebhookReceiverLike['reject']> {
     const outcome = failed(error);
+    // The cause stays in the receiver's own log (a misconfigured route gets its fix there); the
+    // sender only ever sees the short message.
     emit(logger, outcome.status >= 500 ? 'error' : 'warn', 'webhook request refused', {
       service: spec.service,
       code: outcome.code,
       status: outcome.status,
+      ...(error.cause === undefined ? {} : { error: describeError(error.cause) }),
     });
     return outcome;
   }
@@ -74,12 +77,13 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
   const receiver: WebhookReceiver<Known, Unknown> = {
     service: spec.service,
     maxBodyBytes,
+    bodyTimeoutMs,
     dedup: options.dedup,
     receive,
     reject,
     async handle(request: Request): Promise<Response> {
       if (request.method !== 'POST') return toResponse(methodNotAllowed());
-      const body = await readRequestBody(request, maxBodyBytes);
+      const body = await readRequestBody(request, maxBodyBytes, bodyTimeoutMs);
       if (body instanceof WebhookError) return toResponse(reject(body));
       return toResponse(await receiveNow({ body, headers: request.headers, signal: request.signal }));
     },

@@ -24,6 +24,7 @@ export const WEBHOOK_ERROR_STATUS = {
   not_found: 404,
   body_too_large: 413,
   body_unreadable: 400,
+  body_timeout: 408,
   invalid_json: 400,
   invalid_payload: 400,
   event_missing: 400,

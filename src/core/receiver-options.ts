@@ -8,6 +8,7 @@ import { systemClock } from '../dedup/types.js';
 import { checkSecrets, type Secrets } from '../verify/secrets.js';
 import { WebhookError } from './errors.js';
 import type { Logger } from './logger.js';
+import { DEFAULT_BODY_TIMEOUT_MS } from './read-body.js';
 
 /**
  * Default `maxBodyBytes`: 1 MiB. The specs state no size limit; real deliveries are a few KB.
@@ -82,6 +83,11 @@ export interface BaseReceiverOptions {
   storeTimeoutMs?: number;
   /** Largest body accepted, in bytes; larger ones get 413 without being read. Default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Time allowed to receive the whole body once the headers are in, in ms; past it the request is
+   * answered 408 `body_timeout` and the connection closed. Default 5 000.
+   */
+  bodyTimeoutMs?: number;
   /** Structured logging hook; never receives a secret. */
   logger?: Logger;
   /** Source of time (epoch ms) for deadlines; default the wall clock. */
@@ -98,6 +104,7 @@ export interface ResolvedOptions {
   /** 0 when the store is the receiver's own memory store. */
   storeTimeoutMs: number;
   maxBodyBytes: number;
+  bodyTimeoutMs: number;
   logger: Logger | undefined;
   clock: Clock;
 }
@@ -129,6 +136,7 @@ export function resolveOptions(
     timeoutMs = DEFAULT_TIMEOUT_MS,
     storeTimeoutMs = DEFAULT_STORE_TIMEOUT_MS,
     maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
+    bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
     logger,
     clock = systemClock,
   } = options;
@@ -139,6 +147,7 @@ export function resolveOptions(
   positiveInteger(factory, 'timeoutMs', timeoutMs);
   positiveInteger(factory, 'storeTimeoutMs', storeTimeoutMs);
   positiveInteger(factory, 'maxBodyBytes', maxBodyBytes);
+  positiveInteger(factory, 'bodyTimeoutMs', bodyTimeoutMs);
   if (leaseMs <= timeoutMs) {
     // A lease that ends while its handler may still run lets a retry run the handler a second time.
     throw new WebhookError(
@@ -178,6 +187,7 @@ export function resolveOptions(
     // The receiver's own in-process memory store answers synchronously and cannot hang: no timer.
     storeTimeoutMs: dedup === undefined ? 0 : storeTimeoutMs,
     maxBodyBytes,
+    bodyTimeoutMs,
     logger,
     clock,
   };

@@ -19,7 +19,10 @@ export interface ReceiveInput {
   headers: HeadersInput;
   /** HTTP method; anything but POST is answered 405. Omit when the route already restricts it. */
   method?: string;
-  /** Aborted when the client disconnects; handlers see it through their own signal. */
+  /**
+   * Aborted when the client disconnects before the answer is sent (every adapter passes one); handlers
+   * see it through their own signal.
+   */
   signal?: AbortSignal;
 }
 
@@ -62,13 +65,19 @@ export interface WebhookReceiverLike {
   readonly service: 'mail' | 'crm';
   /** Largest body accepted, in bytes; adapters stop reading past it and answer 413. */
   readonly maxBodyBytes: number;
+  /**
+   * Time allowed to receive the body, in ms; adapters answer 408 `body_timeout` past it and close the
+   * connection. Optional for receivers built elsewhere (adapters then use 5 000).
+   */
+  readonly bodyTimeoutMs?: number;
   /** The web-standard entry point. */
   handle(request: Request): Promise<Response>;
   /** The lower-level entry point: bytes and headers in, an outcome out. Never rejects. */
   receive(input: ReceiveInput): Promise<ReceiveOutcome>;
   /**
    * The outcome for a request an adapter refused before the receiver saw it (`body_too_large`,
-   * `raw_body_unavailable`, `body_unreadable`), logged through the receiver's logger like its own.
+   * `body_timeout`, `raw_body_unavailable`, `body_unreadable`), logged through the receiver's logger
+   * like its own, with the error's `cause` (e.g. the fix for a misconfigured route) in the log only.
    */
   reject(error: WebhookError): ReceiveOutcome;
 }

@@ -6,6 +6,7 @@ import { type ConformanceTarget, conformance } from './conformance.js';
 import { CRM_SECRET, MAIL_SECRET, mailDelivery } from './support/deliveries.js';
 import { createTestReceivers } from './support/receivers.js';
 import { PATHS } from './support/servers.js';
+import { slowClientSuite } from './support/slow-clients.js';
 
 async function fastifyTarget(
   app: FastifyInstance,
@@ -35,6 +36,13 @@ describe('Fastify 5 plugin', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(await response.json()).toEqual({ parsed: { a: 1 } });
+  });
+
+  slowClientSuite(async (receiver) => {
+    const app = Fastify();
+    await app.register(webhookPlugin, { receiver, path: PATHS.mail });
+    const { baseUrl, close } = await fastifyTarget(app, () => 0);
+    return { baseUrl, path: PATHS.mail, close };
   });
 });
 

@@ -1,7 +1,11 @@
+import { createServer } from 'node:http';
+import { createNextPagesHandler } from '@svc/webhooks/next';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConformanceTarget, conformance } from './conformance.js';
 import { CRM_SECRET, MAIL_SECRET, mailDelivery } from './support/deliveries.js';
 import { buildNextApp, startNextApp } from './support/next-app.js';
+import { listen } from './support/servers.js';
+import { slowClientSuite } from './support/slow-clients.js';
 
 // examples/next for real: `next build` (once; skipped while the build is newer than the sources),
 // then `next start` on a free port, driven over HTTP like the services drive it.
@@ -34,7 +38,7 @@ describe('Next.js example (next build + next start)', () => {
       uploadAttempts: 3,
     });
 
-    it('detects a page with the body parser left on: 500 raw_body_unavailable naming the fix', async () => {
+    it('detects a page with the body parser left on: 500 raw_body_unavailable, the fix in the log', async () => {
       const delivery = mailDelivery();
       const response = await fetch(`${app.baseUrl}/api/body-parser-on`, {
         method: 'POST',
@@ -44,7 +48,9 @@ describe('Next.js example (next build + next start)', () => {
       expect(response.status).toBe(500);
       const { error } = (await response.json()) as { error: { code: string; message: string } };
       expect(error.code).toBe('raw_body_unavailable');
-      expect(error.message).toContain('bodyParser: false');
+      // The sender gets a short generic message; the fix goes to the app's log (stderr here).
+      expect(error.message).not.toContain('bodyParser');
+      await expect.poll(() => app.stderr(), { timeout: 5_000 }).toContain('bodyParser: false');
       expect(app.handled(delivery.deliveryId)).toBe(0);
     });
   });
@@ -55,5 +61,17 @@ describe('Next.js example (next build + next start)', () => {
     for (const line of json) {
       expect(Object.keys(JSON.parse(line) as object).sort()).toEqual(['deliveryId', 'event', 'service']);
     }
+  });
+});
+
+// The Pages Router handler is a Node request handler: `next start` passes it Node's req/res as they
+// are, so a plain node:http server exercises the same code without a build.
+describe('createNextPagesHandler on node:http', () => {
+  slowClientSuite(async (receiver) => {
+    const handler = createNextPagesHandler(() => receiver);
+    return {
+      ...(await listen(createServer((req, res) => void handler(req, res)))),
+      path: '/api/webhooks/mail',
+    };
   });
 });

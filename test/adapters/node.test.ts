@@ -8,6 +8,7 @@ import { type ConformanceTarget, conformance } from './conformance.js';
 import { CRM_SECRET, MAIL_SECRET } from './support/deliveries.js';
 import { createTestReceivers } from './support/receivers.js';
 import { listen, listenerTarget, PATHS } from './support/servers.js';
+import { slowClientSuite } from './support/slow-clients.js';
 
 describe('node:http listener', () => {
   let target: ConformanceTarget;
@@ -23,6 +24,11 @@ describe('node:http listener', () => {
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ error: { code: 'not_found' } });
   });
+
+  slowClientSuite(async (receiver) => ({
+    ...(await listen(createServer(createNodeListener({ [PATHS.mail]: receiver })))),
+    path: PATHS.mail,
+  }));
 });
 
 describe('handleNodeRequest with a receiver built elsewhere', () => {

@@ -55,4 +55,53 @@ describe('readRequestBody', () => {
     expect((result as WebhookError).code).toBe('body_unreadable');
     expect((result as WebhookError).status).toBe(400);
   });
+
+  it('allocates as bytes arrive, never the declared Content-Length up front', async () => {
+    const declared = 1024 * 1024;
+    const request = post(streamOf([new Uint8Array(10).fill(1), new Uint8Array(10).fill(2)]), {
+      'content-length': String(declared),
+    });
+    const result = (await readRequestBody(request, declared)) as Uint8Array;
+    expect(result).toEqual(new Uint8Array([...Array(10).fill(1), ...Array(10).fill(2)]));
+    // The bytes live in buffers sized by what arrived, not in a 1 MiB one sliced down.
+    expect(result.buffer.byteLength).toBeLessThan(declared);
+  });
+
+  it('holds no buffer of the declared size for stalled requests (200 x Content-Length 1 MiB)', async () => {
+    const declared = 1024 * 1024;
+    const controllers: ReadableStreamDefaultController<Uint8Array>[] = [];
+    const before = process.memoryUsage().arrayBuffers;
+    const reads = Array.from({ length: 200 }, () => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controllers.push(controller);
+          controller.enqueue(new Uint8Array(16)); // a few bytes, then nothing more
+        },
+      });
+      return readRequestBody(post(body, { 'content-length': String(declared) }), declared, 60_000);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const held = process.memoryUsage().arrayBuffers - before;
+    // Allocating the declared length would hold 200 MiB here; the margin is generous.
+    expect(held).toBeLessThan(32 * 1024 * 1024);
+    for (const controller of controllers) controller.error(new Error('client went away'));
+    const results = await Promise.all(reads);
+    expect(results.every((r) => r instanceof WebhookError && r.code === 'body_unreadable')).toBe(true);
+  });
+
+  it('answers a body that stalls past bodyTimeoutMs with body_timeout (408) and cancels it', async () => {
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(4));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const result = await readRequestBody(post(body, { 'content-length': '100' }), 1024, 20);
+    expect((result as WebhookError).code).toBe('body_timeout');
+    expect((result as WebhookError).status).toBe(408);
+    expect(cancelled).toBe(true);
+  });
 });

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { isWebhookError, WebhookError } from '../../core/errors.js';
 import { receiveNowOf } from '../../core/receive-now.js';
 import type { WebhookReceiverLike } from '../../core/receiver-types.js';
+import { disconnectSignal } from './disconnect-signal.js';
 import { lingerThenClose } from './linger.js';
 import { type NodeRequestLike, readRawBody } from './raw-body.js';
 import { writeOutcome } from './write-outcome.js';
@@ -9,7 +10,8 @@ import { writeOutcome } from './write-outcome.js';
 /**
  * Runs one Node request through a receiver: raw bytes (see {@link readRawBody}), `receive()`, and the
  * outcome written to `res`. Never rejects: a body it cannot read becomes the receiver's error outcome
- * (`body_too_large` 413, `body_unreadable` 400, `raw_body_unavailable` 500), logged by the receiver.
+ * (`body_too_large` 413, `body_timeout` 408, `body_unreadable` 400, `raw_body_unavailable` 500),
+ * logged by the receiver. The handlers' `signal` aborts if the client disconnects before the answer.
  * The Express adapter and the Next.js Pages Router adapter are this function plus a framework `fix`.
  *
  * @example
@@ -36,10 +38,15 @@ export function handleNodeRequest(
     if (!req.readableEnded) lingerThenClose(req, res);
     writeOutcome(res, outcome);
   };
-  return readRawBody(req, receiver.maxBodyBytes, fix).then((body) => {
+  return readRawBody(req, receiver.maxBodyBytes, fix, receiver.bodyTimeoutMs).then((body) => {
     // No Request/Response objects on this path: Node headers go to the receiver as they are. Our
     // receivers never reject; one built elsewhere might, and must still get an answer written.
-    const outcome = receiveNowOf(receiver)({ body, headers: req.headers, method: req.method });
+    const outcome = receiveNowOf(receiver)({
+      body,
+      headers: req.headers,
+      method: req.method,
+      signal: disconnectSignal(res),
+    });
     if (outcome instanceof Promise) return outcome.then((settled) => writeOutcome(res, settled), refuse);
     writeOutcome(res, outcome);
   }, refuse);

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { WebhookError } from '../../core/errors.js';
+import { DEFAULT_BODY_TIMEOUT_MS } from '../../core/read-body.js';
 import { readNodeBody } from './read-body.js';
 
 /**
@@ -18,9 +19,10 @@ export type NodeRequestLike = IncomingMessage & { body?: unknown; rawBody?: unkn
 /**
  * The exact body bytes of a Node request however the app is set up: `req.rawBody` kept by a body
  * parser's `verify` hook, a `Buffer` left in `req.body` by `express.raw()`, or the unread stream
- * (size-capped, see {@link readNodeBody}). A body a parser already turned into an object or a string
- * is never re-serialised (that changes bytes, and the signature with them): it rejects with
- * `raw_body_unavailable` and `fix` in the message.
+ * (size-capped and time-limited, see {@link readNodeBody}). A body a parser already turned into an
+ * object or a string is never re-serialised (that changes bytes, and the signature with them): it
+ * rejects with `raw_body_unavailable`, whose message (sent to the sender) is generic and whose `cause`
+ * names `fix` (for the app's own log: `receiver.reject()` logs it).
  *
  * @example
  * ```ts
@@ -29,7 +31,12 @@ export type NodeRequestLike = IncomingMessage & { body?: unknown; rawBody?: unkn
  * const bytes = await readRawBody(req, receiver.maxBodyBytes, 'Mount the route before express.json().');
  * ```
  */
-export function readRawBody(req: NodeRequestLike, maxBodyBytes: number, fix: string): Promise<Uint8Array> {
+export function readRawBody(
+  req: NodeRequestLike,
+  maxBodyBytes: number,
+  fix: string,
+  timeoutMs: number = DEFAULT_BODY_TIMEOUT_MS,
+): Promise<Uint8Array> {
   const kept = req.rawBody instanceof Uint8Array ? req.rawBody : req.body;
   if (kept instanceof Uint8Array) {
     if (kept.byteLength > maxBodyBytes) {
@@ -43,11 +50,17 @@ export function readRawBody(req: NodeRequestLike, maxBodyBytes: number, fix: str
     return Promise.resolve(kept);
   }
   // A parser that skipped this request (other content type, no body) left the stream unread.
-  if (!req.readableEnded && !req.destroyed) return readNodeBody(req, maxBodyBytes);
+  if (!req.readableEnded && !req.destroyed) return readNodeBody(req, maxBodyBytes, timeoutMs);
+  // The fix is for whoever runs the receiver, not for the sender: it goes to the log via `cause`.
   return Promise.reject(
     new WebhookError(
       'raw_body_unavailable',
-      `A body parser already consumed the request and its raw bytes were not kept, so the signature cannot be checked. ${fix}`,
+      'The receiver could not read the raw request body; its log names the configuration to fix.',
+      {
+        cause: new Error(
+          `A body parser consumed the request before the webhook route and kept no raw bytes, so the signature cannot be checked. ${fix}`,
+        ),
+      },
     ),
   );
 }

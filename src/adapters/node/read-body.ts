@@ -1,21 +1,27 @@
 import type { IncomingMessage } from 'node:http';
 import { WebhookError } from '../../core/errors.js';
+import { bodyTimeout, DEFAULT_BODY_TIMEOUT_MS } from '../../core/read-body.js';
 
 /**
- * Reads a Node request stream into one `Uint8Array`, stopping past `maxBodyBytes`. A declared
- * `Content-Length` over the limit is refused before a single byte is read; a stream that grows past
- * it is paused and left unread, so an oversized upload is never buffered. A client that disconnects
- * or errors mid-body rejects with `body_unreadable` instead of leaving the promise pending.
+ * Reads a Node request stream into one `Uint8Array`, stopping past `maxBodyBytes` or `timeoutMs`. A
+ * declared `Content-Length` over the limit is refused before a single byte is read; a stream that
+ * grows past it is paused and left unread, so an oversized upload is never buffered. A body still
+ * incomplete after `timeoutMs` (default 5 000; a slow-loris client) rejects with `body_timeout`, and
+ * a client that disconnects or errors mid-body with `body_unreadable`: the promise never stays pending.
  *
  * @example
  * ```ts
  * import { readNodeBody } from '@svc/webhooks/node';
  *
- * const bytes = await readNodeBody(req, 1024 * 1024); // rejects with WebhookError body_too_large
+ * const bytes = await readNodeBody(req, 1024 * 1024, 5_000); // rejects with WebhookError body_too_large / body_timeout
  * ```
  */
-export function readNodeBody(req: IncomingMessage, maxBodyBytes: number): Promise<Uint8Array> {
-  const declared = req.headers['content-length'];
+export function readNodeBody(
+  req: IncomingMessage,
+  maxBodyBytes: number,
+  timeoutMs: number = DEFAULT_BODY_TIMEOUT_MS,
+): Promise<Uint8Array> {
+  const declared = req.headers?.['content-length'];
   if (declared !== undefined && Number(declared) > maxBodyBytes) {
     return Promise.reject(tooLarge(maxBodyBytes));
   }
@@ -28,20 +34,21 @@ export function readNodeBody(req: IncomingMessage, maxBodyBytes: number): Promis
     const chunks: Buffer[] = [];
     let size = 0;
     const cleanup = () => {
+      clearTimeout(timer);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
       req.off('close', onClose);
     };
+    // Stop here: the rest of the upload is never read into memory; the caller answers and cuts.
+    const stop = (error: WebhookError) => {
+      cleanup();
+      req.pause();
+      reject(error);
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBodyBytes) {
-        // Stop here: the rest of the upload is never read into memory.
-        cleanup();
-        req.pause();
-        reject(tooLarge(maxBodyBytes));
-        return;
-      }
+      if (size > maxBodyBytes) return stop(tooLarge(maxBodyBytes));
       chunks.push(chunk);
     };
     const onEnd = () => {
@@ -58,6 +65,8 @@ export function readNodeBody(req: IncomingMessage, maxBodyBytes: number): Promis
         new WebhookError('body_unreadable', 'The client closed the connection before the body was complete.'),
       );
     };
+    // A whole-body deadline, not an idle one: a client trickling a byte a second never goes idle.
+    const timer = setTimeout(() => stop(bodyTimeout(timeoutMs)), timeoutMs);
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('error', onError);
