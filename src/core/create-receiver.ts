@@ -54,9 +54,9 @@ export interface WebhookReceiver<Known extends { name: string }, Unknown> extend
 export function createReceiver<Known extends DispatchableEvent, Unknown extends DispatchableEvent>(
   spec: ServiceSpec<Known | Unknown>,
   options: ResolvedOptions,
-  isKnownName: (name: string) => boolean,
+  knownNames: readonly string[],
 ): WebhookReceiver<Known, Unknown> {
-  const registry = createHandlerRegistry(isKnownName);
+  const registry = createHandlerRegistry(knownNames);
   const receiveNow = createPipeline(spec, options, registry);
   const receive = (input: ReceiveInput) => Promise.resolve(receiveNow(input));
   const { maxBodyBytes, bodyTimeoutMs, logger } = options;

@@ -78,40 +78,58 @@ export type ErrorPhase =
   | 'dedup_key'
   /** A verified payload failed its schema and no `onInvalid` hook is registered. */
   | 'invalid'
-  /** An `onInvalid` hook threw. */
+  /** An `onInvalid` hook threw, or was still running at the deadline (`handler_timeout`). */
   | 'invalid_hook'
   /** Anything else (a bug): answered 500. */
   | 'internal';
 
-/**
- * Facts about the failing delivery passed to an error hook.
- *
- * @example
- * ```ts
- * receiver.onError((error, info: ErrorInfo<MailWebhookEvent>) => console.error(info.phase, info.deliveryId, error));
- * ```
- */
-export interface ErrorInfo<E> {
-  phase: ErrorPhase;
+/** What every {@link ErrorInfo} may carry besides its phase and error. */
+export interface ErrorFacts<E> {
   /** The parsed event, when parsing got that far. */
   event?: E;
   deliveryId?: string;
   /** The dedup key, when one was computed. */
   key?: string;
-  /** The raw body, for phase `invalid` (so it can be stored and replayed). */
+  /** The raw body, for phases `invalid`, `invalid_hook` and parser failures (`internal`). */
   body?: Uint8Array;
 }
 
 /**
+ * The phases whose error is always a {@link WebhookError} the receiver raised itself: a handler
+ * deadline (`handler_timeout`) or a verified body that failed its schema (`invalid_payload`…).
+ */
+export type WebhookErrorPhase = 'timeout' | 'invalid';
+
+/**
+ * Facts about the failing delivery passed to an error hook, discriminated on `phase`. `error` is the
+ * hook's first argument again, typed as precisely as is true: a `WebhookError` for the receiver's own
+ * verdicts (`timeout`, `invalid`); `unknown` where user code or a store threw, since JavaScript can
+ * throw anything (`throw 'oops'`, a rejected `undefined`). Narrow on `phase` to use it.
+ *
+ * @example
+ * ```ts
+ * receiver.onError((_error, info: ErrorInfo<MailWebhookEvent>) => {
+ *   if (info.phase === 'timeout') metrics.increment('webhooks.timeout', { code: info.error.code });
+ *   else if (info.error instanceof Error) console.error(info.phase, info.deliveryId, info.error.stack);
+ * });
+ * ```
+ */
+export type ErrorInfo<E> =
+  | (ErrorFacts<E> & { phase: WebhookErrorPhase; error: WebhookError })
+  | (ErrorFacts<E> & { phase: Exclude<ErrorPhase, WebhookErrorPhase>; error: unknown });
+
+/**
  * Called with handler exceptions, store errors and other failures. Errors are delivered here and to
- * the logger, never to the sender. What it throws is logged and ignored.
+ * the logger, never to the sender. What it throws is logged and ignored; a promise it returns is not
+ * awaited, so a slow hook never delays an answer. The first argument is `info.error`: narrow on
+ * `info.phase` for a typed error.
  *
  * @example
  * ```ts
  * receiver.onError((error, { phase, deliveryId }) => Sentry.captureException(error, { extra: { phase, deliveryId } }));
  * ```
  */
-export type ErrorHook<E> = (error: unknown, info: ErrorInfo<E>) => unknown;
+export type ErrorHook<E> = (error: ErrorInfo<E>['error'], info: ErrorInfo<E>) => unknown;
 
 /**
  * A verified delivery whose payload failed its schema, for {@link InvalidHook}.
@@ -138,7 +156,9 @@ export interface InvalidDelivery {
 /**
  * Called (and awaited, within the deadline) for every verified delivery that fails to parse or
  * validate, before the receiver answers 400. Store `body` to replay it once the schema is fixed.
- * Runs once per attempt: the sender retries a 400 like any failure.
+ * Runs once per attempt: the sender retries a 400 like any failure. A hook still running at the
+ * handler deadline (`timeoutMs` from the request's arrival) is no longer awaited: the 400 goes out,
+ * the hook keeps running, and `onError` gets phase `invalid_hook` with a `handler_timeout` error.
  *
  * @example
  * ```ts

@@ -2,10 +2,17 @@
  * Reporting failures to the user's `onError` hooks and logger. Neither may change the response:
  * what a hook throws (or rejects with) is logged and dropped.
  */
-import type { ErrorHook, ErrorInfo } from './handler-types.js';
+import type { ErrorFacts, ErrorHook, ErrorInfo, ErrorPhase } from './handler-types.js';
 import { describeError, emit, type LogFields, type Logger, type LogLevel } from './logger.js';
 
-/** Sends `error` to every hook and one log entry at `level`. */
+/** Where and on what a failure happened; `error` is added to it for the hooks. */
+export type ReportInfo<E> = ErrorFacts<E> & { phase: ErrorPhase };
+
+/**
+ * Sends `error` to every hook and one log entry at `level`. Hooks are called, never awaited: what
+ * they return or throw cannot hold the answer (a slow `onError` must not outlive the deadline).
+ * Phases `timeout` and `invalid` must carry a `WebhookError` (the {@link ErrorInfo} contract).
+ */
 export function report<E>(
   hooks: readonly ErrorHook<E>[],
   logger: Logger | undefined,
@@ -13,14 +20,16 @@ export function report<E>(
   message: string,
   fields: LogFields,
   error: unknown,
-  info: ErrorInfo<E>,
+  facts: ReportInfo<E>,
 ): void {
-  emit(logger, level, message, { ...fields, phase: info.phase, error: describeError(error) });
+  emit(logger, level, message, { ...fields, phase: facts.phase, error: describeError(error) });
+  if (hooks.length === 0) return;
+  const info = { ...facts, error } as ErrorInfo<E>;
   for (const hook of hooks) {
     try {
       const returned = hook(error, info);
-      if (returned instanceof Promise)
-        returned.catch((hookError: unknown) => hookFailed(logger, fields, hookError));
+      if (isThenable(returned))
+        returned.then(undefined, (hookError: unknown) => hookFailed(logger, fields, hookError));
     } catch (hookError) {
       hookFailed(logger, fields, hookError);
     }
@@ -29,4 +38,10 @@ export function report<E>(
 
 function hookFailed(logger: Logger | undefined, fields: LogFields, error: unknown): void {
   emit(logger, 'error', 'onError hook threw', { ...fields, error: describeError(error) });
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  );
 }

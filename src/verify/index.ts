@@ -7,7 +7,7 @@
 export type { WebhookErrorCode, WebhookErrorOptions } from '../core/errors.js';
 export { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from '../core/errors.js';
 export { type RawBody, toBytes } from './bytes.js';
-export type { Secrets } from './secrets.js';
+export { MIN_SECRET_LENGTH, type Secrets } from './secrets.js';
 export { signPayload, signPayloadSync } from './sign-payload.js';
 export { type HeaderValue, SIGNATURE_PREFIX } from './signature-header.js';
 export { timingSafeEqual } from './timing-safe-equal.js';

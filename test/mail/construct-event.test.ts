@@ -63,7 +63,10 @@ describe('constructMailEvent signature errors (checked before anything else)', (
   });
 
   it('reports which secret matched during a rotation', async () => {
-    const event = await constructMailEvent(body, mailHeaders(body, 'opened', 'd', 'old'), ['new', 'old']);
+    const event = await constructMailEvent(body, mailHeaders(body, 'opened', 'd', 'old-secret-0123456789'), [
+      'new-secret-0123456789',
+      'old-secret-0123456789',
+    ]);
     expect(event.secretIndex).toBe(1);
   });
 

@@ -9,7 +9,10 @@ import {
   type InvalidDelivery,
   isWebhookError,
   type LogEntry,
+  MIN_SECRET_LENGTH,
+  type WebhookError,
 } from '@svc/webhooks';
+import { createMailEmitter } from '@svc/webhooks/testing';
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../support/clock.js';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery, sign } from './support.js';
@@ -62,18 +65,42 @@ describe('registration and dispatch', () => {
 
   it('refuses unknown names and non-functions at registration', () => {
     const receiver = createMailReceiver({ secret: MAIL_SECRET });
-    expect(() => receiver.on('nope' as 'bounced', () => {})).toThrow(/not an event name/);
-    expect(() => receiver.on([] as 'bounced'[], () => {})).toThrow(TypeError);
-    expect(() => receiver.on('bounced', 'x' as never)).toThrow(/must be a function/);
-    expect(() => receiver.onError(undefined as never)).toThrow(TypeError);
+    // docs/errors.md: everything the library throws is a WebhookError with a documented code.
+    const thrown = (register: () => unknown): WebhookError => {
+      try {
+        register();
+      } catch (error) {
+        expect(isWebhookError(error)).toBe(true);
+        return error as WebhookError;
+      }
+      throw new Error('expected a throw');
+    };
+    const typo = thrown(() => receiver.on('bounce' as 'bounced', () => {}));
+    expect([typo.code, typo.status]).toEqual(['options_invalid', 500]);
+    expect(typo.message).toMatch(/"bounce" is not an event name/);
+    expect(typo.message).toContain('did you mean "bounced"?');
+    expect(thrown(() => receiver.on('unsubscibed' as 'bounced', () => {})).message).toContain(
+      '"unsubscribed"',
+    );
+    // Nothing close: every name is listed, so the fix is in the message.
+    const far = thrown(() => receiver.on('zzzzzzzz' as 'bounced', () => {}));
+    expect(far.message).toContain('"delivered", "deferred", "bounced"');
+    expect(thrown(() => receiver.on([42] as never, () => {})).message).toMatch(/a number is not an event name/);
+    expect(thrown(() => receiver.on([] as 'bounced'[], () => {})).code).toBe('options_invalid');
+    expect(thrown(() => receiver.on('bounced', 'x' as never)).message).toMatch(/must be a function/);
+    expect(thrown(() => receiver.onError(undefined as never)).code).toBe('options_invalid');
+    const crm = createCrmReceiver({ secret: CRM_SECRET });
+    expect(thrown(() => crm.on('deal.wonn' as 'deal.won', () => {})).message).toContain(
+      'did you mean "deal.won"?',
+    );
   });
 
   it('verifies with any secret of a rotation and reports which matched', async () => {
-    const receiver = createMailReceiver({ secret: ['whsec_new', MAIL_SECRET] });
+    const receiver = createMailReceiver({ secret: ['whsec_new_rotated_secret', MAIL_SECRET] });
     const indexes: number[] = [];
     receiver.on('delivered', (event) => void indexes.push(event.secretIndex));
     await deliver(receiver, mailDelivery('delivered', { secret: MAIL_SECRET }));
-    await deliver(receiver, mailDelivery('delivered', { secret: 'whsec_new' }));
+    await deliver(receiver, mailDelivery('delivered', { secret: 'whsec_new_rotated_secret' }));
     expect(indexes).toEqual([1, 0]);
   });
 
@@ -261,6 +288,27 @@ describe('options', () => {
       expect(String((caught as Error).message)).not.toContain('whsec_padded');
     }
     expect(() => createCrmReceiver({} as never)).toThrow(/secret/);
+  });
+
+  it('refuses secrets shorter than MIN_SECRET_LENGTH (16) at creation; emitter secrets pass', () => {
+    for (const secret of ['x', 'changeme', 'whsec_short_15c', [MAIL_SECRET, 'whsec_old']]) {
+      let caught: unknown;
+      try {
+        createMailReceiver({ secret });
+      } catch (error) {
+        caught = error;
+      }
+      expect(isWebhookError(caught) && caught.code).toBe('secret_invalid');
+      expect((caught as Error).message).toMatch(/shorter than 16 characters/);
+      expect((caught as Error).message).not.toContain('changeme');
+    }
+    expect(MIN_SECRET_LENGTH).toBe(16);
+    createCrmReceiver({ secret: '0123456789abcdef' });
+    const webhook = createMailEmitter().createWebhook({
+      url: 'https://example.com/hook',
+      events: ['bounced'],
+    });
+    createMailReceiver({ secret: webhook.secret });
   });
 
   it('throws options_invalid for bad numbers, a lease not longer than the deadline, or an unknown strategy', () => {

@@ -51,18 +51,18 @@ describe('createSignedRequest', () => {
       service: 'mail',
       event: 'bounced',
       payload: { to: 'ana@example.com' },
-      secret: 'whsec_test',
+      secret: 'whsec_fixture_test_secret',
       deliveryId: 'd_1',
     });
     const body = await request.clone().text();
     expect(request.method).toBe('POST');
-    expect(request.headers.get('X-SvcMAIL-Sig')).toBe(hmac('whsec_test', body));
+    expect(request.headers.get('X-SvcMAIL-Sig')).toBe(hmac('whsec_fixture_test_secret', body));
     expect(request.headers.get('X-SvcMAIL-Event')).toBe('bounced');
     expect(request.headers.get('X-SvcMAIL-Id')).toBe('d_1');
     expect(JSON.parse(body)).toMatchObject({ event: 'bounced', to: 'ana@example.com' });
 
     const seen: string[] = [];
-    const receiver = createMailReceiver({ secret: 'whsec_test' }).on('bounced', (event) => {
+    const receiver = createMailReceiver({ secret: 'whsec_fixture_test_secret' }).on('bounced', (event) => {
       seen.push(event.payload.to);
     });
     expect((await receiver.handle(request)).status).toBe(200);
@@ -74,16 +74,16 @@ describe('createSignedRequest', () => {
       service: 'crm',
       event: 'deal.won',
       data: { value: 10 },
-      secret: 's3cret',
+      secret: 's3cret-crm-fixture-key',
     });
     const body = await request.clone().text();
     const envelope = JSON.parse(body);
     expect(Object.keys(envelope)).toEqual(['id', 'event', 'timestamp', 'tenant_id', 'data']);
     expect(request.headers.get('X-Svc-Delivery')).toBe(envelope.id);
-    expect(request.headers.get('X-Svc-Signature')).toBe(hmac('s3cret', body));
+    expect(request.headers.get('X-Svc-Signature')).toBe(hmac('s3cret-crm-fixture-key', body));
     expect(request.headers.get('User-Agent')).toBe('Svc-CRM-Webhook/1.0');
     expect(request.headers.get('Content-Type')).toBe('application/json');
-    const receiver = createCrmReceiver({ secret: 's3cret' });
+    const receiver = createCrmReceiver({ secret: 's3cret-crm-fixture-key' });
     expect((await receiver.handle(request)).status).toBe(200);
   });
 
@@ -91,21 +91,21 @@ describe('createSignedRequest', () => {
     const forged = await createSignedRequest({
       service: 'mail',
       event: 'opened',
-      secret: 'a',
+      secret: 'whsec_forging_secret_a',
       signature: 'sha256=00',
     });
     expect(forged.headers.get('X-SvcMAIL-Sig')).toBe('sha256=00');
     const noId = await createSignedRequest({
       service: 'mail',
       event: 'opened',
-      secret: 'a',
+      secret: 'whsec_forging_secret_a',
       headers: { 'X-SvcMAIL-Id': null },
     });
     expect(noId.headers.has('X-SvcMAIL-Id')).toBe(false);
     const acme = await createSignedRequest({
       service: 'crm',
       event: 'deal.lost',
-      secret: 'a',
+      secret: 'whsec_forging_secret_a',
       vendor: 'Acme',
     });
     expect(acme.headers.get('User-Agent')).toBe('Acme-CRM-Webhook/1.0');
@@ -113,11 +113,11 @@ describe('createSignedRequest', () => {
     const raw = await createSignedRequest({
       service: 'mail',
       event: 'opened',
-      secret: 'k',
+      secret: 'whsec_raw_body_secret_k',
       body: 'not json',
     });
     expect(await raw.clone().text()).toBe('not json');
-    expect(raw.headers.get('X-SvcMAIL-Sig')).toBe(hmac('k', 'not json'));
-    expect((await createMailReceiver({ secret: 'b' }).handle(forged)).status).toBe(401);
+    expect(raw.headers.get('X-SvcMAIL-Sig')).toBe(hmac('whsec_raw_body_secret_k', 'not json'));
+    expect((await createMailReceiver({ secret: 'whsec_other_receiver_b' }).handle(forged)).status).toBe(401);
   });
 });

@@ -1,5 +1,6 @@
 import {
   isWebhookError,
+  MIN_SECRET_LENGTH,
   signPayload,
   signPayloadSync,
   type VerifyResult,
@@ -86,6 +87,9 @@ describe.each(variants)('%s failure codes', (_name, verify) => {
     ['an empty list', [], /no webhook secret/],
     ['a list with one bad entry', [leaky, ''], /secret #2 of 2 is empty/],
     ['a list with a non-string', [leaky, null], /secret #2 of 2 is not a string/],
+    ['one character', 'x', /shorter than 16 characters/],
+    ['15 characters (MIN_SECRET_LENGTH is 16)', leaky.slice(0, 15), /shorter than 16 characters/],
+    ['a rotation with one short entry', [leaky, 'changeme'], /secret #2 of 2 is shorter than 16/],
   ])('secret_invalid: %s, and the secret never appears in the message', async (_label, secrets, reason) => {
     const result = await verify(payload, signature, secrets);
     expect(result).toMatchObject({ ok: false, code: 'secret_invalid' });
@@ -93,6 +97,15 @@ describe.each(variants)('%s failure codes', (_name, verify) => {
     expect(message).toMatch(reason);
     expect(message).not.toContain(leaky);
     expect(message).not.toContain(digest);
+  });
+
+  it('accepts a secret of exactly MIN_SECRET_LENGTH characters', async () => {
+    expect(MIN_SECRET_LENGTH).toBe(16);
+    const sixteen = '0123456789abcdef';
+    expect(await verify(payload, expectedSignature(payload, sixteen), sixteen)).toEqual({
+      ok: true,
+      secretIndex: 0,
+    });
   });
 
   it('a configuration error wins over a request error (fix the receiver first)', async () => {
@@ -143,6 +156,13 @@ describe('body_not_raw: a parsed body throws with the fix in the message', () =>
     } catch (error) {
       check(error);
     }
+  });
+});
+
+describe('signing has no minimum secret length (only verifiers guard trust)', () => {
+  it('signs with a short key, as node:crypto does', async () => {
+    expect(await signPayload(payload, 'k')).toBe(expectedSignature(payload, 'k'));
+    expect(signPayloadSync(payload, 'k')).toBe(expectedSignature(payload, 'k'));
   });
 });
 

@@ -9,8 +9,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectedSignature } from './support.js';
 
-// A secret the services could issue: non-empty, no surrounding whitespace.
-const secretArb = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim() === s);
+// A secret the services could issue: MIN_SECRET_LENGTH (16) characters or more, no surrounding whitespace.
+const secretArb = fc.string({ minLength: 16, maxLength: 40 }).filter((s) => s.trim() === s);
 const bodyArb = fc.uint8Array({ maxLength: 512 });
 
 type Mutation =

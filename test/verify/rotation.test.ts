@@ -4,7 +4,7 @@ import { getNodeCrypto } from '../../src/verify/node-crypto.js';
 import { expectedSignature } from './support.js';
 
 const body = new TextEncoder().encode('{"event":"contact.created","data":{"id":"c_1"}}');
-const secrets = ['whsec_new', 'whsec_current', 'whsec_old'] as const;
+const secrets = ['whsec_new_0123456789', 'whsec_current_0123456789', 'whsec_old_0123456789'] as const;
 
 // The module object the verifier itself uses (process.getBuiltinModule('node:crypto')).
 const nodeCrypto = getNodeCrypto();
@@ -25,8 +25,14 @@ describe('secret rotation (Node path)', () => {
   });
 
   it('reports the first index when the same secret is listed twice', () => {
-    const header = expectedSignature(body, 'whsec_dup');
-    expect(verifySignatureSync(body, header, ['whsec_x', 'whsec_dup', 'whsec_dup'])).toEqual({
+    const header = expectedSignature(body, 'whsec_dup_0123456789');
+    expect(
+      verifySignatureSync(body, header, [
+        'whsec_x_0123456789',
+        'whsec_dup_0123456789',
+        'whsec_dup_0123456789',
+      ]),
+    ).toEqual({
       ok: true,
       secretIndex: 1,
     });
