@@ -11,12 +11,14 @@ export { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from './core/error
 export { EVENT_CLOCK_SKEW_MS } from './core/event-age.js';
 export { rawFields } from './core/fields.js';
 export type {
+  ErrorFacts,
   ErrorHook,
   ErrorInfo,
   ErrorPhase,
   HandlerContext,
   InvalidDelivery,
   InvalidHook,
+  WebhookErrorPhase,
   WebhookHandler,
 } from './core/handler-types.js';
 export type { HandlerLog, LogEntry, LogFields, Logger, LogLevel } from './core/logger.js';
