@@ -32,7 +32,8 @@ describe('truncateUntrusted', () => {
     const cut = truncateUntrusted(value);
     expect(cut.startsWith(`${'a'.repeat(127)}…`)).toBe(true);
     expect(cut).toContain('(+12 chars)');
-    expect(cut.isWellFormed()).toBe(true);
+    // No lone high surrogate before the marker.
+    expect(cut.slice(0, 128)).toBe(`${'a'.repeat(127)}…`);
   });
 });
 
@@ -51,7 +52,7 @@ describe('a 15 KB id or event header gives a bounded log line', () => {
     const receiver = createMailReceiver({ secret: MAIL_SECRET, logger }).on('delivered', () => {});
     const outcome = await deliver(receiver, mailDelivery('delivered', { deliveryId: HUGE }));
     expect(outcome).toMatchObject({ status: 400, code: 'delivery_id_invalid' });
-    expect(outcome.body.length).toBeLessThan(MAX_LINE);
+    expect(String(outcome.body).length).toBeLessThan(MAX_LINE);
     expectBounded(entries);
   });
 
