@@ -26,6 +26,29 @@ function setup(
   return { clock, emitter, received };
 }
 
+describe('createCrmEmitter: an event nobody subscribes to', () => {
+  it('resolves to [] with an onEvent report, or rejects under requireSubscriber', async () => {
+    const reported: string[] = [];
+    const lenient = createCrmEmitter({
+      clock: createVirtualClock({ start: START }),
+      onEvent: (event) => void reported.push(event.type),
+      handler: () => new Response(null, { status: 200 }),
+    });
+    expect(await lenient.emit('deal.won')).toEqual([]);
+    expect(reported).toEqual(['no_subscriber']);
+    const strict = createCrmEmitter({
+      clock: createVirtualClock({ start: START }),
+      requireSubscriber: true,
+      handler: () => new Response(null, { status: 200 }),
+    });
+    const hook = strict.createWebhook({ name: 'n', url: URL_, events: ['deal.lost'] });
+    await expect(strict.emit('deal.won')).rejects.toMatchObject({ code: 'webhook_not_found' });
+    // An inactive subscriber is not a missing one: the event is skipped, not refused.
+    strict.updateWebhook(hook.id, { active: false });
+    expect(await strict.emit('deal.lost')).toEqual([]);
+  });
+});
+
 describe('createCrmEmitter: delivery', () => {
   it('sends the crm-service §6 headers and an envelope whose id is X-Svc-Delivery', async () => {
     const { emitter, received } = setup();

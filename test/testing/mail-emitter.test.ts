@@ -185,6 +185,40 @@ describe('createMailEmitter: delivery', () => {
   });
 });
 
+describe('createMailEmitter: an event nobody subscribes to', () => {
+  it('resolves to [] and reports no_subscriber; paused subscribers are skipped, not missing', async () => {
+    const { emitter, received, events } = setup();
+    const hook = emitter.createWebhook({ url: URL_, events: ['delivered'] });
+    expect(await emitter.emit('bounced')).toEqual([]);
+    expect(received).toHaveLength(0);
+    expect(events).toEqual([{ type: 'no_subscriber', service: 'mail', at: START, event: 'bounced' }]);
+    emitter.updateWebhook(hook.id, { status: 'paused' });
+    expect(await emitter.emit('delivered')).toEqual([]);
+    expect(events.map((e) => e.type)).toEqual(['no_subscriber', 'skipped']);
+  });
+
+  it('requireSubscriber: emit() rejects with webhook_not_found naming the event, and sends nothing', async () => {
+    const sent: Request[] = [];
+    const emitter = createMailEmitter({
+      clock: createVirtualClock({ start: START }),
+      requireSubscriber: true,
+      handler: (request) => {
+        sent.push(request);
+        return new Response(null, { status: 200 });
+      },
+    });
+    emitter.createWebhook({ url: URL_, events: ['delivered'] });
+    await expect(emitter.emit('bounced')).rejects.toMatchObject({
+      name: 'WebhookError',
+      code: 'webhook_not_found',
+      status: 404,
+      message: expect.stringContaining('"bounced"'),
+    });
+    expect(sent).toHaveLength(0);
+    expect(await emitter.emit('delivered')).toHaveLength(1);
+  });
+});
+
 describe('createMailEmitter: management', () => {
   it('shows the secret once, masked on later reads; rotation replaces it at once', async () => {
     const { emitter, received } = setup();

@@ -94,7 +94,9 @@ export function createCrmEmitter(options: CrmEmitterOptions = {}) {
     /**
      * Emits `event` to every active webhook subscribed to it, one envelope per webhook (its `id` is
      * that delivery's id). `data` is a fixture with `data` applied, or `data` itself with
-     * `{ fixture: false }`. Resolves after each first attempt; retries run on the clock.
+     * `{ fixture: false }`. Resolves after each first attempt; retries run on the clock. With no
+     * webhook subscribed to `event` it resolves to `[]` and reports `no_subscriber` to `onEvent`, or
+     * rejects with `webhook_not_found` under the `requireSubscriber` option.
      */
     async emit<N extends CrmEventName>(
       event: N,
@@ -112,7 +114,9 @@ export function createCrmEmitter(options: CrmEmitterOptions = {}) {
         }
       }
       const timestamp = isoTime(base.clock.now());
-      const targets = webhooks.subscribed(event, (webhookId) =>
+      let skipped = 0;
+      const targets = webhooks.subscribed(event, (webhookId) => {
+        skipped++;
         base.emit({
           type: 'skipped',
           service: 'crm',
@@ -120,8 +124,9 @@ export function createCrmEmitter(options: CrmEmitterOptions = {}) {
           webhookId,
           event,
           reason: 'webhook inactive',
-        }),
-      );
+        });
+      });
+      if (targets.length === 0 && skipped === 0) base.noSubscriber(event);
       // crm-service §2: envelope field order id, event, timestamp, tenant_id, data.
       const envelope = (id: string): string =>
         JSON.stringify({ id, event, timestamp, tenant_id: tenantId, data: body });

@@ -32,7 +32,13 @@ interface BaseConfig {
 /** What both emitters share: clock, ids, the delivery log, the engine and the event listeners. */
 export function createEmitterBase(config: BaseConfig) {
   const { service, options } = config;
-  const { clock = createVirtualClock() as SchedulerClock, seed, jitterMs = 0, onEvent } = options;
+  const {
+    clock = createVirtualClock() as SchedulerClock,
+    seed,
+    jitterMs = 0,
+    onEvent,
+    requireSubscriber = false,
+  } = options;
   // email-service §8 and crm-service §8: 3 attempts per delivery.
   const maxAttempts = 3;
   const random = createRandom(seed);
@@ -118,6 +124,19 @@ export function createEmitterBase(config: BaseConfig) {
     onEvent(listener: (event: EmitterEvent) => void): () => void {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    /**
+     * Reports an `emit()` that reached no webhook because none subscribes to `event`: an event to
+     * `onEvent`, and with `requireSubscriber` a `webhook_not_found` error.
+     */
+    noSubscriber(event: string): void {
+      emit(() => ({ type: 'no_subscriber', service, at: clock.now(), event }));
+      if (requireSubscriber) {
+        throw new WebhookError(
+          'webhook_not_found',
+          `No ${service} webhook subscribes to "${event}", so emit() sent nothing; create one with events: ["${event}"] (or leave requireSubscriber off).`,
+        );
+      }
     },
     /** One delivery per webhook (each its own id); resolves after every first attempt. */
     async deliver(

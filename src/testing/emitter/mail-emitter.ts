@@ -107,7 +107,9 @@ export function createMailEmitter(options: MailEmitterOptions = {}) {
     /**
      * Emits `event` to every active webhook subscribed to it: the payload is a fixture with
      * `payload` applied (or `payload` itself with `{ fixture: false }`). Resolves after each
-     * delivery's first attempt; retries run on the clock. Paused webhooks receive nothing.
+     * delivery's first attempt; retries run on the clock. Paused webhooks receive nothing. With no
+     * webhook subscribed to `event` it resolves to `[]` and reports `no_subscriber` to `onEvent`, or
+     * rejects with `webhook_not_found` under the `requireSubscriber` option.
      */
     async emit<N extends MailEventName>(
       event: N,
@@ -116,7 +118,9 @@ export function createMailEmitter(options: MailEmitterOptions = {}) {
     ): Promise<DeliveryRecord[]> {
       const body = emitOptions.fixture === false ? { ...payload } : fixtures.mail(event, payload);
       validated(event, body);
-      const targets = webhooks.subscribed(event, (webhookId) =>
+      let skipped = 0;
+      const targets = webhooks.subscribed(event, (webhookId) => {
+        skipped++;
         base.emit({
           type: 'skipped',
           service: 'mail',
@@ -124,8 +128,9 @@ export function createMailEmitter(options: MailEmitterOptions = {}) {
           webhookId,
           event,
           reason: 'webhook paused',
-        }),
-      );
+        });
+      });
+      if (targets.length === 0 && skipped === 0) base.noSubscriber(event);
       return base.deliver(
         targets.map((w) => w.id),
         event,

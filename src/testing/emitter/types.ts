@@ -93,6 +93,8 @@ export type EmitterEvent =
   | { type: 'attempt'; service: 'mail' | 'crm'; at: number; delivery: DeliveryRecord; attempt: AttemptRecord }
   | { type: 'delivery_settled'; service: 'mail' | 'crm'; at: number; delivery: DeliveryRecord }
   | { type: 'webhook_paused'; service: 'mail'; at: number; webhookId: string; consecutiveFailures: number }
+  /** `emit()` of an event no webhook subscribes to (paused or inactive ones count as subscribed). */
+  | { type: 'no_subscriber'; service: 'mail' | 'crm'; at: number; event: string }
   | {
       type: 'skipped';
       service: 'mail' | 'crm';
@@ -120,6 +122,13 @@ export interface EmitterOptions extends TransportOptions, UrlPolicyOptions {
   vendor?: string;
   /** Adds a random 0..jitterMs to each automatic retry. Default 0 (exact offsets). */
   jitterMs?: number;
-  /** Called for every attempt, settled delivery, pause and skipped event. */
+  /** Called for every attempt, settled delivery, pause, skipped event and event without a subscriber. */
   onEvent?: (event: EmitterEvent) => void;
+  /**
+   * Make `emit()` reject with `webhook_not_found` (404) when no webhook subscribes to the event,
+   * instead of resolving to `[]`: catches a test whose webhook listens to other events. Webhooks that
+   * subscribe but are paused or inactive still count (their events are reported as `skipped`).
+   * Default `false`.
+   */
+  requireSubscriber?: boolean;
 }
