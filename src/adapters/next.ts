@@ -52,7 +52,7 @@ function lazy(source: ReceiverSource): () => WebhookReceiverLike {
  * ```ts
  * // app/webhooks/mail/route.ts
  * import { createNextRouteHandlers } from '@svc/webhooks/next';
- * import { receivers } from '../../../lib/receivers';
+ * import { receivers } from '@/lib/receivers'; // your app's module
  *
  * // Lazy: the receiver (and its secret) is created on the first request, not at build time.
  * export const { POST } = createNextRouteHandlers(() => receivers().mail);
@@ -77,20 +77,21 @@ export function createNextRouteHandlers(receiver: ReceiverSource): NextRouteHand
  */
 export type NextPagesHandler = (req: NodeRequestLike, res: ServerResponse) => Promise<void>;
 
-// Named in the 500 raw_body_unavailable answer when Next's body parser is still on.
+// Logged with the 500 raw_body_unavailable when Next's body parser is still on.
 const FIX =
   'Disable Next.js body parsing for this API route: export const config = { api: { bodyParser: false } };';
 
 /**
  * A Pages Router API route for a receiver. The page must turn Next's body parser off with a literal
  * `export const config = { api: { bodyParser: false } }` (Next reads it statically, so it cannot be
- * imported); if it is on, every request is refused with 500 `raw_body_unavailable` naming that fix.
+ * imported); if it is on, every request is refused with 500 `raw_body_unavailable`, and the
+ * receiver's log names that fix. The handlers' `signal` aborts if the sender disconnects.
  *
  * @example
  * ```ts
  * // pages/api/webhooks/mail.ts
  * import { createNextPagesHandler } from '@svc/webhooks/next';
- * import { receivers } from '../../../lib/receivers';
+ * import { receivers } from '@/lib/receivers'; // your app's module
  *
  * export const config = { api: { bodyParser: false } };
  * export default createNextPagesHandler(() => receivers().mail);

@@ -17,8 +17,8 @@ export type AttemptKind = 'scheduled' | 'retry' | 'test';
  *
  * @example
  * ```ts
- * const [last]: AttemptRecord[] = emitter.listDeliveries(webhookId);
- * console.log(last.attempt, last.statusCode, last.error);
+ * const [last]: AttemptRecord[] = emitter.listDeliveries(webhookId); // newest first
+ * if (last) console.log(last.attempt, last.statusCode, last.error);
  * ```
  */
 export interface AttemptRecord {
@@ -56,8 +56,8 @@ export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
  *
  * @example
  * ```ts
- * const [delivery]: DeliveryRecord[] = await emitter.emit('opened');
- * console.log(delivery.id, delivery.nextAttemptAt);
+ * const [delivery]: DeliveryRecord[] = await emitter.emit('opened'); // one per subscribed webhook
+ * if (delivery) console.log(delivery.id, delivery.nextAttemptAt);
  * ```
  */
 export interface DeliveryRecord {

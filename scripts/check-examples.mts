@@ -1,0 +1,263 @@
+// Type-checks every ```ts example: the fenced blocks in JSDoc comments under src/ (each public export
+// carries one, STYLE.md) and in README.md and docs/*.md, so they cannot rot as the API changes.
+//   npx tsx scripts/check-examples.mts   (prints file:line:col for each error; exit 1 on any)
+//
+// Each block becomes its own module, compiled with the project's tsconfig (its `paths` map the public
+// names, `@svc/webhooks/…`, to src/). Examples use names they do not define (`secret`, `payload`,
+// `suppress`, …) and may leave out the import of a public export. After a first compile, every name
+// TypeScript reports as not found is either imported from the public entry that exports it (so a
+// wrong use of it is still an error) or, when no entry exports it, declared `any`; then the blocks are
+// compiled again. Wrong options, wrong imports and wrong calls of the API remain errors.
+//
+// A block in the docs that is deliberately not a whole program can opt out with ```ts nocheck; JSDoc
+// blocks cannot.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
+
+/** One fenced ```ts block: where it is, and its code. */
+export interface Example {
+  /** Path relative to the repository root. */
+  file: string;
+  /** 1-based line of the block's first code line in `file`. */
+  line: number;
+  code: string;
+}
+
+/** One type error in an example, at its place in the source file. */
+export interface ExampleError {
+  file: string;
+  line: number;
+  column: number;
+  code: number;
+  message: string;
+}
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const FENCE_OPEN = /^(\s*)```(?:ts|typescript)(?:\s+(.*))?$/;
+const FENCE_CLOSE = /^\s*```\s*$/;
+
+// "Cannot find name 'x'" and its variants (did you mean…, a test runner's, Node's, Bun's or Deno's
+// globals, `{ secret }` shorthand of an undefined name).
+const NOT_FOUND = new Set([2304, 2552, 2580, 2582, 2591, 2593, 2867, 2868, 18004]);
+// "A 'return' statement can only be used within a function body": the block is a handler's body.
+const TOP_LEVEL_RETURN = 1108;
+// Declarations every example sees: an app's own modules behind Next's `@/` alias are placeholders.
+const AMBIENT = "declare module '@/*';\n";
+
+/** ```ts blocks in `lines` (already stripped of any comment prefix); `offset` is the 0-based line of lines[0]. */
+function fences(file: string, lines: string[], offset: number, optOut: boolean): Example[] {
+  const out: Example[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = FENCE_OPEN.exec(lines[i]!);
+    if (!open) continue;
+    const indent = open[1]!.length;
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && !FENCE_CLOSE.test(lines[end]!)) end++;
+    const skip = optOut && /\bnocheck\b/.test(open[2] ?? '');
+    if (!skip) {
+      const code = lines
+        .slice(start, end)
+        .map((line) => line.slice(Math.min(indent, line.length - line.trimStart().length)))
+        .join('\n');
+      out.push({ file, line: offset + start + 1, code });
+    }
+    i = end;
+  }
+  return out;
+}
+
+/** The ```ts blocks of the JSDoc comments (`/** … *\/`) of one TypeScript source. */
+export function examplesInSource(file: string, text: string): Example[] {
+  const out: Example[] = [];
+  for (const match of text.matchAll(/\/\*\*[\s\S]*?\*\//g)) {
+    const offset = text.slice(0, match.index).split('\n').length - 1;
+    const lines = match[0].split('\n').map((line) => line.replace(/^\s*\/?\*+\/?(?: |$)/, ''));
+    out.push(...fences(file, lines, offset, false));
+  }
+  return out;
+}
+
+/** The ```ts blocks of one Markdown file. */
+export function examplesInMarkdown(file: string, text: string): Example[] {
+  return fences(file, text.split('\n'), 0, true);
+}
+
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
+
+/** Every example of the repository: JSDoc in src/**\/*.ts, then README.md and docs/*.md. */
+export function collectExamples(root = ROOT): Example[] {
+  const read = (path: string) => readFileSync(path, 'utf8');
+  const sources = walk(join(root, 'src'))
+    .filter((path) => path.endsWith('.ts'))
+    .sort();
+  const docs = [
+    join(root, 'README.md'),
+    ...readdirSync(join(root, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .sort()
+      .map((name) => join(root, 'docs', name)),
+  ];
+  return [
+    ...sources.flatMap((path) => examplesInSource(relative(root, path), read(path))),
+    ...docs.flatMap((path) => examplesInMarkdown(relative(root, path), read(path))),
+  ];
+}
+
+function compilerOptions(root: string): ts.CompilerOptions {
+  const configPath = join(root, 'tsconfig.json');
+  const config = ts.readConfigFile(configPath, ts.sys.readFile);
+  if (config.error) throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, '\n'));
+  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root, undefined, configPath);
+  return {
+    ...parsed.options,
+    noEmit: true,
+    // An example's `import { X }` of a type is fine for a reader; the project's own files keep
+    // verbatimModuleSyntax (checked by `npm run typecheck`).
+    verbatimModuleSyntax: false,
+    isolatedModules: false,
+    noUnusedLocals: false,
+    noUnusedParameters: false,
+    // A callback passed to a placeholder (`any`) gets untyped parameters; that is not the example's fault.
+    noImplicitAny: false,
+  };
+}
+
+/** The names each public entry exports (entries.json order), from the sources. */
+function publicNames(program: ts.Program, root: string): Map<string, string> {
+  const entries: Record<string, string> = JSON.parse(readFileSync(join(root, 'entries.json'), 'utf8'));
+  const checker = program.getTypeChecker();
+  const owner = new Map<string, string>();
+  for (const [subpath, file] of Object.entries(entries)) {
+    const source = program.getSourceFile(join(root, file));
+    const symbol = source && checker.getSymbolAtLocation(source);
+    if (!symbol) continue;
+    const id = subpath === '.' ? '@svc/webhooks' : `@svc/webhooks/${subpath}`;
+    for (const exported of checker.getExportsOfModule(symbol)) {
+      if (!owner.has(exported.name)) owner.set(exported.name, id);
+    }
+  }
+  return owner;
+}
+
+/**
+ * Type-checks `examples`; returns their errors with each one's place in its source file. An empty
+ * list means every example compiles.
+ */
+export function checkExamples(examples: readonly Example[], root = ROOT): ExampleError[] {
+  const options = compilerOptions(root);
+  // Virtual files beside the file each block is in, so node_modules, the `paths` and an internal
+  // module's relative imports resolve as they would there.
+  const names = examples.map((example, i) => join(root, dirname(example.file), `__example_${i}.ts`));
+  const ambient = join(root, '__examples_ambient.d.ts');
+  const texts = new Map<string, string>([[ambient, AMBIENT]]);
+  const host = ts.createCompilerHost(options, true);
+  const { getSourceFile, fileExists, readFile } = host;
+  host.fileExists = (path) => texts.has(path) || fileExists.call(host, path);
+  host.readFile = (path) => texts.get(path) ?? readFile.call(host, path);
+  host.getSourceFile = (path, language, onError, create) => {
+    const text = texts.get(path);
+    if (text !== undefined) return ts.createSourceFile(path, text, language, true);
+    return getSourceFile.call(host, path, language, onError, create);
+  };
+
+  // Pass 1: each block as written (a module, so blocks do not share names).
+  examples.forEach((example, i) => texts.set(names[i]!, `${example.code}\nexport {};\n`));
+  let program = ts.createProgram([ambient, ...names], options, host);
+  // A block with a top-level `return` is a function body: wrapped after its imports, on the same
+  // line, so line numbers still match.
+  const bodies = examples.map((example, i) =>
+    ts
+      .getPreEmitDiagnostics(program, program.getSourceFile(names[i]!))
+      .some((d) => d.code === TOP_LEVEL_RETURN)
+      ? wrapBody(example.code)
+      : example.code,
+  );
+  const owner = publicNames(program, root);
+  const missing = (program: ts.Program, name: string) =>
+    ts
+      .getPreEmitDiagnostics(program, program.getSourceFile(name))
+      .filter((d) => NOT_FOUND.has(d.code) && d.file?.fileName === name && d.start !== undefined)
+      .map((d) => d.file!.text.slice(d.start!, d.start! + d.length!));
+
+  // Passes 2 to 4: names not found are imported from the entry exporting them, or declared `any`.
+  // The additions go after the code (imports and `var` hoist), so lines keep their numbers.
+  const added = names.map(() => new Set<string>());
+  for (let pass = 0; pass < 3; pass++) {
+    let changed = false;
+    names.forEach((name, i) => {
+      for (const id of missing(program, name)) {
+        if (/^[A-Za-z_$][\w$]*$/.test(id) && !added[i]!.has(id)) {
+          added[i]!.add(id);
+          changed = true;
+        }
+      }
+      const imports = new Map<string, string[]>();
+      const declared: string[] = [];
+      for (const id of added[i]!) {
+        const from = owner.get(id);
+        if (from) imports.set(from, [...(imports.get(from) ?? []), id]);
+        else declared.push(`declare var ${id}: any; type ${id} = any;`);
+      }
+      const prelude = [
+        ...[...imports].map(([from, ids]) => `import { ${ids.join(', ')} } from '${from}';`),
+        ...declared,
+      ];
+      texts.set(name, `${bodies[i]!}\nexport {};\n${prelude.join('\n')}\n`);
+    });
+    if (!changed && pass > 0) break;
+    program = ts.createProgram([ambient, ...names], options, host, program);
+  }
+
+  const errors: ExampleError[] = [];
+  names.forEach((name, i) => {
+    const example = examples[i]!;
+    const lineCount = example.code.split('\n').length;
+    for (const d of ts.getPreEmitDiagnostics(program, program.getSourceFile(name))) {
+      if (d.category !== ts.DiagnosticCategory.Error || d.file?.fileName !== name) continue;
+      const at = d.file.getLineAndCharacterOfPosition(d.start ?? 0);
+      // An error in the added lines (an import the block's own code misuses) is shown at its start.
+      const inCode = at.line < lineCount;
+      errors.push({
+        file: example.file,
+        line: example.line + (inCode ? at.line : 0),
+        column: inCode ? at.character + 1 : 1,
+        code: d.code,
+        message: ts.flattenDiagnosticMessageText(d.messageText, ' '),
+      });
+    }
+  });
+  return errors;
+}
+
+/** `code` with everything after its imports inside an async function, without adding lines. */
+function wrapBody(code: string): string {
+  const source = ts.createSourceFile('block.ts', code, ts.ScriptTarget.Latest);
+  const imports = source.statements.filter(ts.isImportDeclaration);
+  const at = imports.length > 0 ? imports[imports.length - 1]!.end : 0;
+  return `${code.slice(0, at)} async function __example(): Promise<unknown> {${code.slice(at)}\n}`;
+}
+
+/** `file:line:col - error TSnnnn: message` lines, one per error. */
+export function formatErrors(errors: readonly ExampleError[]): string {
+  return errors
+    .map((e) => `${e.file}:${e.line}:${e.column} - error TS${e.code}: ${e.message}`)
+    .join('\n');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const examples = collectExamples();
+  const errors = checkExamples(examples);
+  if (errors.length > 0) {
+    console.error(formatErrors(errors));
+    console.error(`\n${errors.length} error(s) in the ${examples.length} ts examples.`);
+    process.exit(1);
+  }
+  console.log(`${examples.length} ts examples type-check.`);
+}
