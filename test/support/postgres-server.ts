@@ -9,6 +9,7 @@ import {
   freePort,
   liveDirs,
   postgresBinDir,
+  signalTree,
   spawnUntil,
   stopChild,
 } from './server-process.js';
@@ -21,6 +22,21 @@ export interface PostgresServer {
   database: 'postgres';
   /** `postgres://postgres@127.0.0.1:<port>/postgres` */
   connectionString: string;
+  /** Whether the server is currently running (paused counts as running). */
+  readonly running: boolean;
+  /**
+   * Freezes the server and all its backends (SIGSTOP to each process): connections stay open and
+   * queries wait unanswered, as in a stall.
+   */
+  pause(): void;
+  /** Lets a paused server run again (SIGCONT); queries that waited are then executed. */
+  resume(): void;
+  /** Immediate shutdown (SIGQUIT: no checkpoint; clients see their connections terminated). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and data directory (crash recovery after an immediate stop). */
+  start(): Promise<void>;
+  /** stop() then start(). */
+  restart(): Promise<void>;
   /** Stops it (fast shutdown) and deletes its data directory. */
   close(): Promise<void>;
 }
@@ -103,14 +119,36 @@ export async function startPostgres(): Promise<PostgresServer> {
     '-c',
     'max_connections=300',
   ]);
-  const child: ChildProcess = await spawnUntil(cmd, args, /ready to accept connections/, 'postgres');
+  let child: ChildProcess | undefined;
+  const isRunning = () => child !== undefined && child.exitCode === null && child.signalCode === null;
+  const start = async () => {
+    if (isRunning()) return;
+    child = await spawnUntil(cmd, args, /ready to accept connections/, 'postgres');
+  };
+  const stop = async () => {
+    signalTree(child, 'SIGCONT');
+    await stopChild(child, 'SIGQUIT'); // SIGQUIT = immediate shutdown
+  };
+  await start();
   return {
     host: '127.0.0.1',
     port,
     user: 'postgres',
     database: 'postgres',
     connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    get running() {
+      return isRunning();
+    },
+    pause: () => signalTree(child, 'SIGSTOP'),
+    resume: () => signalTree(child, 'SIGCONT'),
+    stop,
+    start,
+    async restart() {
+      await stop();
+      await start();
+    },
     async close() {
+      signalTree(child, 'SIGCONT');
       await stopChild(child, 'SIGINT'); // SIGINT = fast shutdown
       rmSync(dir, { recursive: true, force: true });
       liveDirs.delete(dir);

@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureServers, freePort, liveDirs, spawnUntil, stopChild } from './server-process.js';
+import { ensureServers, freePort, liveDirs, signal, spawnUntil, stopChild } from './server-process.js';
 
 /** A running (or stopped) redis-server. */
 export interface RedisServer {
@@ -19,6 +19,10 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts it again on the same port with the data it saved. */
   start(): Promise<void>;
+  /** Freezes the process (SIGSTOP): connections stay open, commands queue unanswered, as in a stall. */
+  pause(): void;
+  /** Lets a paused process run again (SIGCONT); it then answers everything queued meanwhile. */
+  resume(): void;
   /** Stops it and deletes its directory. */
   close(): Promise<void>;
 }
@@ -67,7 +71,10 @@ export async function startRedis(): Promise<RedisServer> {
     stop: () => stopChild(child, 'SIGTERM'),
     kill: () => stopChild(child, 'SIGKILL'),
     start,
+    pause: () => signal(child, 'SIGSTOP'),
+    resume: () => signal(child, 'SIGCONT'),
     async close() {
+      signal(child, 'SIGCONT'); // a stopped process would not act on SIGKILL's exit promptly otherwise
       await stopChild(child, 'SIGKILL');
       rmSync(dir, { recursive: true, force: true });
       liveDirs.delete(dir);

@@ -1,6 +1,6 @@
 /** Shared plumbing of servers.ts: finding binaries, free ports, spawning and stopping. */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -111,6 +111,45 @@ export function stopChild(child: ChildProcess | undefined, signal: NodeJS.Signal
     });
     child.kill(signal);
   });
+}
+
+/** Sends `name` to a running child (SIGSTOP/SIGCONT to freeze and thaw it); a no-op once it exited. */
+export function signal(child: ChildProcess | undefined, name: NodeJS.Signals): void {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill(name);
+}
+
+/** Child pids of `pid`, from /proc (Linux). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // stat: "pid (comm) state ppid ..."; comm may hold spaces, so read after the last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) children.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return children;
+}
+
+/**
+ * Sends `name` to a child and all its descendants: a server's worker processes (PostgreSQL backends
+ * call setsid, so a process-group signal would miss them). The parent first, so it forks no more.
+ */
+export function signalTree(child: ChildProcess | undefined, name: NodeJS.Signals): void {
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+  const pending = [child.pid];
+  for (let pid = pending.shift(); pid !== undefined; pid = pending.shift()) {
+    try {
+      process.kill(pid, name);
+    } catch {
+      continue; // gone already
+    }
+    pending.push(...childrenOf(pid));
+  }
 }
 
 /** Temp dirs to delete at exit, in case a test forgot to close its server. */

@@ -1,0 +1,132 @@
+/**
+ * A dedup store that stalls longer than the receiver's store timeout (SIGSTOP, then SIGCONT: a slow
+ * disk, a failover) must not lose CRM deliveries. The claim sent during the stall is answered 503 but
+ * still runs when the store resumes; the receiver abandons it, so the CRM's retries (1 s, then 2 s
+ * later) run the handler. Real redis-server and postgres, real HTTP, real time: the CRM schedule is
+ * the point. Each delivery's handler must run exactly once.
+ */
+
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createCrmReceiver, type DedupStore } from '@svc/webhooks';
+import { createNodeListener } from '@svc/webhooks/node';
+import { createPostgresStore } from '@svc/webhooks/postgres';
+import { createRedisStore } from '@svc/webhooks/redis';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type PostgresServer,
+  postgresAvailable,
+  type RedisServer,
+  redisAvailable,
+  startPostgres,
+  startRedis,
+} from '../support/servers.js';
+import { deliverOnCrmSchedule } from './crm-schedule.js';
+import { CRM_SECRET, crmDelivery } from './support.js';
+
+const DELIVERIES = 10;
+const STALLS_MS = [2_500, 3_500];
+
+interface Backend {
+  store: DedupStore;
+  pause(): void;
+  resume(): void;
+}
+
+/** A CRM receiver on a real HTTP server; counts handler runs per delivery id. */
+async function serve(store: DedupStore): Promise<{ url: string; runs: Map<string, number>; server: Server }> {
+  const runs = new Map<string, number>();
+  const receiver = createCrmReceiver({ secret: CRM_SECRET, dedup: store });
+  receiver.on('deal.won', (event) => {
+    runs.set(event.deliveryId, (runs.get(event.deliveryId) ?? 0) + 1);
+  });
+  const server = createServer(createNodeListener(receiver));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/`, runs, server };
+}
+
+function stallScenarios(name: string, backend: () => Promise<Backend>): void {
+  for (const stallMs of STALLS_MS) {
+    it(`${name}: ${DELIVERIES} deliveries during a ${stallMs} ms stall each run their handler once`, async () => {
+      const { store, pause, resume } = await backend();
+      const { url, runs, server } = await serve(store);
+      try {
+        const deliveries = Array.from({ length: DELIVERIES }, () => crmDelivery('deal.won'));
+        pause();
+        const resumed = new Promise<void>((resolve) =>
+          setTimeout(() => {
+            resume();
+            resolve();
+          }, stallMs),
+        );
+        const statuses = await Promise.all(deliveries.map((delivery) => deliverOnCrmSchedule(url, delivery)));
+        await resumed;
+        // The first attempt met the stall and was refused (503); a retry got it through.
+        for (const attempts of statuses) {
+          expect(attempts[0]).toBe(503);
+          expect(attempts.at(-1)).toBe(200);
+        }
+        expect(deliveries.map((d) => runs.get(d.deliveryId) ?? 0)).toEqual(deliveries.map(() => 1));
+      } finally {
+        resume();
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    }, 60_000);
+  }
+}
+
+describe.runIf(redisAvailable())('store stall: Redis (ioredis, as docs/dedup.md recommends)', () => {
+  let redis: RedisServer;
+  let client: Redis;
+  beforeAll(async () => {
+    redis = await startRedis();
+    client = new Redis(redis.url, { commandTimeout: 2_000, maxRetriesPerRequest: 1 });
+    client.on('error', () => {});
+    await client.ping();
+  });
+  afterAll(async () => {
+    client?.disconnect();
+    await redis?.close();
+  });
+  let n = 0;
+  stallScenarios('redis', async () => ({
+    store: createRedisStore({ client, prefix: `stall${++n}:` }),
+    pause: () => redis.pause(),
+    resume: () => redis.resume(),
+  }));
+});
+
+// Two pool setups: the recommended one (the client gives up on a query after 2 s and drops that
+// connection) and one with no client-side timeout, where only the store's and the receiver's bounds
+// apply and the stalled claim surely runs when Postgres resumes.
+const POOL_SETUPS: [string, pg.PoolConfig][] = [
+  ['pg Pool as docs/dedup.md recommends', { query_timeout: 2_000, connectionTimeoutMillis: 2_000 }],
+  ['pg Pool without client timeouts', {}],
+];
+
+for (const [setup, config] of POOL_SETUPS) {
+  describe.runIf(postgresAvailable())(`store stall: Postgres (${setup})`, () => {
+    let postgres: PostgresServer;
+    let pool: pg.Pool;
+    beforeAll(async () => {
+      postgres = await startPostgres();
+      pool = new pg.Pool({ connectionString: postgres.connectionString, ...config });
+      pool.on('error', () => {});
+    });
+    afterAll(async () => {
+      postgres?.resume();
+      await pool?.end();
+      await postgres?.close();
+    });
+    let n = 0;
+    stallScenarios('postgres', async () => {
+      const store = createPostgresStore({ client: pool, table: `stall_${++n}` });
+      await store.migrate();
+      return { store, pause: () => postgres.pause(), resume: () => postgres.resume() };
+    });
+  });
+}
