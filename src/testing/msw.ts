@@ -24,7 +24,7 @@ import type { MailEmitter } from './emitter/mail-emitter.js';
  *
  * const emitter = createMailEmitter();
  * const server = setupServer(...mailApiHandlers(emitter));
- * server.listen({ onUnhandledFrame: 'bypass' });
+ * server.listen({ onUnhandledFrame: 'bypass' }); // msw 2: { onUnhandledRequest: 'bypass' }
  * ```
  */
 export function mailApiHandlers(emitter: MailEmitter, options: MailApiOptions = {}): HttpHandler[] {
