@@ -5,7 +5,7 @@
  */
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../express/server.js';
+import { createApp, SERVER_TIMEOUTS } from '../express/server.js';
 
 export interface DemoReceiverOptions {
   mailSecret: string;
@@ -58,7 +58,7 @@ export async function startDemoReceiver(options: DemoReceiverOptions): Promise<D
     });
 
   let current = app([options.crmSecret]);
-  const server = createServer((req, res) => current(req, res));
+  const server = createServer(SERVER_TIMEOUTS, (req, res) => current(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -4,7 +4,12 @@
  *
  * Run from this folder (build the package once at the repo root first: `npm run build`):
  *   SVC_MAIL_WEBHOOK_SECRET=... SVC_CRM_WEBHOOK_SECRET=... PORT=3000 npx tsx server.ts
+ *
+ * It listens on 127.0.0.1 (this machine only) unless `HOST` says otherwise. A webhook receiver is
+ * public by nature (the services must reach it): in production set `HOST=0.0.0.0` (every interface)
+ * or keep 127.0.0.1 behind a reverse proxy that forwards the webhook paths.
  */
+import { createServer, type ServerOptions } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import {
   type CrmWebhookEvent,
@@ -15,6 +20,18 @@ import {
 } from '@svc/webhooks';
 import { webhookMiddleware } from '@svc/webhooks/express';
 import express, { type Express } from 'express';
+
+/**
+ * Server timeouts against slow clients (slow-loris), which Node otherwise bounds only at 60 s for the
+ * headers and 5 min for the request: the headers within 5 s, the whole request within 10 s (the
+ * services give up at 10 s anyway), checked every second (Node checks every 30 s by default). A slow
+ * body meets the receivers' own `bodyTimeoutMs` (5 s) first and gets 408 `body_timeout`.
+ */
+export const SERVER_TIMEOUTS = {
+  headersTimeout: 5_000,
+  requestTimeout: 10_000,
+  connectionsCheckingInterval: 1_000,
+} satisfies ServerOptions;
 
 export interface AppOptions {
   /** One secret, or `[new, old]` while a rotation is under way. */
@@ -66,10 +83,15 @@ export function createApp({
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const port = Number(process.env.PORT ?? 3000);
-  createApp({
+  const host = process.env.HOST ?? '127.0.0.1';
+  const app = createApp({
     mailSecret: required('SVC_MAIL_WEBHOOK_SECRET'),
     crmSecret: required('SVC_CRM_WEBHOOK_SECRET'),
-  }).listen(port, () => console.error(`listening on http://localhost:${port}`));
+  });
+  // Not app.listen(port): that server has Node's default timeouts.
+  createServer(SERVER_TIMEOUTS, app).listen(port, host, () =>
+    console.error(`listening on http://${host}:${port}`),
+  );
 }
 
 function required(name: string): string {

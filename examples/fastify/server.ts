@@ -4,6 +4,10 @@
  *
  * Run from this folder (build the package once at the repo root first: `npm run build`):
  *   SVC_MAIL_WEBHOOK_SECRET=... SVC_CRM_WEBHOOK_SECRET=... PORT=3000 npx tsx server.ts
+ *
+ * It listens on 127.0.0.1 (this machine only) unless `HOST` says otherwise. A webhook receiver is
+ * public by nature (the services must reach it): in production set `HOST=0.0.0.0` (every interface)
+ * or keep 127.0.0.1 behind a reverse proxy that forwards the webhook paths.
  */
 import { pathToFileURL } from 'node:url';
 import { createCrmReceiver, createMailReceiver, type Logger } from '@svc/webhooks';
@@ -35,7 +39,15 @@ export function createApp({
     print(JSON.stringify({ service: 'crm', event: event.name, deliveryId: event.deliveryId })),
   );
 
-  const app = Fastify();
+  // Fastify sets no request deadline by default (slow-loris): the headers within 5 s, the whole
+  // request within 10 s (the services give up at 10 s anyway), checked every second; a socket idle
+  // for 15 s is closed. A slow body meets the plugin's own deadline (the receiver's bodyTimeoutMs,
+  // 5 s) first and gets 408 body_timeout.
+  const app = Fastify({
+    requestTimeout: 10_000,
+    connectionTimeout: 15_000,
+    http: { headersTimeout: 5_000, connectionsCheckingInterval: 1_000 },
+  });
   // Each registration is its own encapsulated scope with a raw-Buffer body parser, so the
   // signature is checked over the exact bytes while the rest of the app keeps the JSON parser.
   app.register(webhookPlugin, { receiver: mail, path: '/webhooks/mail' });
@@ -52,8 +64,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     mailSecret: required('SVC_MAIL_WEBHOOK_SECRET'),
     crmSecret: required('SVC_CRM_WEBHOOK_SECRET'),
   });
-  await app.listen({ port, host: '0.0.0.0' });
-  console.error(`listening on http://localhost:${port}`);
+  const host = process.env.HOST ?? '127.0.0.1';
+  await app.listen({ port, host });
+  console.error(`listening on http://${host}:${port}`);
 }
 
 function required(name: string): string {

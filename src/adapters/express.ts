@@ -24,7 +24,7 @@ export type ExpressWebhookMiddleware = (
   next: (error?: unknown) => void,
 ) => void;
 
-// Named in the 500 raw_body_unavailable answer when a parser got to the body first.
+// Logged with the 500 raw_body_unavailable when a parser got to the body first.
 const FIX =
   'Mount the webhook route before express.json()/express.urlencoded(), or give it express.raw({ type: "*/*" }), ' +
   'or keep the bytes with express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } }).';
@@ -32,8 +32,9 @@ const FIX =
 /**
  * Express middleware (Express 4 and 5) that answers a webhook delivery. It reads the exact bytes
  * from `express.raw()`'s `Buffer`, from `req.rawBody` kept by `express.json({ verify })`, or from the
- * stream when no parser ran. A body already parsed into an object is refused with 500
- * `raw_body_unavailable` (logged once), never re-serialised.
+ * stream when no parser ran (within the receiver's `maxBodyBytes` and `bodyTimeoutMs`). A body
+ * already parsed into an object is refused with 500 `raw_body_unavailable` (the fix goes to the
+ * receiver's log), never re-serialised. The handlers' `signal` aborts if the sender disconnects.
  *
  * @example
  * ```ts
@@ -41,9 +42,12 @@ const FIX =
  * import { createMailReceiver } from '@svc/webhooks';
  * import { webhookMiddleware } from '@svc/webhooks/express';
  *
+ * const mail = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET! })
+ *   .on('delivered', async (event) => markDelivered(event.payload.message_id));
+ *
  * const app = express();
  * // Before any app.use(express.json()): the signature is over the raw bytes.
- * app.post('/webhooks/mail', webhookMiddleware(createMailReceiver({ secret, on: { delivered: async (e) => {} } })));
+ * app.post('/webhooks/mail', webhookMiddleware(mail));
  * app.use(express.json());
  * ```
  */

@@ -3,12 +3,12 @@ import { webhookMiddleware } from '@svc/webhooks/express';
 import express5 from 'express';
 import express4 from 'express4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../examples/express/server.js';
+import { createApp, SERVER_TIMEOUTS } from '../../examples/express/server.js';
 import { type ConformanceTarget, conformance } from './conformance.js';
 import { CRM_SECRET, MAIL_SECRET, mailDelivery } from './support/deliveries.js';
 import { createTestReceivers } from './support/receivers.js';
 import { listen, listenerTarget, PATHS } from './support/servers.js';
-import { slowClientSuite } from './support/slow-clients.js';
+import { slowClientSuite, slowHeaders } from './support/slow-clients.js';
 
 const LIMIT = 64 * 1024;
 type Setup = 'nothing' | 'raw' | 'json-verify';
@@ -116,8 +116,13 @@ describe('examples/express', () => {
     });
     const handled = (id: string) =>
       lines.filter((l) => (JSON.parse(l) as { deliveryId: string }).deliveryId === id).length;
-    target = await listenerTarget(app, handled);
+    // As the example serves it: a node:http server with its SERVER_TIMEOUTS.
+    target = { ...(await listen(createServer(SERVER_TIMEOUTS, app))), paths: PATHS, handled };
   });
   afterAll(() => target.close());
   conformance(() => target, { maxBodyBytes: 1_048_576 });
+
+  it('cuts a client that trickles its headers (headersTimeout 5 s) with 408', async () => {
+    expect(await slowHeaders(target.baseUrl, PATHS.mail)).toMatch(/^HTTP\/1\.1 408 /);
+  });
 });

@@ -6,7 +6,7 @@ import { type ConformanceTarget, conformance } from './conformance.js';
 import { CRM_SECRET, MAIL_SECRET, mailDelivery } from './support/deliveries.js';
 import { createTestReceivers } from './support/receivers.js';
 import { PATHS } from './support/servers.js';
-import { slowClientSuite } from './support/slow-clients.js';
+import { slowClientSuite, slowHeaders } from './support/slow-clients.js';
 
 async function fastifyTarget(
   app: FastifyInstance,
@@ -80,4 +80,9 @@ describe('examples/fastify', () => {
   });
   afterAll(() => target.close());
   conformance(() => target, { maxBodyBytes: 1_048_576 });
+
+  it('cuts a client that trickles its headers (headersTimeout 5 s) with 408', async () => {
+    // One byte per 100 ms, never done: only the server's headersTimeout ends it.
+    expect(await slowHeaders(target.baseUrl, PATHS.mail)).toMatch(/^HTTP\/1\.1 408 /);
+  });
 });

@@ -37,6 +37,41 @@ describe('fetch handler', () => {
     );
     expect(response.status).toBe(200);
   });
+
+  it('given a function, creates the receiver or routes on the first request only', async () => {
+    const { mail, crm } = createTestReceivers();
+    let single = 0;
+    let routed = 0;
+    const one = createFetchHandler(() => {
+      single++;
+      return mail;
+    });
+    const many = createFetchHandler(() => {
+      routed++;
+      return { [PATHS.mail]: mail, [PATHS.crm]: crm };
+    });
+    // Nothing runs at creation: a route module evaluated by `next build` without secrets still loads.
+    expect([single, routed]).toEqual([0, 0]);
+    for (let i = 0; i < 2; i++) {
+      const delivery = mailDelivery();
+      const init = { method: 'POST', body: delivery.body, headers: delivery.headers };
+      expect((await one(new Request('http://localhost/any', init))).status).toBe(200);
+      expect((await many(new Request(`http://localhost${PATHS.mail}`, init))).status).toBe(200);
+    }
+    expect([single, routed]).toEqual([1, 1]);
+    expect(
+      (await many(new Request('http://localhost/elsewhere', { method: 'POST', body: '{}' }))).status,
+    ).toBe(404);
+  });
+
+  it('given a function that throws (secret unset), rejects the request instead of failing at load', async () => {
+    const handler = createFetchHandler(() => {
+      throw new Error('Set SVC_MAIL_WEBHOOK_SECRET.');
+    });
+    await expect(handler(new Request('http://localhost/', { method: 'POST', body: '{}' }))).rejects.toThrow(
+      'SVC_MAIL_WEBHOOK_SECRET',
+    );
+  });
 });
 
 describe('fetch handler without node:crypto (web-only path)', () => {

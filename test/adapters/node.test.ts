@@ -8,7 +8,7 @@ import { type ConformanceTarget, conformance } from './conformance.js';
 import { CRM_SECRET, MAIL_SECRET } from './support/deliveries.js';
 import { createTestReceivers } from './support/receivers.js';
 import { listen, listenerTarget, PATHS } from './support/servers.js';
-import { slowClientSuite } from './support/slow-clients.js';
+import { slowClientSuite, slowHeaders } from './support/slow-clients.js';
 
 describe('node:http listener', () => {
   let target: ConformanceTarget;
@@ -76,6 +76,11 @@ describe('examples/node-http', () => {
   });
   afterAll(() => target.close());
   conformance(() => target, { maxBodyBytes: 1_048_576 });
+
+  it('cuts a client that trickles its headers (headersTimeout 5 s) with 408', async () => {
+    // One byte per 100 ms, never done: only the server's headersTimeout ends it.
+    expect(await slowHeaders(target.baseUrl, PATHS.mail)).toMatch(/^HTTP\/1\.1 408 /);
+  });
 });
 
 describe('readNodeBody', () => {

@@ -81,6 +81,28 @@ export async function slowLoris(
   return { response, sent };
 }
 
+/**
+ * A slow-loris client in the headers phase: the request line, then one header byte per `intervalMs`,
+ * never finishing. Only the server's own timeouts can end it; resolves with what the server answered
+ * when it closed the connection (or after 15 s, with whatever came, when it did not).
+ */
+export async function slowHeaders(baseUrl: string, path: string, intervalMs = 100): Promise<string> {
+  const socket = await open(baseUrl);
+  let response = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (text: string) => {
+    response += text;
+  });
+  socket.on('error', () => {});
+  socket.write(`POST ${path} HTTP/1.1\r\nhost: localhost\r\nx-slow: `);
+  const timer = setInterval(() => socket.destroyed || socket.write('a'), intervalMs);
+  const giveUp = setTimeout(() => socket.destroy(), 15_000);
+  await new Promise((resolve) => socket.once('close', resolve));
+  clearTimeout(giveUp);
+  clearInterval(timer);
+  return response;
+}
+
 /** Sends a whole signed delivery, waits until `started()`, then drops the connection unanswered. */
 export async function disconnectWhileHandling(
   baseUrl: string,
