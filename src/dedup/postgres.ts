@@ -52,8 +52,32 @@ export interface PostgresStoreOptions {
   clock?: Clock;
   /** Run {@link PostgresStore.migrate} before the first operation. Default `false` (use your migrations). */
   createTable?: boolean;
-  /** Longest wait for one query before it fails with `store_unavailable`, in ms; `0` for none. Default 3000. */
+  /**
+   * Longest wait for one query before it fails with `store_unavailable`, in ms; `0` for none. Default
+   * 3000. A receiver also bounds each store call by its own `storeTimeoutMs` (default 2000): the
+   * shorter of the two decides when the delivery is answered 503, and a claim cut short either way is
+   * abandoned (`abandon()`), so the sender's retry can run it.
+   */
   timeoutMs?: number;
+  /**
+   * Called with the errors the client emits outside any query (a `pg` Pool's idle connection dropped
+   * by a Postgres restart). Only used when the client had no `'error'` listener when the store was
+   * created: the store then listens itself, because an `'error'` event with no listener crashes a
+   * Node process. Default: ignore them (the next queries fail with `store_unavailable`, which the
+   * receiver reports). Better: attach your own listener to the pool, as in the example.
+   */
+  onClientError?: (error: unknown) => void;
+}
+
+/** The part of a Node EventEmitter (a `pg` Pool or Client) the store needs to guard `'error'`. */
+interface ErrorEmitter {
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+  listenerCount(event: 'error'): number;
+}
+
+function isErrorEmitter(client: unknown): client is ErrorEmitter {
+  const c = client as Partial<ErrorEmitter>;
+  return typeof c.on === 'function' && typeof c.listenerCount === 'function';
 }
 
 /**
@@ -94,7 +118,13 @@ type ClaimRow = {
  * import { createCrmReceiver } from '@svc/webhooks';
  * import { createPostgresStore } from '@svc/webhooks/postgres';
  *
- * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, query_timeout: 2_000 });
+ * const pool = new pg.Pool({
+ *   connectionString: process.env.DATABASE_URL,
+ *   query_timeout: 2_000, // a query never waits longer than this
+ *   connectionTimeoutMillis: 2_000, // nor does opening a connection
+ * });
+ * // A Postgres restart drops idle connections: without a listener, that 'error' crashes the process.
+ * pool.on('error', (error) => console.warn('webhook dedup pool:', error.message));
  * const dedup = createPostgresStore({ client: pool });
  * await dedup.migrate(); // or run postgresDedupDDL() in your migrations
  * const receiver = createCrmReceiver({ secret: process.env.SVC_CRM_WEBHOOK_SECRET!, dedup });
@@ -102,10 +132,20 @@ type ClaimRow = {
  * ```
  */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
-  const { client, table = DEFAULT_POSTGRES_TABLE, clock, createTable = false, timeoutMs = 3_000 } = options;
+  const {
+    client,
+    table = DEFAULT_POSTGRES_TABLE,
+    clock,
+    createTable = false,
+    timeoutMs = 3_000,
+    onClientError = () => {},
+  } = options;
   if (typeof client?.query !== 'function') {
     throw new TypeError('createPostgresStore: `client` must have a query(text, params) method (pg, PGlite).');
   }
+  // An unhandled 'error' event (a pg Pool's idle connection killed by a Postgres restart) would crash
+  // the process: with no listener of the user's, the store listens itself.
+  if (isErrorEmitter(client) && client.listenerCount('error') === 0) client.on('error', onClientError);
   quoteTable(table); // validate now, not at the first delivery
   const sql = statements(table);
   const now = (): number | null => (clock ? clock.now() : null);
