@@ -63,6 +63,21 @@ describe('createVirtualClock', () => {
     expect(woke).toBe(11_000);
   });
 
+  it('work resumed by sleep() runs its promise chain before the next timer moves time on', async () => {
+    // A handler past its deadline is not tracked work: its late success must still happen at the
+    // time it woke, not after later timers (a retry, a lease end) already fired.
+    const clock = createVirtualClock({ start: 0 });
+    const seen: string[] = [];
+    void (async () => {
+      await clock.sleep(1_000);
+      for (let i = 0; i < 20; i++) await null; // a chain of continuations, no timer
+      seen.push(`woken work done at ${clock.now()}`);
+    })();
+    clock.setTimeout(() => seen.push(`timer at ${clock.now()}`), 2_000);
+    await clock.runAll();
+    expect(seen).toEqual(['woken work done at 1000', 'timer at 2000']);
+  });
+
   it('advanceTo never moves backwards', async () => {
     const clock = createVirtualClock({ start: new Date('2025-01-01T00:00:00.000Z') });
     await clock.advanceTo(Date.parse('2024-01-01T00:00:00.000Z'));

@@ -184,6 +184,10 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
         schedule(() => {
           sleeping--;
           resolve();
+          // The sleeper's continuation may be untracked work (a receiver's handler past its deadline,
+          // whose late success must complete its claim before the next timer moves time on): one
+          // event-loop turn, tracked like a timer's async work, lets its promise chain run first.
+          return tick();
         }, ms);
       }),
     track,
