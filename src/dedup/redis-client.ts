@@ -48,20 +48,25 @@ export type RedisClientLike = IoRedisLike | NodeRedisLike;
 export interface Script {
   source: string;
   sha1: Promise<string>;
+  /** The SHA-1 once computed: then a call is sent without waiting a tick (see evalScript). */
+  readonly known: string | undefined;
 }
 
 /** Prepares `source` for {@link evalScript}. */
 export function defineScript(source: string): Script {
   let sha1: Promise<string> | undefined;
+  let known: string | undefined;
   return {
     source,
     get sha1() {
-      sha1 ??= globalThis.crypto.subtle
-        .digest('SHA-1', new TextEncoder().encode(source))
-        .then((digest) =>
-          Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join(''),
-        );
+      sha1 ??= globalThis.crypto.subtle.digest('SHA-1', new TextEncoder().encode(source)).then((digest) => {
+        known = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+        return known;
+      });
       return sha1;
+    },
+    get known() {
+      return known;
     },
   };
 }
@@ -82,14 +87,19 @@ function isNoScript(error: unknown): boolean {
   return typeof message === 'string' && message.startsWith('NOSCRIPT');
 }
 
-/** Runs `script` on one key: one round trip when the script is cached on the server (the common case). */
+/**
+ * Runs `script` on one key: one round trip when the script is cached on the server (the common case).
+ * Once the SHA-1 is known the command is handed to the client synchronously, within the caller's
+ * tick: a command sent right after another on the same connection is then queued behind it (a claim's
+ * abandon behind the claim).
+ */
 export async function evalScript(
   client: RedisClientLike,
   script: Script,
   key: string,
   args: string[],
 ): Promise<unknown> {
-  const sha1 = await script.sha1;
+  const sha1 = script.known ?? (await script.sha1);
   if (isNodeRedis(client)) {
     const options = { keys: [key], arguments: args };
     try {

@@ -106,6 +106,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   if (!isRedisClient(client)) {
     throw new TypeError('createRedisStore: `client` must be an ioredis or node-redis (v4+) client.');
   }
+  // Hash the scripts now, so that each later call goes out in the caller's tick (evalScript).
+  for (const script of [claimScript, completeScript, releaseScript, extendScript, abandonScript]) {
+    script.sha1.catch(() => undefined);
+  }
   // '-1' tells the scripts to read the server's TIME.
   const now = (): string => (clock ? String(clock.now()) : '-1');
 

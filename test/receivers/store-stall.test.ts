@@ -100,6 +100,84 @@ describe.runIf(redisAvailable())('store stall: Redis (ioredis, as docs/dedup.md 
   }));
 });
 
+describe.runIf(redisAvailable())('store stall: which timeout decides', () => {
+  let redis: RedisServer;
+  let client: Redis;
+  beforeAll(async () => {
+    redis = await startRedis();
+    client = new Redis(redis.url, { maxRetriesPerRequest: 1 }); // no client timeout: only ours apply
+    client.on('error', () => {});
+    await client.ping();
+  });
+  afterAll(async () => {
+    client?.disconnect();
+    await redis?.close();
+  });
+
+  // The shorter of the receiver's storeTimeoutMs and the store's timeoutMs ends the wait; either way
+  // the answer is 503 and the claim is abandoned, so the retry after the stall runs the handler.
+  const cases: [string, { storeTimeoutMs: number; timeoutMs: number }, (error: unknown) => void][] = [
+    [
+      "the receiver's storeTimeoutMs, when shorter",
+      { storeTimeoutMs: 300, timeoutMs: 60_000 },
+      (error) => expect(String((error as Error).message)).toMatch(/did not answer within 300 ms/),
+    ],
+    [
+      "the store's timeoutMs, when shorter",
+      { storeTimeoutMs: 60_000, timeoutMs: 300 },
+      (error) =>
+        expect(error).toMatchObject({
+          code: 'store_unavailable',
+          cause: expect.objectContaining({ message: expect.stringMatching(/within 300 ms/) }),
+        }),
+    ],
+  ];
+  for (const [name, timeouts, check] of cases) {
+    it(`${name} decides; the claim is abandoned either way`, async () => {
+      const store = createRedisStore({
+        client,
+        prefix: `which:${timeouts.timeoutMs}:`,
+        timeoutMs: timeouts.timeoutMs,
+      });
+      const errors: unknown[] = [];
+      const receiver = createCrmReceiver({
+        secret: CRM_SECRET,
+        dedup: store,
+        storeTimeoutMs: timeouts.storeTimeoutMs,
+      });
+      let runs = 0;
+      receiver.on('deal.won', () => {
+        runs++;
+      });
+      receiver.onError((error) => {
+        errors.push(error);
+      });
+      const delivery = crmDelivery('deal.won');
+      redis.pause();
+      try {
+        const first = await receiver.receive({
+          body: delivery.body,
+          headers: delivery.headers,
+          method: 'POST',
+        });
+        expect(first.status).toBe(503);
+      } finally {
+        redis.resume();
+      }
+      expect(errors).toHaveLength(1);
+      check(errors[0]);
+      // The stalled claim ran when Redis resumed, and its abandon right behind it on the connection.
+      const retry = await receiver.receive({
+        body: delivery.body,
+        headers: delivery.headers,
+        method: 'POST',
+      });
+      expect(retry.status).toBe(200);
+      expect(runs).toBe(1);
+    });
+  }
+});
+
 // Two pool setups: the recommended one (the client gives up on a query after 2 s and drops that
 // connection) and one with no client-side timeout, where only the store's and the receiver's bounds
 // apply and the stalled claim surely runs when Postgres resumes.
