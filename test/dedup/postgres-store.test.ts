@@ -74,3 +74,28 @@ forEachStore(
   },
   ['postgres-pg'],
 );
+
+describe("postgres store and the client's 'error' events", () => {
+  // A pg Pool emits 'error' when an idle connection dies (a Postgres restart); with no listener
+  // Node throws it and the process ends. No server is needed: the pool never connects here.
+  it('listens itself when the pool has no listener, and reports to onClientError', async () => {
+    const { default: pgModule } = await import('pg');
+    const pool = new pgModule.Pool({ host: '127.0.0.1', port: 1 });
+    const seen: unknown[] = [];
+    createPostgresStore({ client: pool, onClientError: (error) => seen.push(error) });
+    const dropped = new Error('terminating connection due to administrator command');
+    expect(() => pool.emit('error', dropped)).not.toThrow();
+    expect(seen).toEqual([dropped]);
+    await pool.end();
+  });
+
+  it('leaves a pool that has its own listener alone', async () => {
+    const { default: pgModule } = await import('pg');
+    const pool = new pgModule.Pool({ host: '127.0.0.1', port: 1 });
+    pool.on('error', () => {});
+    createPostgresStore({ client: pool, onClientError: () => expect.unreachable() });
+    expect(pool.listenerCount('error')).toBe(1);
+    pool.emit('error', new Error('x'));
+    await pool.end();
+  });
+});
