@@ -83,7 +83,15 @@ export type ErrorPhase =
   /** Anything else (a bug): answered 500. */
   | 'internal';
 
-/** What every {@link ErrorInfo} may carry besides its phase and error. */
+/**
+ * What every {@link ErrorInfo} may carry besides its phase and error.
+ *
+ * @example
+ * ```ts
+ * const tags = ({ deliveryId, key }: ErrorFacts<MailWebhookEvent>) => ({ deliveryId, key });
+ * receiver.onError((error, info) => Sentry.captureException(error, { tags: tags(info) }));
+ * ```
+ */
 export interface ErrorFacts<E> {
   /** The parsed event, when parsing got that far. */
   event?: E;
@@ -97,6 +105,11 @@ export interface ErrorFacts<E> {
 /**
  * The phases whose error is always a {@link WebhookError} the receiver raised itself: a handler
  * deadline (`handler_timeout`) or a verified body that failed its schema (`invalid_payload`…).
+ *
+ * @example
+ * ```ts
+ * const ours = (phase: ErrorPhase): phase is WebhookErrorPhase => phase === 'timeout' || phase === 'invalid';
+ * ```
  */
 export type WebhookErrorPhase = 'timeout' | 'invalid';
 

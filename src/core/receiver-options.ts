@@ -178,6 +178,13 @@ export function resolveOptions(
       `${factory}: clock must have a now() method returning epoch ms.`,
     );
   }
+  if ((typeof clock.setTimeout === 'function') !== (typeof clock.clearTimeout === 'function')) {
+    // A timer that cannot be cancelled would fire for every delivery that already finished.
+    throw new WebhookError(
+      'options_invalid',
+      `${factory}: clock must have both setTimeout() and clearTimeout() to run the deadlines, or neither.`,
+    );
+  }
   return {
     secrets: list,
     dedup: dedup ?? createMemoryStore({ clock }),

@@ -165,3 +165,22 @@ describe('onError never holds an answer', () => {
     });
   });
 });
+
+describe('clock timers at creation', () => {
+  it('a clock with setTimeout but no clearTimeout (or the reverse) is refused with options_invalid', () => {
+    const half = [
+      { now: () => 0, setTimeout: () => 1 },
+      { now: () => 0, clearTimeout: () => {} },
+    ];
+    for (const clock of half) {
+      let caught: unknown;
+      try {
+        createMailReceiver({ secret: MAIL_SECRET, clock });
+      } catch (error) {
+        caught = error;
+      }
+      expect(isWebhookError(caught) && caught.code).toBe('options_invalid');
+      expect((caught as Error).message).toMatch(/both setTimeout\(\) and clearTimeout\(\)/);
+    }
+  });
+});
