@@ -167,37 +167,40 @@ export function checkExamples(examples: readonly Example[], root = ROOT): Exampl
     return getSourceFile.call(host, path, language, onError, create);
   };
 
+  const diagnosticsOf = (program: ts.Program, name: string) => {
+    const file = program.getSourceFile(name);
+    return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
+  };
+  const notFound = (diagnostics: readonly ts.Diagnostic[]) =>
+    diagnostics
+      .filter((d) => NOT_FOUND.has(d.code) && d.file !== undefined && d.start !== undefined)
+      .map((d) => d.file!.text.slice(d.start!, d.start! + d.length!))
+      .filter((id) => /^[A-Za-z_$][\w$]*$/.test(id));
+
   // Pass 1: each block as written (a module, so blocks do not share names).
   examples.forEach((example, i) => texts.set(names[i]!, `${example.code}\nexport {};\n`));
   let program = ts.createProgram([ambient, ...names], options, host);
-  // A block with a top-level `return` is a function body: wrapped after its imports, on the same
-  // line, so line numbers still match.
-  const bodies = examples.map((example, i) =>
-    ts
-      .getPreEmitDiagnostics(program, program.getSourceFile(names[i]!))
-      .some((d) => d.code === TOP_LEVEL_RETURN)
-      ? wrapBody(example.code)
-      : example.code,
-  );
   const owner = publicNames(program, root);
-  const missing = (program: ts.Program, name: string) =>
-    ts
-      .getPreEmitDiagnostics(program, program.getSourceFile(name))
-      .filter((d) => NOT_FOUND.has(d.code) && d.file?.fileName === name && d.start !== undefined)
-      .map((d) => d.file!.text.slice(d.start!, d.start! + d.length!));
-
-  // Passes 2 to 4: names not found are imported from the entry exporting them, or declared `any`.
-  // The additions go after the code (imports and `var` hoist), so lines keep their numbers.
+  const final = new Map<string, readonly ts.Diagnostic[]>();
   const added = names.map(() => new Set<string>());
-  for (let pass = 0; pass < 3; pass++) {
-    let changed = false;
-    names.forEach((name, i) => {
-      for (const id of missing(program, name)) {
-        if (/^[A-Za-z_$][\w$]*$/.test(id) && !added[i]!.has(id)) {
-          added[i]!.add(id);
-          changed = true;
-        }
-      }
+  const bodies: string[] = [];
+  let pending: number[] = [];
+  names.forEach((name, i) => {
+    const diagnostics = diagnosticsOf(program, name);
+    const code = examples[i]!.code;
+    // A block with a top-level `return` is a function body: wrapped after its imports, on the
+    // same line, so line numbers still match.
+    bodies[i] = diagnostics.some((d) => d.code === TOP_LEVEL_RETURN) ? wrapBody(code) : code;
+    for (const id of notFound(diagnostics)) added[i]!.add(id);
+    if (bodies[i] === code && added[i]!.size === 0) final.set(name, diagnostics);
+    else pending.push(i);
+  });
+
+  // Passes 2 to 4: names not found are imported from the public entry exporting them, or declared
+  // `any`; the additions go after the code (imports and `var` hoist), so lines keep their numbers.
+  // Only the blocks that changed are checked again; a block is done once no new name is missing.
+  for (let pass = 0; pass < 3 && pending.length > 0; pass++) {
+    for (const i of pending) {
       const imports = new Map<string, string[]>();
       const declared: string[] = [];
       for (const id of added[i]!) {
@@ -209,17 +212,25 @@ export function checkExamples(examples: readonly Example[], root = ROOT): Exampl
         ...[...imports].map(([from, ids]) => `import { ${ids.join(', ')} } from '${from}';`),
         ...declared,
       ];
-      texts.set(name, `${bodies[i]!}\nexport {};\n${prelude.join('\n')}\n`);
-    });
-    if (!changed && pass > 0) break;
+      texts.set(names[i]!, `${bodies[i]!}\nexport {};\n${prelude.join('\n')}\n`);
+    }
     program = ts.createProgram([ambient, ...names], options, host, program);
+    const next: number[] = [];
+    for (const i of pending) {
+      const diagnostics = diagnosticsOf(program, names[i]!);
+      const before = added[i]!.size;
+      for (const id of notFound(diagnostics)) added[i]!.add(id);
+      if (added[i]!.size > before && pass < 2) next.push(i);
+      else final.set(names[i]!, diagnostics);
+    }
+    pending = next;
   }
 
   const errors: ExampleError[] = [];
   names.forEach((name, i) => {
     const example = examples[i]!;
     const lineCount = example.code.split('\n').length;
-    for (const d of ts.getPreEmitDiagnostics(program, program.getSourceFile(name))) {
+    for (const d of final.get(name) ?? []) {
       if (d.category !== ts.DiagnosticCategory.Error || d.file?.fileName !== name) continue;
       const at = d.file.getLineAndCharacterOfPosition(d.start ?? 0);
       // An error in the added lines (an import the block's own code misuses) is shown at its start.
