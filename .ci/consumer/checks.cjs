@@ -45,6 +45,24 @@ async function runChecks(format, load, subpaths) {
       if ((await signPayload(GITHUB.payload, GITHUB.secret)) !== GITHUB.signature) throw new Error('signPayload');
     });
   }
+  if (subpaths.includes('testing')) {
+    // The testing kit works without msw: its management API as a plain Request => Response function.
+    await check('testing serves the mocked email API without msw', async () => {
+      const { createMailApi, createMailEmitter, MAIL_TEST_API_KEY } = modules.testing;
+      const emitter = createMailEmitter({ handler: () => new Response(null, { status: 200 }) });
+      const api = createMailApi(emitter);
+      const response = await api.handle(
+        new Request('https://api.svcmail.test/api/v1/webhooks', {
+          method: 'POST',
+          headers: { 'X-API-Key': MAIL_TEST_API_KEY, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ url: 'https://hooks.example.com/mail', events: ['bounced'] }),
+        }),
+      );
+      if (response?.status !== 201) throw new Error(`POST /api/v1/webhooks: ${response?.status}`);
+      if (emitter.listWebhooks().length !== 1) throw new Error('emitter state');
+      return `${response.status}`;
+    });
+  }
   if (!subpaths.includes('.')) return results;
   await check('WebhookError is one class across subpaths', async () => {
     const classes = new Set(Object.values(modules).map((mod) => mod.WebhookError).filter(Boolean));
