@@ -47,9 +47,11 @@ export interface RedisStoreOptions {
   clock?: Clock;
   /**
    * Longest wait for one command before it fails with `store_unavailable`, in ms; `0` for none.
-   * Default 3000, well inside the senders' 10-second limit. Configure the client too (ioredis
-   * `commandTimeout` and `maxRetriesPerRequest`, node-redis `disableOfflineQueue`) so it does not
-   * queue commands for long while disconnected.
+   * Default 3000, well inside the senders' 10-second limit. A receiver also bounds each store call by
+   * its own `storeTimeoutMs` (default 2000): the shorter of the two decides when the delivery is
+   * answered 503, and a claim cut short either way is abandoned (`abandon()`), so the sender's retry
+   * can run it. Configure the client too (ioredis `commandTimeout` and `maxRetriesPerRequest`,
+   * node-redis `disableOfflineQueue`) so it does not queue commands for long while disconnected.
    */
   timeoutMs?: number;
 }
@@ -86,6 +88,7 @@ const abandonScript = defineScript(ABANDON_SCRIPT);
  * import { createRedisStore } from '@svc/webhooks/redis';
  *
  * const client = new Redis(process.env.REDIS_URL!, { commandTimeout: 2_000, maxRetriesPerRequest: 1 });
+ * client.on('error', (error) => console.warn('redis', error.message));
  * const receiver = createMailReceiver({
  *   secret: process.env.SVC_MAIL_WEBHOOK_SECRET!,
  *   dedup: createRedisStore({ client }),
@@ -97,7 +100,9 @@ const abandonScript = defineScript(ABANDON_SCRIPT);
  * import { createClient } from 'redis';
  * import { createRedisStore } from '@svc/webhooks/redis';
  *
- * const client = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
+ * const client = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true })
+ *   .on('error', (error) => console.warn('redis', error.message)) // without it an error ends the process
+ *   .connect();
  * const dedup = createRedisStore({ client, prefix: 'myapp:webhooks:' });
  * ```
  */
