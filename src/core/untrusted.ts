@@ -27,10 +27,12 @@ export const UNTRUSTED_LOG_CHARS = 128;
  * truncateUntrusted('dlv_1'); // 'dlv_1'
  * ```
  */
-export function truncateUntrusted<T extends string | undefined>(value: T, max = UNTRUSTED_LOG_CHARS): T {
+export function truncateUntrusted(value: string, max?: number): string;
+export function truncateUntrusted(value: string | undefined, max?: number): string | undefined;
+export function truncateUntrusted(value: string | undefined, max = UNTRUSTED_LOG_CHARS): string | undefined {
   if (value === undefined || value.length <= max) return value;
   const code = value.charCodeAt(max - 1);
   // A high surrogate at the cut would leave half a character (invalid UTF-16 in a JSON log).
   const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
-  return `${value.slice(0, end)}…(+${value.length - end} chars)` as T;
+  return `${value.slice(0, end)}…(+${value.length - end} chars)`;
 }
