@@ -45,7 +45,14 @@ export { CRM_DEFAULT_TTL_MS, createCrmReceiver } from './crm/receiver.js';
 export { boundDedupKey, DEDUP_KEY_HASH_ABOVE } from './dedup/bound-key.js';
 export type { MemoryStore, MemoryStoreOptions } from './dedup/memory-store.js';
 export { createMemoryStore, DEFAULT_MEMORY_STORE_MAX_KEYS } from './dedup/memory-store.js';
-export type { ClaimOptions, ClaimResult, Clock, CompleteOptions, DedupStore } from './dedup/types.js';
+export type {
+  AbandonOptions,
+  ClaimOptions,
+  ClaimResult,
+  Clock,
+  CompleteOptions,
+  DedupStore,
+} from './dedup/types.js';
 export { systemClock } from './dedup/types.js';
 export { MAX_DEDUP_KEY_LENGTH } from './dedup/validate.js';
 export { type MailDedupKey, mailDedupKeyOf, mailDeliveryKey } from './mail/dedup-key.js';
