@@ -1,10 +1,12 @@
+import { createServer } from 'node:http';
 import { createFetchHandler } from '@svc/webhooks/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getNodeCrypto, resetNodeCryptoCache } from '../../src/verify/node-crypto.js';
 import { type ConformanceTarget, conformance } from './conformance.js';
 import { mailDelivery } from './support/deliveries.js';
 import { createTestReceivers } from './support/receivers.js';
-import { fetchListener, listenerTarget, PATHS } from './support/servers.js';
+import { fetchListener, listen, listenerTarget, PATHS } from './support/servers.js';
+import { slowClientSuite } from './support/slow-clients.js';
 
 async function start(): Promise<ConformanceTarget> {
   const { mail, crm, handled } = createTestReceivers({ maxBodyBytes: 64 * 1024 });
@@ -63,6 +65,12 @@ describe('fetch handler', () => {
       (await many(new Request('http://localhost/elsewhere', { method: 'POST', body: '{}' }))).status,
     ).toBe(404);
   });
+
+  // Over a web-standard server on node:http that aborts request.signal when the client goes away.
+  slowClientSuite(async (receiver) => ({
+    ...(await listen(createServer(fetchListener(createFetchHandler(receiver))))),
+    path: PATHS.mail,
+  }));
 
   it('given a function that throws (secret unset), rejects the request instead of failing at load', async () => {
     const handler = createFetchHandler(() => {
