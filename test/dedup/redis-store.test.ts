@@ -1,7 +1,8 @@
-import { WebhookError } from '@svc/webhooks';
+import { createCrmReceiver, WebhookError } from '@svc/webhooks';
 import { createRedisStore } from '@svc/webhooks/redis';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { CRM_SECRET, crmDelivery, deliver } from '../receivers/support.js';
 import { createManualClock } from '../support/clock.js';
 import { forEachStore } from '../support/stores.js';
 import { storeContract } from './contract.js';
@@ -61,6 +62,17 @@ forEachStore(
         expect(error).toMatchObject({ code: 'store_unavailable', status: 503 });
         await admin.client('UNPAUSE');
         admin.disconnect();
+      });
+
+      it('costs a receiver one script call per claim and per complete (the claim token adds none)', async () => {
+        const store = await kind.create();
+        const receiver = createCrmReceiver({ secret: CRM_SECRET, dedup: store });
+        receiver.on('deal.won', () => {});
+        await deliver(receiver, crmDelivery('deal.won')); // warm-up: scripts loaded on the server
+        const redis = kind.client as Redis;
+        await redis.config('RESETSTAT');
+        expect((await deliver(receiver, crmDelivery('deal.won'))).status).toBe(200);
+        expect(await evalCalls(redis)).toBe(2);
       });
     });
   },
