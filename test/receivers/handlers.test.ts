@@ -85,7 +85,9 @@ describe('registration and dispatch', () => {
     // Nothing close: every name is listed, so the fix is in the message.
     const far = thrown(() => receiver.on('zzzzzzzz' as 'bounced', () => {}));
     expect(far.message).toContain('"delivered", "deferred", "bounced"');
-    expect(thrown(() => receiver.on([42] as never, () => {})).message).toMatch(/a number is not an event name/);
+    expect(thrown(() => receiver.on([42] as never, () => {})).message).toMatch(
+      /a number is not an event name/,
+    );
     expect(thrown(() => receiver.on([] as 'bounced'[], () => {})).code).toBe('options_invalid');
     expect(thrown(() => receiver.on('bounced', 'x' as never)).message).toMatch(/must be a function/);
     expect(thrown(() => receiver.onError(undefined as never)).code).toBe('options_invalid');
