@@ -1,5 +1,6 @@
-// Type-checks every ```ts example: the fenced blocks in JSDoc comments under src/ (each public export
-// carries one, STYLE.md) and in README.md and docs/*.md, so they cannot rot as the API changes.
+// Type-checks every ```ts example: the fenced blocks in JSDoc comments under src/ and in README.md and
+// docs/*.md, so they cannot rot as the API changes; and checks that every public export carries a
+// JSDoc `@example` (STYLE.md).
 //   npx tsx scripts/check-examples.mts   (prints file:line:col for each error; exit 1 on any)
 //
 // Each block becomes its own module, compiled with the project's tsconfig (its `paths` map the public
@@ -129,9 +130,14 @@ function compilerOptions(root: string): ts.CompilerOptions {
   };
 }
 
+/** entries.json: subpath -> source file. */
+function readEntries(root: string): Record<string, string> {
+  return JSON.parse(readFileSync(join(root, 'entries.json'), 'utf8'));
+}
+
 /** The names each public entry exports (entries.json order), from the sources. */
 function publicNames(program: ts.Program, root: string): Map<string, string> {
-  const entries: Record<string, string> = JSON.parse(readFileSync(join(root, 'entries.json'), 'utf8'));
+  const entries = readEntries(root);
   const checker = program.getTypeChecker();
   const owner = new Map<string, string>();
   for (const [subpath, file] of Object.entries(entries)) {
@@ -179,7 +185,9 @@ export function checkExamples(examples: readonly Example[], root = ROOT): Exampl
 
   // Pass 1: each block as written (a module, so blocks do not share names).
   examples.forEach((example, i) => texts.set(names[i]!, `${example.code}\nexport {};\n`));
-  let program = ts.createProgram([ambient, ...names], options, host);
+  const entryFiles = Object.values(readEntries(root)).map((file) => join(root, file));
+  const roots = [ambient, ...entryFiles, ...names];
+  let program = ts.createProgram(roots, options, host);
   const owner = publicNames(program, root);
   const final = new Map<string, readonly ts.Diagnostic[]>();
   const added = names.map(() => new Set<string>());
@@ -214,7 +222,7 @@ export function checkExamples(examples: readonly Example[], root = ROOT): Exampl
       ];
       texts.set(names[i]!, `${bodies[i]!}\nexport {};\n${prelude.join('\n')}\n`);
     }
-    program = ts.createProgram([ambient, ...names], options, host, program);
+    program = ts.createProgram(roots, options, host, program);
     const next: number[] = [];
     for (const i of pending) {
       const diagnostics = diagnosticsOf(program, names[i]!);
@@ -247,6 +255,54 @@ export function checkExamples(examples: readonly Example[], root = ROOT): Exampl
   return errors;
 }
 
+/** A public export whose declaration has no `@example` in its JSDoc. */
+export interface MissingExample {
+  file: string;
+  line: number;
+  /** The public name, as `@svc/webhooks/<subpath>#<name>`. */
+  name: string;
+}
+
+/**
+ * The public exports (every name of every entry of entries.json) declared without a JSDoc
+ * `@example` (STYLE.md: every public export carries one). Overloads count once: the example may sit
+ * on any of their declarations.
+ */
+export function exportsWithoutExample(root = ROOT): MissingExample[] {
+  const entries = readEntries(root);
+  const program = ts.createProgram(
+    Object.values(entries).map((file) => join(root, file)),
+    compilerOptions(root),
+  );
+  const checker = program.getTypeChecker();
+  const hasExample = (node: ts.Node) => ts.getJSDocTags(node).some((tag) => tag.tagName.text === 'example');
+  const seen = new Set<ts.Symbol>();
+  const out: MissingExample[] = [];
+  for (const [subpath, file] of Object.entries(entries)) {
+    const source = program.getSourceFile(join(root, file));
+    const module = source && checker.getSymbolAtLocation(source);
+    if (!module) continue;
+    for (const exported of checker.getExportsOfModule(module)) {
+      const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+      if (seen.has(symbol)) continue;
+      seen.add(symbol);
+      const declarations = symbol.declarations ?? [];
+      // `export const x = …`: the JSDoc sits on the variable statement.
+      const documented = (d: ts.Declaration) =>
+        hasExample(d) || (ts.isVariableDeclaration(d) && hasExample(d.parent.parent));
+      if (declarations.length === 0 || declarations.some(documented)) continue;
+      const first = declarations[0]!;
+      const at = first.getSourceFile().getLineAndCharacterOfPosition(first.getStart());
+      out.push({
+        file: relative(root, first.getSourceFile().fileName),
+        line: at.line + 1,
+        name: `${subpath === '.' ? '@svc/webhooks' : `@svc/webhooks/${subpath}`}#${exported.name}`,
+      });
+    }
+  }
+  return out;
+}
+
 /** `code` with everything after its imports inside an async function, without adding lines. */
 function wrapBody(code: string): string {
   const source = ts.createSourceFile('block.ts', code, ts.ScriptTarget.Latest);
@@ -263,12 +319,16 @@ export function formatErrors(errors: readonly ExampleError[]): string {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const undocumented = exportsWithoutExample();
+  for (const missing of undocumented) {
+    console.error(`${missing.file}:${missing.line} - ${missing.name} is public but has no \`@example\``);
+  }
   const examples = collectExamples();
   const errors = checkExamples(examples);
   if (errors.length > 0) {
     console.error(formatErrors(errors));
     console.error(`\n${errors.length} error(s) in the ${examples.length} ts examples.`);
-    process.exit(1);
   }
-  console.log(`${examples.length} ts examples type-check.`);
+  if (errors.length > 0 || undocumented.length > 0) process.exit(1);
+  console.log(`${examples.length} ts examples type-check; every public export has one.`);
 }

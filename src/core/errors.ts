@@ -6,6 +6,13 @@
 /**
  * Every error code the library produces, with the HTTP status a receiver answers with.
  * The table is the contract documented in `docs/errors.md`; codes are never renamed within a major.
+ *
+ * @example
+ * ```ts
+ * import { WEBHOOK_ERROR_STATUS } from '@svc/webhooks';
+ *
+ * const status: number = WEBHOOK_ERROR_STATUS.signature_mismatch; // 401
+ * ```
  */
 export const WEBHOOK_ERROR_STATUS = {
   // Signature (email-service §6 rule 1, crm-service §6 rule 2)
@@ -50,10 +57,29 @@ export const WEBHOOK_ERROR_STATUS = {
   webhook_paused: 409,
 } as const;
 
-/** A literal error code; see {@link WEBHOOK_ERROR_STATUS} for the status each one maps to. */
+/**
+ * A literal error code; see {@link WEBHOOK_ERROR_STATUS} for the status each one maps to.
+ *
+ * @example
+ * ```ts
+ * import type { WebhookErrorCode } from '@svc/webhooks';
+ *
+ * const retryable: WebhookErrorCode[] = ['store_unavailable', 'handler_timeout'];
+ * ```
+ */
 export type WebhookErrorCode = keyof typeof WEBHOOK_ERROR_STATUS;
 
-/** Options of {@link WebhookError}. */
+/**
+ * Options of {@link WebhookError}.
+ *
+ * @example
+ * ```ts
+ * import { WebhookError, type WebhookErrorOptions } from '@svc/webhooks';
+ *
+ * const options: WebhookErrorOptions = { cause: new Error('connection reset') };
+ * throw new WebhookError('store_unavailable', 'The dedup store did not answer.', options);
+ * ```
+ */
 export interface WebhookErrorOptions {
   /** The underlying error (ES2022 `cause`); never sent to the webhook's sender. */
   cause?: unknown;

@@ -9,10 +9,28 @@ import type { WebhookError, WebhookErrorCode } from './errors.js';
 /**
  * Request headers as any server hands them over: a web `Headers`, or Node's `IncomingHttpHeaders`
  * (lowercase names, `string | string[]` values).
+ *
+ * @example
+ * ```ts
+ * import type { HeadersInput } from '@svc/webhooks';
+ *
+ * const web: HeadersInput = new Headers({ 'X-SvcMAIL-Id': 'dlv_1' });
+ * const node: HeadersInput = { 'x-svcmail-id': 'dlv_1', 'x-forwarded-for': ['10.0.0.1', '10.0.0.2'] };
+ * ```
  */
 export type HeadersInput = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
 
-/** What a receiver needs from one request. */
+/**
+ * What a receiver needs from one request.
+ *
+ * @example
+ * ```ts
+ * import type { ReceiveInput } from '@svc/webhooks';
+ *
+ * const input: ReceiveInput = { body: new Uint8Array(await request.arrayBuffer()), headers: request.headers };
+ * const outcome = await receiver.receive(input);
+ * ```
+ */
 export interface ReceiveInput {
   /** The exact body bytes received. */
   body: Uint8Array;
@@ -26,7 +44,16 @@ export interface ReceiveInput {
   signal?: AbortSignal;
 }
 
-/** How a request ended, from the receiver's point of view. */
+/**
+ * How a request ended, from the receiver's point of view.
+ *
+ * @example
+ * ```ts
+ * import type { ReceiveResult } from '@svc/webhooks';
+ *
+ * const acknowledged = (result: ReceiveResult) => ['processed', 'ignored', 'duplicate'].includes(result);
+ * ```
+ */
 export type ReceiveResult =
   /** A handler ran and the delivery was marked completed. */
   | 'processed'
@@ -43,7 +70,17 @@ export type ReceiveResult =
   /** The dedup store could not be reached; failed closed. */
   | 'unavailable';
 
-/** The response a receiver wants sent. Never a 3xx (the services do not follow redirects). */
+/**
+ * The response a receiver wants sent. Never a 3xx (the services do not follow redirects).
+ *
+ * @example
+ * ```ts
+ * import type { ReceiveOutcome } from '@svc/webhooks';
+ *
+ * const outcome: ReceiveOutcome = await receiver.receive({ body, headers: req.headers });
+ * res.writeHead(outcome.status, outcome.headers).end(outcome.body ?? undefined);
+ * ```
+ */
 export interface ReceiveOutcome {
   status: number;
   /** Lowercase header names, e.g. `content-type`, `retry-after`. */
@@ -59,7 +96,17 @@ export interface ReceiveOutcome {
   event?: string;
 }
 
-/** What every adapter needs from a receiver (both services' receivers implement it). */
+/**
+ * What every adapter needs from a receiver (both services' receivers implement it).
+ *
+ * @example
+ * ```ts
+ * import { createMailReceiver, type WebhookReceiverLike } from '@svc/webhooks';
+ *
+ * const receiver: WebhookReceiverLike = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET! });
+ * const response: Response = await receiver.handle(request);
+ * ```
+ */
 export interface WebhookReceiverLike {
   /** Which service this receiver is for. */
   readonly service: 'mail' | 'crm';

@@ -4,7 +4,17 @@
  * handler runs once however many copies arrive and whichever worker crashes.
  */
 
-/** Outcome of {@link DedupStore.claim}. */
+/**
+ * Outcome of {@link DedupStore.claim}.
+ *
+ * @example
+ * ```ts
+ * import type { ClaimResult } from '@svc/webhooks';
+ *
+ * const result: ClaimResult = await store.claim('mail:delivery:dlv_1', { leaseMs: 30_000 });
+ * if (result.status === 'claimed') await store.complete('mail:delivery:dlv_1', result.token, { ttlMs: 86_400_000 });
+ * ```
+ */
 export type ClaimResult =
   /** This caller owns the key until `leaseEndsAt`; every later write must carry `token`. */
   | { status: 'claimed'; token: string; leaseEndsAt: number }
@@ -13,7 +23,16 @@ export type ClaimResult =
   /** The key was completed; the delivery is a duplicate. */
   | { status: 'completed' };
 
-/** Options of {@link DedupStore.claim}. */
+/**
+ * Options of {@link DedupStore.claim}.
+ *
+ * @example
+ * ```ts
+ * import type { ClaimOptions } from '@svc/webhooks';
+ *
+ * const options: ClaimOptions = { leaseMs: 30_000, token: crypto.randomUUID() };
+ * ```
+ */
 export interface ClaimOptions {
   /** How long the claim holds before another caller may take it over, in milliseconds. */
   leaseMs: number;
@@ -25,7 +44,16 @@ export interface ClaimOptions {
   token?: string;
 }
 
-/** Options of {@link DedupStore.abandon}. */
+/**
+ * Options of {@link DedupStore.abandon}.
+ *
+ * @example
+ * ```ts
+ * import type { AbandonOptions } from '@svc/webhooks';
+ *
+ * const options: AbandonOptions = { leaseMs: 30_000 }; // the leaseMs the claim was made with
+ * ```
+ */
 export interface AbandonOptions {
   /**
    * The `leaseMs` the abandoned claim was made with. The store remembers the abandoned token at
@@ -34,7 +62,16 @@ export interface AbandonOptions {
   leaseMs: number;
 }
 
-/** Options of {@link DedupStore.complete}. */
+/**
+ * Options of {@link DedupStore.complete}.
+ *
+ * @example
+ * ```ts
+ * import type { CompleteOptions } from '@svc/webhooks';
+ *
+ * const options: CompleteOptions = { ttlMs: 7 * 24 * 60 * 60 * 1000 }; // recognise duplicates for a week
+ * ```
+ */
 export interface CompleteOptions {
   /** How long the completed record is kept (and duplicates are recognised), in milliseconds. */
   ttlMs: number;
@@ -115,5 +152,14 @@ export interface Clock {
   clearTimeout?(handle: unknown): void;
 }
 
-/** The wall clock. */
+/**
+ * The wall clock.
+ *
+ * @example
+ * ```ts
+ * import { systemClock } from '@svc/webhooks';
+ *
+ * const startedAt = systemClock.now(); // epoch ms
+ * ```
+ */
 export const systemClock: Clock = { now: () => Date.now() };

@@ -4,6 +4,13 @@ import { WebhookError } from '../core/errors.js';
  * A raw request body as the library accepts it: the exact bytes received. A `string` is encoded as
  * UTF-8, which only reproduces the sender's bytes when the framework decoded them losslessly: prefer
  * bytes.
+ *
+ * @example
+ * ```ts
+ * import type { RawBody } from '@svc/webhooks/verify';
+ *
+ * const body: RawBody = await request.arrayBuffer();
+ * ```
  */
 export type RawBody = Uint8Array | ArrayBuffer | ArrayBufferView | string;
 
@@ -17,6 +24,13 @@ export function utf8(text: string): Uint8Array {
 /**
  * The bytes of a raw body, without copying where possible. Anything else (a parsed JSON object,
  * `null`, a number) is a `body_not_raw` error: re-serialised JSON does not reproduce the signed bytes.
+ *
+ * @example
+ * ```ts
+ * import { toBytes } from '@svc/webhooks/verify';
+ *
+ * const bytes: Uint8Array = toBytes(req.body); // a Buffer from express.raw(): no copy
+ * ```
  */
 export function toBytes(body: RawBody): Uint8Array {
   if (body instanceof Uint8Array) return body;

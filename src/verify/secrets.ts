@@ -1,6 +1,13 @@
 /**
  * One webhook secret, or several during a rotation (the new one first is customary; order only
  * decides which `secretIndex` is reported).
+ *
+ * @example
+ * ```ts
+ * import type { Secrets } from '@svc/webhooks/verify';
+ *
+ * const secrets: Secrets = [process.env.MAIL_SECRET_NEW!, process.env.MAIL_SECRET_OLD!];
+ * ```
  */
 export type Secrets = string | readonly string[];
 

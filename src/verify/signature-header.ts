@@ -1,7 +1,25 @@
-/** What a framework hands over for a header: one value, repeated values, or nothing. */
+/**
+ * What a framework hands over for a header: one value, repeated values, or nothing.
+ *
+ * @example
+ * ```ts
+ * import type { HeaderValue } from '@svc/webhooks/verify';
+ *
+ * const header: HeaderValue = req.headers['x-svcmail-sig']; // string | string[] | undefined on Node
+ * ```
+ */
 export type HeaderValue = string | readonly string[] | null | undefined;
 
-/** `sha256=` + 64 lowercase hex digits (email-service §6, crm-service §6). */
+/**
+ * The signature headers' prefix: `sha256=` + 64 lowercase hex digits (email-service §6, crm-service §6).
+ *
+ * @example
+ * ```ts
+ * import { SIGNATURE_PREFIX } from '@svc/webhooks/verify';
+ *
+ * const looksSigned = (header: string) => header.startsWith(SIGNATURE_PREFIX);
+ * ```
+ */
 export const SIGNATURE_PREFIX = 'sha256=';
 export const SIGNATURE_LENGTH = SIGNATURE_PREFIX.length + 64;
 

@@ -10,7 +10,16 @@ import {
 } from './signature-header.js';
 import { timingSafeEqual } from './timing-safe-equal.js';
 
-/** Why a signature did not verify. */
+/**
+ * Why a signature did not verify.
+ *
+ * @example
+ * ```ts
+ * import type { VerifyFailureCode } from '@svc/webhooks/verify';
+ *
+ * const misconfigured = (code: VerifyFailureCode) => code === 'secret_invalid';
+ * ```
+ */
 export type VerifyFailureCode =
   | 'signature_missing'
   | 'signature_header_repeated'
@@ -21,6 +30,14 @@ export type VerifyFailureCode =
 /**
  * Result of {@link verifySignature}: which secret matched (its index in the list given), or why none
  * did. `message` is safe to log: it never contains a secret or the expected signature.
+ *
+ * @example
+ * ```ts
+ * import { type VerifyResult, verifySignature } from '@svc/webhooks/verify';
+ *
+ * const result: VerifyResult = await verifySignature(body, request.headers.get('X-Svc-Signature'), secrets);
+ * if (!result.ok) console.warn(result.code, result.message);
+ * ```
  */
 export type VerifyResult =
   | { ok: true; secretIndex: number }

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -8,6 +9,7 @@ import {
   type ExampleError,
   examplesInMarkdown,
   examplesInSource,
+  exportsWithoutExample,
   formatErrors,
 } from '../../scripts/check-examples.mjs';
 import { root } from './dist.js';
@@ -82,6 +84,33 @@ describe('ts examples (scripts/check-examples.mts, also a gate of .ci/run)', () 
 
   it('placeholder names are `any`, a top-level return is a handler body; public names keep their types', () => {
     expect(probe('probe/placeholders.ts')).toEqual([]);
+  });
+});
+
+describe('every public export has an @example', () => {
+  it('holds for the package', () => {
+    expect(exportsWithoutExample(root)).toEqual([]);
+  }, 120_000);
+
+  it('names an undocumented export of any entry, once, with its file and line', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-examples-'));
+    try {
+      mkdirSync(join(dir, 'src'));
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true } }));
+      writeFileSync(join(dir, 'entries.json'), JSON.stringify({ '.': 'src/a.ts', extra: 'src/b.ts' }));
+      const doc = '/**\n * Documented.\n *\n * @example\n * ```ts\n * f();\n * ```\n */\n';
+      writeFileSync(
+        join(dir, 'src/a.ts'),
+        `${doc}export function f() {}\n/** No example. */\nexport const g = 1;\n${doc}export const h = 2;\n`,
+      );
+      writeFileSync(join(dir, 'src/b.ts'), "export { f, g } from './a.js';\nexport type T = string;\n");
+      expect(exportsWithoutExample(dir)).toEqual([
+        { file: 'src/a.ts', line: 11, name: '@svc/webhooks#g' },
+        { file: 'src/b.ts', line: 2, name: '@svc/webhooks/extra#T' },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
