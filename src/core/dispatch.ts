@@ -6,6 +6,7 @@
  */
 
 import type { SyncStoreOps } from '../dedup/sync-store.js';
+import { withinDeadline } from './deadline-timer.js';
 import { WebhookError } from './errors.js';
 import { DeliveryContext } from './handler-context.js';
 import type { DispatchableEvent } from './handler-registry.js';
@@ -99,6 +100,27 @@ function settleFailed(
 }
 
 /**
+ * Waits for `complete` / `release` at most until the handler deadline: a slow store (your own, or one
+ * given a `storeTimeoutMs` near `timeoutMs`) must not hold the answer past the sender's 10 s. The
+ * write goes on, and its failure is still reported; the answer does not depend on it (see settle).
+ */
+function byDeadline(
+  options: ResolvedOptions,
+  context: DeliveryContext,
+  settled: Promise<void>,
+): Promise<void> {
+  return withinDeadline(options.clock, context.timeLeftMs(), settled, () => {
+    if (options.logger)
+      emit(
+        options.logger,
+        'warn',
+        'answered at the deadline before the dedup store settled',
+        context.fields(),
+      );
+  });
+}
+
+/**
  * Runs the handlers of a claimed delivery and answers 200, 500 or 503: synchronously when the
  * handlers and the store are synchronous, else as a promise.
  */
@@ -159,7 +181,7 @@ function ran<E extends DispatchableEvent>(
     context.dispose();
     const settled = settle(options, hooks, sync, context, event, token, true);
     return settled
-      ? settled.then(() => processed(options, claimed, context))
+      ? byDeadline(options, context, settled).then(() => processed(options, claimed, context))
       : processed(options, claimed, context);
   }
   if (run.kind === 'threw') {
@@ -167,7 +189,7 @@ function ran<E extends DispatchableEvent>(
     fail(options, hooks, context, event, 'error', 'webhook handler threw', run.error, 'handler');
     const settled = settle(options, hooks, sync, context, event, token, false);
     const outcome = failedWith('handler_failed', deliveryId, name);
-    return settled ? settled.then(() => outcome) : outcome;
+    return settled ? byDeadline(options, context, settled).then(() => outcome) : outcome;
   }
   // Timed out: answer now (before the sender's 10 s), keep the claim until the handlers settle so a
   // retry meanwhile gets 409 and the handlers never run twice at once.

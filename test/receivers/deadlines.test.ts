@@ -3,7 +3,14 @@
  * receiver's clock (its own timers when it has them, so a virtual clock moves a slow handler past
  * its deadline without waiting), and the answer's Retry-After tells the truth about the held claim.
  */
-import { createCrmReceiver, createMailReceiver, isWebhookError, type ReceiveOutcome } from '@svc/webhooks';
+import {
+  createCrmReceiver,
+  createMailReceiver,
+  createMemoryStore,
+  type DedupStore,
+  isWebhookError,
+  type ReceiveOutcome,
+} from '@svc/webhooks';
 import { createVirtualClock } from '@svc/webhooks/testing';
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../support/clock.js';
@@ -182,5 +189,73 @@ describe('clock timers at creation', () => {
       expect(isWebhookError(caught) && caught.code).toBe('options_invalid');
       expect((caught as Error).message).toMatch(/both setTimeout\(\) and clearTimeout\(\)/);
     }
+  });
+});
+
+describe('a slow dedup store after the handlers', () => {
+  it('a complete that does not answer: 200 at the deadline, not after storeTimeoutMs', async () => {
+    const clock = createVirtualClock({ start: START });
+    const inner = createMemoryStore({ clock });
+    const stalled = deferred();
+    const dedup: DedupStore = {
+      claim: (key, options) => inner.claim(key, options),
+      complete: async (key, token, options) => {
+        await stalled.promise;
+        return inner.complete(key, token, options);
+      },
+      release: (key, token) => inner.release(key, token),
+    };
+    // storeTimeoutMs alone would let the answer wait 20 s, long after the sender's 10 s.
+    const receiver = createMailReceiver({ secret: MAIL_SECRET, clock, dedup, storeTimeoutMs: 20_000 });
+    let runs = 0;
+    receiver.on('delivered', async () => {
+      runs++;
+      await clock.sleep(8_000);
+    });
+    const delivery = mailDelivery('delivered');
+    let outcome: ReceiveOutcome | undefined;
+    void deliver(receiver, delivery).then((result) => {
+      outcome = result;
+    });
+    await clock.advance(8_999);
+    await turn();
+    expect(outcome).toBeUndefined();
+    await clock.advance(1);
+    await turn();
+    // The handlers succeeded: acknowledged (at-least-once edge as for a failed complete).
+    expect(outcome).toMatchObject({ status: 200, result: 'processed' });
+    stalled.resolve(); // the store comes back; the complete lands
+    await turn();
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, result: 'duplicate' });
+    expect(runs).toBe(1);
+  });
+
+  it('a release that does not answer: 500 at the deadline', async () => {
+    const clock = createVirtualClock({ start: START });
+    const inner = createMemoryStore({ clock });
+    const stalled = deferred();
+    const dedup: DedupStore = {
+      claim: (key, options) => inner.claim(key, options),
+      complete: (key, token, options) => inner.complete(key, token, options),
+      release: async (key, token) => {
+        await stalled.promise;
+        return inner.release(key, token);
+      },
+    };
+    const receiver = createCrmReceiver({ secret: CRM_SECRET, clock, dedup, storeTimeoutMs: 20_000 });
+    receiver.on('deal.won', () => {
+      throw new Error('downstream refused');
+    });
+    let outcome: ReceiveOutcome | undefined;
+    void deliver(receiver, crmDelivery('deal.won')).then((result) => {
+      outcome = result;
+    });
+    await clock.advance(8_999);
+    await turn();
+    expect(outcome).toBeUndefined();
+    await clock.advance(1);
+    await turn();
+    expect(outcome).toMatchObject({ status: 500, code: 'handler_failed' });
+    stalled.resolve();
   });
 });
