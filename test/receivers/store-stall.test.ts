@@ -54,6 +54,8 @@ function stallScenarios(name: string, backend: () => Promise<Backend>): void {
       const { store, pause, resume } = await backend();
       const { url, runs, server } = await serve(store);
       try {
+        // Warm: scripts loaded on Redis, connections open in the pool, as in a running service.
+        expect(await deliverOnCrmSchedule(url, crmDelivery('deal.won'))).toEqual([200]);
         const deliveries = Array.from({ length: DELIVERIES }, () => crmDelivery('deal.won'));
         pause();
         const resumed = new Promise<void>((resolve) =>
