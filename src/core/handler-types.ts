@@ -164,6 +164,11 @@ export interface InvalidDelivery {
   event?: string;
   /** Which configured secret verified it. */
   secretIndex: number;
+  /**
+   * Aborts at the handler deadline (reason: a `WebhookError('handler_timeout')`), when the receiver
+   * stops waiting for the hooks: pass it to the write that stores `body`.
+   */
+  signal: AbortSignal;
 }
 
 /**

@@ -67,12 +67,28 @@ export async function handleInvalid<E extends DispatchableEvent>(
         deliveryId,
         body,
       });
-    const delivery = { body, headers, error: invalid, deliveryId, event, secretIndex };
+    // A rare path (verified but invalid), so the controller is made for every such delivery.
+    const controller = new AbortController();
+    const delivery: InvalidDelivery = {
+      body,
+      headers,
+      error: invalid,
+      deliveryId,
+      event,
+      secretIndex,
+      signal: controller.signal,
+    };
     const hooks = runInvalidHooks(registry.invalidHooks, delivery, hookFailed);
     if (hooks) {
       const deadline = (failure.startedAt ?? clock.now()) + timeoutMs;
       const ended = await withinDeadline(clock, Math.max(0, deadline - clock.now()), hooks, () => false);
       if (ended === false) {
+        controller.abort(
+          new WebhookError(
+            'handler_timeout',
+            'The handler deadline passed; the sender stops waiting at 10 s.',
+          ),
+        );
         // Answer now; the hooks keep running and what they throw later is still reported.
         report(
           registry.errorHooks,

@@ -10,6 +10,7 @@ import {
   type DedupStore,
   isWebhookError,
   type ReceiveOutcome,
+  type WebhookError,
 } from '@svc/webhooks';
 import { createVirtualClock } from '@svc/webhooks/testing';
 import { describe, expect, it } from 'vitest';
@@ -103,8 +104,13 @@ describe('onInvalid hooks are bounded by the handler deadline', () => {
     const clock = createVirtualClock({ start: START });
     const hung = deferred();
     const reports: Array<{ phase: string; code: unknown; message: string }> = [];
+    let signal: AbortSignal | undefined;
     const receiver = createMailReceiver({ secret: MAIL_SECRET, clock })
-      .onInvalid(() => hung.promise)
+      .onInvalid((delivery) => {
+        signal = delivery.signal;
+        expect(signal.aborted).toBe(false);
+        return hung.promise;
+      })
       .onError((error, info) =>
         reports.push({
           phase: info.phase,
@@ -125,6 +131,8 @@ describe('onInvalid hooks are bounded by the handler deadline', () => {
     expect(reports).toEqual([
       { phase: 'invalid_hook', code: 'handler_timeout', message: expect.stringContaining('9000 ms') },
     ]);
+    expect(signal?.aborted).toBe(true);
+    expect((signal?.reason as WebhookError).code).toBe('handler_timeout');
     // The hook keeps running; what it throws later still reaches onError.
     hung.reject(new Error('disk full'));
     await turn();
