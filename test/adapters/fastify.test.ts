@@ -1,3 +1,4 @@
+import { createMailReceiver } from '@svc/webhooks';
 import { webhookPlugin } from '@svc/webhooks/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +7,7 @@ import { type ConformanceTarget, conformance } from './conformance.js';
 import { CRM_SECRET, MAIL_SECRET, mailDelivery } from './support/deliveries.js';
 import { createTestReceivers } from './support/receivers.js';
 import { PATHS } from './support/servers.js';
-import { slowClientSuite, slowHeaders } from './support/slow-clients.js';
+import { slowClientSuite, slowHeaders, slowLoris } from './support/slow-clients.js';
 
 async function fastifyTarget(
   app: FastifyInstance,
@@ -61,6 +62,25 @@ describe('Fastify plugin bodyLimit', () => {
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ error: { code: 'body_too_large' } });
     await target.close();
+  });
+});
+
+describe('Fastify plugin bodyTimeoutMs', () => {
+  it("overrides the receiver's body deadline: 408 body_timeout for a slow body", async () => {
+    // The receiver's own deadline is a minute: only the plugin's 200 ms can answer this body.
+    const receiver = createMailReceiver({ secret: MAIL_SECRET, logger: () => {}, bodyTimeoutMs: 60_000 });
+    const app = Fastify();
+    await app.register(webhookPlugin, { receiver, path: PATHS.mail, bodyTimeoutMs: 200 });
+    const target = await fastifyTarget(app, () => 0);
+    try {
+      const delivery = mailDelivery();
+      const { response, sent } = await slowLoris(target.baseUrl, PATHS.mail, delivery.headers, delivery.body);
+      expect(response).toMatch(/^HTTP\/1\.1 408 /);
+      expect(response).toContain('"code":"body_timeout"');
+      expect(sent).toBeLessThan(delivery.body.length);
+    } finally {
+      await target.close();
+    }
   });
 });
 

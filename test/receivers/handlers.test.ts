@@ -320,6 +320,7 @@ describe('options', () => {
       { ttlMs: 1.5 },
       { timeoutMs: 10_000, leaseMs: 10_000 },
       { storeTimeoutMs: Number.NaN },
+      { bodyTimeoutMs: 0 },
       { dedupKey: 'message-id' },
       { dedup: {} },
       { logger: 'console' },
