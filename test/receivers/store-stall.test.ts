@@ -14,6 +14,7 @@ import { createPostgresStore } from '@svc/webhooks/postgres';
 import { createRedisStore } from '@svc/webhooks/redis';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type PostgresServer,
@@ -96,6 +97,27 @@ describe.runIf(redisAvailable())('store stall: Redis (ioredis, as docs/dedup.md 
   });
   let n = 0;
   stallScenarios('redis', async () => ({
+    store: createRedisStore({ client, prefix: `stall${++n}:` }),
+    pause: () => redis.pause(),
+    resume: () => redis.resume(),
+  }));
+});
+
+describe.runIf(redisAvailable())('store stall: Redis (node-redis, as docs/dedup.md recommends)', () => {
+  let redis: RedisServer;
+  let client: ReturnType<typeof createClient>;
+  beforeAll(async () => {
+    redis = await startRedis();
+    client = createClient({ url: redis.url, disableOfflineQueue: true });
+    client.on('error', () => {});
+    await client.connect();
+  });
+  afterAll(async () => {
+    client?.destroy();
+    await redis?.close();
+  });
+  let n = 0;
+  stallScenarios('node-redis', async () => ({
     store: createRedisStore({ client, prefix: `stall${++n}:` }),
     pause: () => redis.pause(),
     resume: () => redis.resume(),
