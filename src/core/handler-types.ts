@@ -175,8 +175,9 @@ export interface InvalidDelivery {
  * Called (and awaited, within the deadline) for every verified delivery that fails to parse or
  * validate, before the receiver answers 400. Store `body` to replay it once the schema is fixed.
  * Runs once per attempt: the sender retries a 400 like any failure. A hook still running at the
- * handler deadline (`timeoutMs` from the request's arrival) is no longer awaited: the 400 goes out,
- * the hook keeps running, and `onError` gets phase `invalid_hook` with a `handler_timeout` error.
+ * handler deadline (`timeoutMs` from the request's arrival) is no longer awaited: its `signal` aborts,
+ * the 400 goes out, the hook keeps running, and `onError` gets phase `invalid_hook` with a
+ * `handler_timeout` error.
  *
  * @example
  * ```ts
