@@ -6,6 +6,7 @@
  */
 
 import type { SyncStoreOps } from '../dedup/sync-store.js';
+import { abandonClaim } from './claim-within.js';
 import { withinDeadline } from './deadline-timer.js';
 import { WebhookError } from './errors.js';
 import { DeliveryContext } from './handler-context.js';
@@ -76,7 +77,14 @@ function settle(
     ? completeWithin(dedup, key, token, ttlMs, storeTimeoutMs)
     : releaseWithin(dedup, key, token, storeTimeoutMs);
   return pending.then((result) => {
-    if (result !== true) settleFailed(options, hooks, context, event, success, result);
+    if (result === true) return;
+    // A release that failed may not have run: the claim would hold until its lease ends and the CRM
+    // service's quick retries (§6 rule 5: 1 s, 2 s) would get 409. Abandoning the token drops the
+    // lease whether the release ran or not, retried in the background (claim-within.ts).
+    if (!success && result instanceof StoreCallFailed) {
+      abandonClaim(dedup, key, token, options.leaseMs, storeTimeoutMs);
+    }
+    settleFailed(options, hooks, context, event, success, result);
   });
 }
 

@@ -112,6 +112,33 @@ describe('claims whose answer was not seen', () => {
   });
 });
 
+describe('releases whose answer was not seen', () => {
+  it('a failed release after a handler threw is abandoned: the retry runs the handler again', async () => {
+    const inner = createMemoryStore();
+    let releases = 0;
+    const store: DedupStore = {
+      claim: (key, options) => inner.claim(key, options),
+      complete: (key, token, options) => inner.complete(key, token, options),
+      release: async () => {
+        releases++;
+        throw new Error('connection reset'); // never reached the store
+      },
+      abandon: (key, token, options) => inner.abandon(key, token, options),
+    };
+    const receiver = createCrmReceiver({ secret: CRM_SECRET, dedup: store });
+    let runs = 0;
+    receiver.on('deal.won', () => {
+      runs++;
+      if (runs === 1) throw new Error('handler failed once');
+    });
+    const delivery = crmDelivery('deal.won');
+    expect((await deliver(receiver, delivery)).status).toBe(500);
+    expect(releases).toBe(1);
+    expect((await deliver(receiver, delivery)).status).toBe(200); // not 409 until the lease ends
+    expect(runs).toBe(2);
+  });
+});
+
 describe('background abandon retries', () => {
   afterEach(() => {
     vi.useRealTimers();
