@@ -7,8 +7,11 @@
  * ```ts
  * const redis = await startRedis();   // redis.url, redis.port
  * await redis.stop();                 // SIGTERM (saves its data), later: await redis.start()
+ * redis.pause(); redis.resume();     // SIGSTOP / SIGCONT: a stall, connections stay open
  * await redis.close();                // stop + delete the temp dir
  * const pg = await startPostgres();   // pg.connectionString
+ * pg.pause(); pg.resume();            // the same for the server and every backend
+ * await pg.restart();                 // immediate shutdown (SIGQUIT), then start on the same port and data
  * await pg.close();
  * ```
  */
