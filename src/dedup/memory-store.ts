@@ -135,7 +135,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         slot = added(key);
       } else {
         const endsAt = ends[slot]!;
-        if (endsAt > now && tokens[slot] !== undefined) return { status: 'in_progress', leaseEndsAt: endsAt };
+        if (endsAt > now && tokens[slot] !== undefined) {
+          // The same claim again (a resend) holds the lease it took.
+          if (chosen !== undefined && tokens[slot] === chosen)
+            return { status: 'claimed', token: chosen, leaseEndsAt: endsAt };
+          return { status: 'in_progress', leaseEndsAt: endsAt };
+        }
         slots.touch(slot);
         if (endsAt > now) return COMPLETED;
         // This very token was abandoned: the claim must not run (DedupStore.abandon).

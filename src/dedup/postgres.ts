@@ -192,8 +192,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         if (!row) continue; // released between the INSERT and the SELECT
         const expiresAt = Number(row.expires_at);
         if (row.won) return { status: 'claimed', token, leaseEndsAt: expiresAt };
-        // This very token was abandoned before the claim ran: it must not run (abandon()).
-        if (row.token === token) return { status: 'in_progress', leaseEndsAt: Number(row.now) };
+        if (row.token === token && !row.completed) {
+          // The same claim again (a client's resend): it holds the lease. Or this token was
+          // abandoned before the claim ran (a negative marker): it must not run (abandon()).
+          if (expiresAt > Number(row.now)) return { status: 'claimed', token, leaseEndsAt: expiresAt };
+          return { status: 'in_progress', leaseEndsAt: Number(row.now) };
+        }
         if (expiresAt > Number(row.now)) {
           return row.completed ? { status: 'completed' } : { status: 'in_progress', leaseEndsAt: expiresAt };
         }

@@ -25,7 +25,8 @@ if tok ~= ARGV[1] or tonumber(at) <= now then return 0 end
 
 /**
  * ARGV: token, leaseMs, now|-1. Returns {'claimed', leaseEndsAt} | {'in_progress', leaseEndsAt} |
- * {'completed'}. A claim whose own token was abandoned first gets {'in_progress', now} and writes nothing.
+ * {'completed'}. A claim whose own token was abandoned first gets {'in_progress', now} and writes nothing;
+ * one whose token already holds the lease (a client resending it after a reconnect) gets that lease.
  */
 export const CLAIM_SCRIPT = `${NOW}
 local v = redis.call('GET', KEYS[1])
@@ -34,7 +35,10 @@ if v then
   at = tonumber(at)
   if at and at > now then
     if kind == 'D' then return {'completed'} end
-    if kind == 'L' then return {'in_progress', string.format('%.0f', at)} end
+    if kind == 'L' then
+      if tok == ARGV[1] then return {'claimed', string.format('%.0f', at)} end
+      return {'in_progress', string.format('%.0f', at)}
+    end
     if tok == ARGV[1] then return {'in_progress', string.format('%.0f', now)} end
   end
 end

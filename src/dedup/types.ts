@@ -39,7 +39,8 @@ export interface ClaimOptions {
   /**
    * The fencing token this claim gets if it wins; default a fresh one made by the store. Choose it
    * yourself to be able to {@link DedupStore.abandon} a claim whose answer you never saw (a timeout, a
-   * dropped connection). It must be unique per claim and hard to guess (`crypto.randomUUID()`).
+   * dropped connection). It must be unique per claim and hard to guess (`crypto.randomUUID()`). The
+   * same claim sent twice (a client resending it after a reconnect) gets the lease it already holds.
    */
   token?: string;
 }

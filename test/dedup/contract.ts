@@ -149,6 +149,16 @@ export function storeContract(kind: StoreKind): void {
     });
   });
 
+  it('answers a repeated claim with its own token (a client resending it) with the same lease', async () => {
+    const { store, clock } = await setup();
+    const first = claimed(await store.claim('k', { leaseMs: LEASE, token: 'sent-twice' }));
+    clock.advance(1_000);
+    expect(await store.claim('k', { leaseMs: LEASE, token: 'sent-twice' })).toEqual(first);
+    expect((await store.claim('k', { leaseMs: LEASE })).status).toBe('in_progress');
+    expect(await store.complete('k', 'sent-twice', { ttlMs: TTL })).toBe(true);
+    expect(await store.claim('k', { leaseMs: LEASE, token: 'sent-twice' })).toEqual({ status: 'completed' });
+  });
+
   it('abandon after the claim ran drops its lease; the next claim runs', async () => {
     const { store } = await setup();
     if (!store.abandon) return expect(kind.name).toBe('custom');
