@@ -1,0 +1,189 @@
+import { isWebhookError, type WebhookErrorCode } from '../core/errors.js';
+import { toEpochMs } from './normalize.js';
+import { planCrm, planMail, type WebhookPlan } from './recovery-plan.js';
+import type { RecoveryItem, RecoveryOptions, RecoveryOutcome, RecoveryReport } from './recovery-types.js';
+
+// The answer concerns this one delivery: note it and go on with the next.
+const PER_DELIVERY: readonly WebhookErrorCode[] = ['not_found', 'conflict', 'request_invalid'];
+// Outcomes of a delivery whose retry was sent (or may have been).
+const RETRIED: readonly RecoveryOutcome[] = ['succeeded', 'still_failing', 'unconfirmed'];
+// The retry may or may not have been sent.
+const UNKNOWN: readonly WebhookErrorCode[] = ['request_timeout', 'api_unavailable'];
+
+type Stop = NonNullable<RecoveryReport['stopped']>;
+
+/** Why the run stops after `error`; anything but an abort or a `WebhookError` is a bug and rethrown. */
+function stopFor(error: unknown, signal: AbortSignal | undefined): Stop {
+  if (signal?.aborted) return { code: 'aborted', message: 'The run was aborted.' };
+  if (isWebhookError(error)) return { code: error.code, message: error.message };
+  throw error;
+}
+
+/**
+ * Finds and re-drives the deliveries that failed since `since`, within the service's rate limits (the
+ * client waits for `X-RateLimit-Reset` / `Retry-After` and for exhausted windows). Email: reactivates
+ * paused webhooks (email-service §3), then resends each failed delivery once, oldest first, with the
+ * retry route (§6 rule 5, same `X-SvcMAIL-Id`, so a deduplicating receiver handles it once). CRM:
+ * reports the failures (the CRM has no resend route) and a gap when some were pushed out of the 50
+ * deliveries it keeps (crm-service §8).
+ *
+ * @example
+ * ```ts
+ * import { createMailClient, recoverFailedDeliveries } from '@svc/webhooks/manage';
+ *
+ * const client = createMailClient({ baseUrl: 'https://api.svcmail.example', apiKey: process.env.SVC_MAIL_API_KEY! });
+ * const report = await recoverFailedDeliveries({
+ *   client,
+ *   since: '2h',
+ *   onProgress: (p) => p.phase === 'retry' && console.log(`${p.done}/${p.total} ${p.outcome}`),
+ * });
+ * console.log(report.succeeded.length, 'recovered;', report.stillFailing.length, 'still failing');
+ * ```
+ */
+export async function recoverFailedDeliveries(options: RecoveryOptions): Promise<RecoveryReport> {
+  const {
+    client,
+    since,
+    webhookIds,
+    reactivate = true,
+    settleMs = 180_000,
+    dryRun = false,
+    now = () => Date.now(),
+    onProgress,
+    signal,
+  } = options;
+  const start = now();
+  const window = { sinceMs: toEpochMs(since, start), now: start, settleMs, signal };
+  const call = signal ? { signal } : {};
+  const report: RecoveryReport = {
+    service: client.service,
+    since: new Date(window.sinceMs).toISOString(),
+    dryRun,
+    webhooks: [],
+    retried: [],
+    succeeded: [],
+    stillFailing: [],
+    unconfirmed: [],
+    notRecoverable: [],
+    pending: [],
+    skipped: [],
+    stopped: null,
+  };
+
+  // 1. List: nothing changes yet, so errors (and aborts) reject the whole call.
+  const webhooks: { id: string; url?: unknown; status?: unknown }[] = webhookIds
+    ? []
+    : await client.listWebhooks(call);
+  for (const id of webhookIds ?? []) webhooks.push(await client.getWebhook(id, call));
+  const plans: WebhookPlan[] = [];
+  for (const webhook of webhooks) {
+    plans.push(
+      client.service === 'mail'
+        ? await planMail(client, webhook, window)
+        : await planCrm(client, webhook, window),
+    );
+    onProgress?.({ phase: 'list', webhookId: webhook.id, done: plans.length, total: webhooks.length });
+  }
+
+  let stop: Stop | null = null;
+  const skip = (entry: RecoveryItem, reason: string): RecoveryItem => ({
+    ...entry,
+    outcome: 'skipped',
+    reason,
+  });
+
+  // 2. Reactivate paused email webhooks: a paused webhook refuses retries (409) and sends nothing.
+  const paused = plans.filter((p) => p.paused);
+  let reactivated = 0;
+  for (const plan of paused) {
+    if (!reactivate) {
+      plan.toRetry = plan.toRetry.map((e) => ({
+        ...e,
+        reason: 'the webhook is paused and reactivate is false',
+      }));
+      plan.recovery.items.push(...plan.toRetry);
+      plan.toRetry = [];
+      continue;
+    }
+    if (!dryRun && !stop) {
+      try {
+        await client.reactivateWebhook(plan.recovery.webhookId, call);
+        plan.recovery.reactivated = true;
+      } catch (error) {
+        stop = stopFor(error, signal);
+      }
+    }
+    onProgress?.({
+      phase: 'reactivate',
+      webhookId: plan.recovery.webhookId,
+      done: ++reactivated,
+      total: paused.length,
+    });
+  }
+
+  // 3. Resend each failed delivery once, one call at a time (the client paces them to the rate limit).
+  const total = plans.reduce((n, p) => n + p.toRetry.length, 0);
+  let done = 0;
+  for (const plan of plans) {
+    for (const entry of plan.toRetry) {
+      let result: RecoveryItem;
+      if (dryRun) result = skip(entry, 'dry run');
+      else if (stop) result = skip(entry, `the run stopped: ${stop.code}`);
+      else if (client.service !== 'mail') result = entry;
+      else {
+        try {
+          const answer = await client.retryDelivery(plan.recovery.webhookId, entry.deliveryId, call);
+          const statusCode = answer.statusCode ?? null;
+          result =
+            answer.success === true
+              ? { ...entry, outcome: 'succeeded', statusCode }
+              : answer.success === false
+                ? {
+                    ...entry,
+                    outcome: 'still_failing',
+                    statusCode,
+                    ...(typeof answer.error === 'string' ? { reason: answer.error } : {}),
+                  }
+                : { ...entry, outcome: 'unconfirmed', reason: 'the service did not report the outcome' };
+        } catch (error) {
+          if (isWebhookError(error) && !signal?.aborted && PER_DELIVERY.includes(error.code)) {
+            result = { ...entry, outcome: 'not_recoverable', reason: error.message, code: error.code };
+          } else if (isWebhookError(error) && !signal?.aborted && UNKNOWN.includes(error.code)) {
+            result = { ...entry, outcome: 'unconfirmed', reason: error.message, code: error.code };
+          } else {
+            stop = stopFor(error, signal);
+            result = skip(entry, `the run stopped: ${stop.code}`);
+          }
+        }
+      }
+      plan.recovery.items.push(result);
+      onProgress?.({
+        phase: 'retry',
+        webhookId: plan.recovery.webhookId,
+        deliveryId: entry.deliveryId,
+        outcome: result.outcome,
+        done: ++done,
+        total,
+      });
+    }
+    report.webhooks.push(plan.recovery);
+  }
+
+  for (const hook of report.webhooks) {
+    for (const entry of hook.items) {
+      if (RETRIED.includes(entry.outcome)) report.retried.push(entry);
+      const list = {
+        succeeded: report.succeeded,
+        still_failing: report.stillFailing,
+        unconfirmed: report.unconfirmed,
+        not_recoverable: report.notRecoverable,
+        pending: report.pending,
+        skipped: report.skipped,
+      }[entry.outcome];
+      list.push(entry);
+    }
+  }
+  report.stopped = stop;
+  onProgress?.({ phase: 'done', done, total });
+  return report;
+}
