@@ -1,5 +1,8 @@
+import { WebhookError } from '../../core/errors.js';
 import type { MailEmitter } from '../emitter/mail-emitter.js';
 import type { CreateMailWebhookInput, UpdateMailWebhookInput } from '../emitter/mail-types.js';
+import type { AttemptRecord } from '../emitter/types.js';
+import { createMailApiKeys } from './mail-api-keys.js';
 import { createRateLimiter } from './rate-limit.js';
 import {
   errorResponse,
@@ -68,12 +71,24 @@ export interface MailApiOptions {
  */
 export const MAIL_TEST_API_KEY = 'zm_live_test_admin';
 
-type Ctx = { emitter: MailEmitter };
+type Ctx = { emitter: MailEmitter; apiKeys: ReturnType<typeof createMailApiKeys> };
 
 const READ: readonly MailApiScope[] = ['read', 'admin'];
 const ADMIN: readonly MailApiScope[] = ['admin'];
 
 const routes: Route<Ctx>[] = [
+  {
+    path: 'auth/api-keys',
+    methods: {
+      GET: ({ apiKeys }) => json(200, { data: apiKeys.list() }),
+      POST: async ({ apiKeys }, _p, request) => json(201, await apiKeys.create(await readJson(request))),
+    },
+  },
+  {
+    // email-service §5: "Route for revoking a key: not shown". Ours: DELETE …/api-keys/:id.
+    path: 'auth/api-keys/:id',
+    methods: { DELETE: ({ apiKeys }, { id }) => json(200, apiKeys.revoke(id!)) },
+  },
   {
     path: 'webhooks',
     methods: {
@@ -97,7 +112,10 @@ const routes: Route<Ctx>[] = [
   },
   {
     path: 'webhooks/:id/deliveries',
-    methods: { GET: ({ emitter }, { id }) => json(200, { data: emitter.listDeliveries(id!) }) },
+    methods: {
+      GET: ({ emitter }, { id }, request) =>
+        json(200, deliveryPage(emitter.listDeliveries(id!), new URL(request.url).searchParams)),
+    },
   },
   {
     path: 'webhooks/:id/deliveries/:deliveryId/retry',
@@ -113,7 +131,8 @@ const routes: Route<Ctx>[] = [
 ];
 
 /**
- * The email service's webhook routes (`/api/v1/webhooks…`, `/api/v1/auth/me`, `/api/status`) as a
+ * The email service's webhook routes (`/api/v1/webhooks…`, `/api/v1/auth/me`, `/api/status`) and its
+ * API-key routes (`POST`/`GET /api/v1/auth/api-keys`, `DELETE /api/v1/auth/api-keys/:id`, admin only) as a
  * web handler backed by an emitter: `X-API-Key` (or a session `Bearer` token), `401 unauthorized`,
  * `403 insufficient_scope` (writes need `admin`, reads `read` or `admin`), `429
  * api_rate_limit_exceeded` per key per minute with `X-RateLimit-*`. `handle` resolves `undefined` for
@@ -136,6 +155,7 @@ export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}
     sessions = {},
   } = options;
   const limiter = createRateLimiter(() => emitter.clock.now());
+  const apiKeys = createMailApiKeys(() => emitter.clock.now());
 
   async function handle(request: Request): Promise<Response | undefined> {
     const segments = segmentsUnder(request, baseUrl, '/api');
@@ -150,11 +170,16 @@ export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}
 
     const key = request.headers.get('x-api-key');
     const bearer = /^Bearer (.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
-    const credential = key ? keys[key] : bearer ? sessions[bearer] : undefined;
+    // Keys made by POST /api/v1/auth/api-keys are found by their SHA-256 hash; revoked ones are not.
+    const created = key && !Object.hasOwn(keys, key) ? await apiKeys.find(key) : undefined;
+    const credential = key ? (created?.credential ?? keys[key]) : bearer ? sessions[bearer] : undefined;
     if (!credential)
       return errorResponse(401, 'unauthorized', 'Send a valid API key in the X-API-Key header.');
     const limit = credential.rateLimitPerMinute ?? 1000;
-    const rate = limiter.hit(`${key ? 'key' : 'session'}:${key ?? bearer}`, limit);
+    const rate = limiter.hit(
+      created ? `id:${created.id}` : `${key ? 'key' : 'session'}:${key ?? bearer}`,
+      limit,
+    );
     if (rate.limited) {
       return errorResponse(
         429,
@@ -180,7 +205,8 @@ export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}
     const handler = route.methods[request.method];
     if (!handler)
       return errorResponse(405, 'method_not_allowed', `${request.method} is not allowed here.`, rate.headers);
-    const needed = request.method === 'GET' ? READ : ADMIN;
+    // email-service §4: creating keys "requires an admin key"; we ask admin for every key route.
+    const needed = request.method === 'GET' && rest[0] !== 'auth' ? READ : ADMIN;
     if (!credential.scopes.some((scope) => needed.includes(scope))) {
       return errorResponse(
         403,
@@ -190,7 +216,7 @@ export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}
       );
     }
     try {
-      const response = await handler({ emitter }, params, request);
+      const response = await handler({ emitter, apiKeys }, params, request);
       for (const [name, value] of Object.entries(rate.headers)) response.headers.set(name, value);
       return response;
     } catch (error) {
@@ -211,3 +237,38 @@ export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}
  * ```
  */
 export type MailApi = ReturnType<typeof createMailApi>;
+
+/**
+ * The deliveries answer: `{ data, next_cursor }`, newest first. The spec shows no query parameters
+ * (email-service §4); ours are `since` (ISO time, attempts at or after it), `success` (`true`/`false`),
+ * `limit` (1–500; without it every record in one page) and `cursor` (the previous page's `next_cursor`).
+ */
+function deliveryPage(
+  attempts: AttemptRecord[],
+  query: URLSearchParams,
+): { data: AttemptRecord[]; next_cursor: string | null } {
+  const since = query.get('since');
+  const sinceMs = since === null ? null : Date.parse(since);
+  if (sinceMs !== null && Number.isNaN(sinceMs)) {
+    throw new WebhookError('invalid_payload', 'since must be an ISO 8601 time.');
+  }
+  const success = query.get('success');
+  if (success !== null && success !== 'true' && success !== 'false') {
+    throw new WebhookError('invalid_payload', 'success must be true or false.');
+  }
+  const limitText = query.get('limit');
+  const limit = limitText === null ? null : Number(limitText);
+  if (limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > 500)) {
+    throw new WebhookError('invalid_payload', 'limit must be a whole number from 1 to 500.');
+  }
+  const cursor = query.get('cursor');
+  const offset = cursor === null ? 0 : Number(/^o(\d+)$/.exec(cursor)?.[1] ?? Number.NaN);
+  if (Number.isNaN(offset)) throw new WebhookError('invalid_payload', 'cursor is not one this API gave.');
+  const matching = attempts.filter(
+    (a) =>
+      (sinceMs === null || Date.parse(a.attemptedAt) >= sinceMs) &&
+      (success === null || a.success === (success === 'true')),
+  );
+  const end = limit === null ? matching.length : offset + limit;
+  return { data: matching.slice(offset, end), next_cursor: end < matching.length ? `o${end}` : null };
+}
