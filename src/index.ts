@@ -4,6 +4,7 @@
  * verifiers, errors, the memory dedup store and the event types.
  */
 
+export { type CapturedDelivery, formatCaptureLine } from './core/capture.js';
 export type { WebhookReceiver } from './core/create-receiver.js';
 export type { WebhookErrorCode, WebhookErrorOptions } from './core/errors.js';
 export { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from './core/errors.js';

@@ -6,6 +6,7 @@ import { createMemoryStore } from '../dedup/memory-store.js';
 import type { Clock, DedupStore } from '../dedup/types.js';
 import { systemClock } from '../dedup/types.js';
 import { checkSecrets, type Secrets } from '../verify/secrets.js';
+import type { CapturedDelivery } from './capture.js';
 import { WebhookError } from './errors.js';
 import type { Logger } from './logger.js';
 
@@ -86,6 +87,12 @@ export interface BaseReceiverOptions {
   logger?: Logger;
   /** Source of time (epoch ms) for deadlines; default the wall clock. */
   clock?: Clock;
+  /**
+   * Opt-in: called with the exact body bytes and headers of every request within `maxBodyBytes`,
+   * before the signature is checked (write them with `formatCaptureLine` for `svc-webhooks replay`).
+   * Captures are sensitive data. A hook that throws is logged and never changes the answer.
+   */
+  capture?: (delivery: CapturedDelivery) => void;
 }
 
 /** The options with defaults applied and checked. */
@@ -100,6 +107,7 @@ export interface ResolvedOptions {
   maxBodyBytes: number;
   logger: Logger | undefined;
   clock: Clock;
+  capture: ((delivery: CapturedDelivery) => void) | undefined;
 }
 
 function positiveInteger(factory: string, name: string, value: number): number {
@@ -131,6 +139,7 @@ export function resolveOptions(
     maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
     logger,
     clock = systemClock,
+    capture,
   } = options;
   const { list, problem } = checkSecrets(secret);
   if (problem) throw new WebhookError('secret_invalid', `${factory}: ${problem.reason}.`);
@@ -163,6 +172,12 @@ export function resolveOptions(
       `${factory}: logger must be a function receiving { level, message, fields }.`,
     );
   }
+  if (capture !== undefined && typeof capture !== 'function') {
+    throw new WebhookError(
+      'options_invalid',
+      `${factory}: capture must be a function receiving one delivery.`,
+    );
+  }
   if (typeof clock?.now !== 'function') {
     throw new WebhookError(
       'options_invalid',
@@ -180,5 +195,6 @@ export function resolveOptions(
     maxBodyBytes,
     logger,
     clock,
+    capture,
   };
 }
