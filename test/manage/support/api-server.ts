@@ -17,7 +17,7 @@ async function toRequest(req: IncomingMessage, origin: string): Promise<Request>
 
 async function send(res: ServerResponse, response: Response): Promise<void> {
   res.statusCode = response.status;
-  response.headers.forEach((value, name) => res.setHeader(name, value));
+  for (const [name, value] of response.headers) res.setHeader(name, value);
   res.end(Buffer.from(await response.arrayBuffer()));
 }
 
