@@ -240,7 +240,12 @@ describe('AbortSignal and timeouts', () => {
 
   it('an already aborted signal sends nothing', async () => {
     let calls = 0;
-    msw.use(http.get(WEBHOOKS, () => (calls++, HttpResponse.json([]))));
+    msw.use(
+      http.get(WEBHOOKS, () => {
+        calls++;
+        return HttpResponse.json([]);
+      }),
+    );
     const reason = new Error('too late');
     await expect(client().listWebhooks({ signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
     expect(calls).toBe(0);
