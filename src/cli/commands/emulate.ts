@@ -87,6 +87,7 @@ function printEvent(out: Output, event: EmitterEvent, speed: number): void {
         event: event.delivery.event,
         attempt: event.attempt.attempt,
         kind: event.attempt.kind,
+        attemptedAt: event.attempt.attemptedAt,
         statusCode: event.attempt.statusCode,
         success: event.attempt.success,
         error: event.attempt.error,
