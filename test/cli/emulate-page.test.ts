@@ -90,20 +90,20 @@ describe('the emulator page in Chromium', () => {
   let crmId: string;
 
   it('renders the webhooks registered over HTTP', async () => {
-    const mail = await (
+    const mail = (await (
       await api('/api/v1/webhooks', {
         method: 'POST',
         body: JSON.stringify({ url: appUrl, events: ['delivered', 'bounced'] }),
       })
-    ).json();
+    ).json()) as { id: string; secret: string };
     mailId = mail.id;
     mailSecret = mail.secret;
-    const crm = await (
+    const crm = (await (
       await api('/v1/webhooks', {
         method: 'POST',
         body: JSON.stringify({ name: 'crm', url: appUrl, events: ['deal.won'] }),
       })
-    ).json();
+    ).json()) as { id: string };
     crmId = crm.id;
     await page.goto(`${emulator.url}/`);
     await expect.poll(() => page.locator('h1').textContent()).toBe('svc-webhooks emulator');
@@ -164,8 +164,10 @@ describe('the emulator page in Chromium', () => {
     await expect.poll(() => row.locator('.badge').textContent()).toBe('inactive');
     await row.locator('[data-testid=reactivate]').click();
     await expect.poll(() => row.locator('.badge').textContent()).toBe('active');
-    const list = await (await api('/v1/webhooks')).json();
-    expect(list.data.find((w: { id: string }) => w.id === crmId).active).toBe(true);
+    const list = (await (await api('/v1/webhooks')).json()) as {
+      data: Array<{ id: string; active: boolean }>;
+    };
+    expect(list.data.find((w) => w.id === crmId)?.active).toBe(true);
     mkdirSync(join(root, '.tmp'), { recursive: true });
     await page.screenshot({ path: join(root, '.tmp', 'emulator-page.png'), fullPage: true });
   });

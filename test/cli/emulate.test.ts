@@ -103,7 +103,7 @@ describe('emulate', () => {
     expect(request!.headers['x-svcmail-sig']).toBe(sign(request!.body, secret));
     expect(request!.headers['x-svcmail-id']).toBe(deliveries[0]!.id);
 
-    const history = await (await mailApi(`/webhooks/${id}/deliveries`)).json();
+    const history = (await (await mailApi(`/webhooks/${id}/deliveries`)).json()) as { data: unknown[] };
     expect(history.data[0]).toMatchObject({ deliveryId: deliveries[0]!.id, statusCode: 200, success: true });
     await mailApi(`/webhooks/${id}`, { method: 'DELETE' });
   });
