@@ -6,6 +6,7 @@
 import { Command, type CommanderError } from 'commander';
 import { emulateCommand } from './commands/emulate.js';
 import { fixturesCommand } from './commands/fixtures.js';
+import { recoverCommand } from './commands/recover.js';
 import { replayCommand } from './commands/replay.js';
 import { sendCommand } from './commands/send.js';
 import { triggerCommand } from './commands/trigger.js';
@@ -29,6 +30,7 @@ verifyCommand(program);
 replayCommand(program);
 emulateCommand(program);
 triggerCommand(program);
+recoverCommand(program);
 
 for (const command of program.commands) command.exitOverride(exit);
 
