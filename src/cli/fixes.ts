@@ -6,7 +6,7 @@ export const FIXES: Record<string, string> = {
   signature_malformed:
     'The header must be "sha256=" followed by 64 lowercase hex digits; copy it unchanged from the request.',
   signature_mismatch:
-    "Check the secret (the webhook's own, rotated?) and that the body file holds the exact bytes received (not re-formatted JSON, no added newline: save with --output or the capture hook).",
+    "Check the secret (the webhook's own, rotated?) and that the body file holds the exact bytes received (not re-formatted JSON, no added newline: keep them with the receivers' capture hook).",
   secret_invalid:
     'The secret is empty or has leading/trailing whitespace (often a newline from a .env file); pass it trimmed.',
   invalid_json: 'The signature matched but the body is not a JSON object: the sender signed something else.',
