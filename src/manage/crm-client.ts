@@ -3,6 +3,7 @@ import type { CreateCrmWebhook, CrmDelivery, CrmWebhook, UpdateCrmWebhook } from
 import { createHttpClient } from './http-client.js';
 import type { CallOptions, HttpClientOptions } from './http-types.js';
 import { crmDeliveryOf, listOf, recordOf } from './normalize.js';
+import { id } from './path-id.js';
 
 /**
  * Options of {@link createCrmClient}. crm-service §5 does not show the credential: like the emulated
@@ -18,13 +19,6 @@ export interface CrmClientOptions extends HttpClientOptions {
   /** A token holding `integrations:manage` (crm-service §4). */
   token?: string;
 }
-
-const id = (value: string): string => {
-  if (typeof value !== 'string' || value === '') {
-    throw new WebhookError('options_invalid', 'An id must be a non-empty string.');
-  }
-  return encodeURIComponent(value);
-};
 
 /**
  * A typed client of the CRM service's webhook-management routes (crm-service §4): create, list, get,

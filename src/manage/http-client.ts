@@ -1,39 +1,17 @@
 import { WebhookError } from '../core/errors.js';
 import { errorFromResponse } from './api-error.js';
-import type { CallOptions, HttpClientOptions, ManageClock } from './http-types.js';
+import { fetchOnce } from './fetch-once.js';
+import type { CallOptions, HttpClientOptions } from './http-types.js';
 import { rateLimitRemaining, rateLimitResetAt, retryAt } from './rate-limit-headers.js';
+import { systemClock } from './system-clock.js';
 
 /** A query string value; `undefined` leaves the parameter out. */
 export type QueryValue = string | number | boolean | undefined;
 
 /** One call of {@link createHttpClient}'s `request`. */
-export interface RequestInit extends CallOptions {
+export interface CallInit extends CallOptions {
   query?: Readonly<Record<string, QueryValue>>;
   body?: unknown;
-}
-
-/** The wall clock, and a sleep that stops when `signal` aborts. */
-export const systemClock: ManageClock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(signal!.reason);
-      };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
-
-function describe(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  return error instanceof Error ? error.name : 'unknown error';
 }
 
 /**
@@ -66,63 +44,13 @@ export function createHttpClient(
   // Epoch ms until which the window is used up (the last answer said Remaining: 0).
   let exhaustedUntil: number | null = null;
 
-  function urlOf(path: string, query: RequestInit['query']): string {
+  function urlOf(path: string, query: CallInit['query']): string {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query ?? {})) {
       if (value !== undefined) params.set(name, String(value));
     }
     const search = params.toString();
     return `${root}${path}${search ? `?${search}` : ''}`;
-  }
-
-  async function attempt(
-    method: string,
-    path: string,
-    url: string,
-    body: string | undefined,
-    call: CallOptions,
-  ): Promise<{ response: Response; text: string }> {
-    const { signal, timeoutMs = defaultTimeoutMs } = call;
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onAbort = (): void => controller.abort(signal!.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      const response = await (fetchImpl ?? globalThis.fetch)(url, {
-        method,
-        headers: {
-          Accept: 'application/json',
-          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-          ...extraHeaders,
-          ...auth,
-        },
-        ...(body === undefined ? {} : { body }),
-        signal: controller.signal,
-      });
-      // The body is read under the same timeout: a service that stalls mid-answer is a timeout too.
-      return { response, text: await response.text() };
-    } catch (error) {
-      if (timedOut) {
-        throw new WebhookError(
-          'request_timeout',
-          `The ${service} API did not answer ${method} ${path} within ${timeoutMs} ms.`,
-          { cause: error },
-        );
-      }
-      if (signal?.aborted) throw signal.reason;
-      throw new WebhookError(
-        'api_unavailable',
-        `Could not reach the ${service} API for ${method} ${path} (${describe(error)}).`,
-        { cause: error },
-      );
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    }
   }
 
   function parse(text: string, method: string, path: string): unknown {
@@ -149,14 +77,29 @@ export function createHttpClient(
   }
 
   /** Sends one call, retrying 429s; resolves the parsed JSON body (undefined when empty). */
-  async function request<T = unknown>(method: string, path: string, init: RequestInit = {}): Promise<T> {
+  async function request<T = unknown>(method: string, path: string, init: CallInit = {}): Promise<T> {
     const { query, body, ...call } = init;
     if (call.signal?.aborted) throw call.signal.reason;
     const url = urlOf(path, query);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     await waitForWindow(method, path, call.signal);
     for (let retry = 0; ; retry++) {
-      const { response, text } = await attempt(method, path, url, payload, call);
+      const { response, text } = await fetchOnce({
+        service,
+        fetch: fetchImpl,
+        method,
+        path,
+        url,
+        headers: {
+          Accept: 'application/json',
+          ...(payload === undefined ? {} : { 'Content-Type': 'application/json' }),
+          ...extraHeaders,
+          ...auth,
+        },
+        body: payload,
+        signal: call.signal,
+        timeoutMs: call.timeoutMs ?? defaultTimeoutMs,
+      });
       const now = clock.now();
       const remaining = rateLimitRemaining(response.headers);
       exhaustedUntil = remaining === 0 ? rateLimitResetAt(response.headers, now) : null;

@@ -1,17 +1,16 @@
 import { WebhookError } from '../core/errors.js';
 import { createHttpClient } from './http-client.js';
 import type { CallOptions, HttpClientOptions } from './http-types.js';
+import { mailAuthMethods } from './mail-auth.js';
 import type {
-  CreateMailApiKey,
   CreateMailWebhook,
-  MailApiKey,
   MailDeliveryPage,
   MailDeliveryQuery,
-  MailIdentity,
   MailWebhook,
   UpdateMailWebhook,
 } from './mail-types.js';
 import { listOf, mailAttemptOf, nextCursorOf, recordOf, toEpochMs } from './normalize.js';
+import { id } from './path-id.js';
 import type { RetryResult } from './retry-result.js';
 import { retryResultOf } from './retry-result.js';
 
@@ -29,13 +28,6 @@ export interface MailClientOptions extends HttpClientOptions {
   /** A user session token (JWT), sent as `Authorization: Bearer` (§5.3) when there is no `apiKey`. */
   sessionToken?: string;
 }
-
-const id = (value: string): string => {
-  if (typeof value !== 'string' || value === '') {
-    throw new WebhookError('options_invalid', 'An id must be a non-empty string.');
-  }
-  return encodeURIComponent(value);
-};
 
 /**
  * A typed client of the email service's management API: webhooks (create, list, get, update, delete,
@@ -67,29 +59,7 @@ export function createMailClient(options: MailClientOptions) {
 
   return {
     service: 'mail' as const,
-    /** `GET /api/status`: whether the API is up (no authentication needed). */
-    status: (call?: CallOptions): Promise<unknown> => http.request('GET', '/api/status', { ...call }),
-    /** `GET /api/v1/auth/me`: who the credential is, and its scopes. */
-    me: async (call?: CallOptions): Promise<MailIdentity> =>
-      (await http.request<MailIdentity>('GET', '/api/v1/auth/me', { ...call })) as MailIdentity,
-    /** `POST /api/v1/auth/api-keys` (admin key): a new key; its `value` is returned only now. */
-    createApiKey: async (input: CreateMailApiKey, call?: CallOptions): Promise<MailApiKey> =>
-      recordOf<MailApiKey>(
-        await http.request('POST', '/api/v1/auth/api-keys', { ...call, body: input }),
-        'email',
-        'API key',
-      ),
-    /** `GET /api/v1/auth/api-keys` (emulated API's route): key records, never their values. */
-    listApiKeys: async (call?: CallOptions): Promise<MailApiKey[]> =>
-      listOf(
-        await http.request('GET', '/api/v1/auth/api-keys', { ...call }),
-        'email',
-        'keys',
-      ) as MailApiKey[],
-    /** `DELETE /api/v1/auth/api-keys/:id` (the spec does not show the route; docs/manage.md). */
-    revokeApiKey: async (keyId: string, call?: CallOptions): Promise<void> => {
-      await http.request('DELETE', `/api/v1/auth/api-keys/${id(keyId)}`, { ...call });
-    },
+    ...mailAuthMethods(http),
     /** `POST /api/v1/webhooks` (admin): the webhook with its full secret, shown only now. */
     createWebhook: async (input: CreateMailWebhook, call?: CallOptions): Promise<MailWebhook> =>
       webhook(await http.request('POST', '/api/v1/webhooks', { ...call, body: input })),

@@ -1,23 +1,7 @@
-import { isWebhookError, type WebhookErrorCode } from '../core/errors.js';
 import { toEpochMs } from './normalize.js';
 import { planCrm, planMail, type WebhookPlan } from './recovery-plan.js';
-import type { RecoveryItem, RecoveryOptions, RecoveryOutcome, RecoveryReport } from './recovery-types.js';
-
-// The answer concerns this one delivery: note it and go on with the next.
-const PER_DELIVERY: readonly WebhookErrorCode[] = ['not_found', 'conflict', 'request_invalid'];
-// Outcomes of a delivery whose retry was sent (or may have been).
-const RETRIED: readonly RecoveryOutcome[] = ['succeeded', 'still_failing', 'unconfirmed'];
-// The retry may or may not have been sent.
-const UNKNOWN: readonly WebhookErrorCode[] = ['request_timeout', 'api_unavailable'];
-
-type Stop = NonNullable<RecoveryReport['stopped']>;
-
-/** Why the run stops after `error`; anything but an abort or a `WebhookError` is a bug and rethrown. */
-function stopFor(error: unknown, signal: AbortSignal | undefined): Stop {
-  if (signal?.aborted) return { code: 'aborted', message: 'The run was aborted.' };
-  if (isWebhookError(error)) return { code: error.code, message: error.message };
-  throw error;
-}
+import { fileItems, resend, type Stop, skip, stopFor } from './recovery-retry.js';
+import type { RecoveryItem, RecoveryOptions, RecoveryReport } from './recovery-types.js';
 
 /**
  * Finds and re-drives the deliveries that failed since `since`, within the service's rate limits (the
@@ -86,11 +70,6 @@ export async function recoverFailedDeliveries(options: RecoveryOptions): Promise
   }
 
   let stop: Stop | null = null;
-  const skip = (entry: RecoveryItem, reason: string): RecoveryItem => ({
-    ...entry,
-    outcome: 'skipped',
-    reason,
-  });
 
   // 2. Reactivate paused email webhooks: a paused webhook refuses retries (409) and sends nothing.
   const paused = plans.filter((p) => p.paused);
@@ -131,30 +110,9 @@ export async function recoverFailedDeliveries(options: RecoveryOptions): Promise
       else if (stop) result = skip(entry, `the run stopped: ${stop.code}`);
       else if (client.service !== 'mail') result = entry;
       else {
-        try {
-          const answer = await client.retryDelivery(plan.recovery.webhookId, entry.deliveryId, call);
-          const statusCode = answer.statusCode ?? null;
-          result =
-            answer.success === true
-              ? { ...entry, outcome: 'succeeded', statusCode }
-              : answer.success === false
-                ? {
-                    ...entry,
-                    outcome: 'still_failing',
-                    statusCode,
-                    ...(typeof answer.error === 'string' ? { reason: answer.error } : {}),
-                  }
-                : { ...entry, outcome: 'unconfirmed', reason: 'the service did not report the outcome' };
-        } catch (error) {
-          if (isWebhookError(error) && !signal?.aborted && PER_DELIVERY.includes(error.code)) {
-            result = { ...entry, outcome: 'not_recoverable', reason: error.message, code: error.code };
-          } else if (isWebhookError(error) && !signal?.aborted && UNKNOWN.includes(error.code)) {
-            result = { ...entry, outcome: 'unconfirmed', reason: error.message, code: error.code };
-          } else {
-            stop = stopFor(error, signal);
-            result = skip(entry, `the run stopped: ${stop.code}`);
-          }
-        }
+        const outcome = await resend(client, plan.recovery.webhookId, entry, signal);
+        result = outcome.result;
+        stop = outcome.stop;
       }
       plan.recovery.items.push(result);
       onProgress?.({
@@ -169,20 +127,7 @@ export async function recoverFailedDeliveries(options: RecoveryOptions): Promise
     report.webhooks.push(plan.recovery);
   }
 
-  for (const hook of report.webhooks) {
-    for (const entry of hook.items) {
-      if (RETRIED.includes(entry.outcome)) report.retried.push(entry);
-      const list = {
-        succeeded: report.succeeded,
-        still_failing: report.stillFailing,
-        unconfirmed: report.unconfirmed,
-        not_recoverable: report.notRecoverable,
-        pending: report.pending,
-        skipped: report.skipped,
-      }[entry.outcome];
-      list.push(entry);
-    }
-  }
+  for (const hook of report.webhooks) fileItems(report, hook.items);
   report.stopped = stop;
   onProgress?.({ phase: 'done', done, total });
   return report;

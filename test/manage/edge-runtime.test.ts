@@ -21,7 +21,7 @@ describe('@svc/webhooks/manage in the edge runtime', () => {
       handler: () => new Response(null, { status: healthy ? 200 : 500 }),
     });
     const api = createMailApi(emitter);
-    const fetchApi = async (input: RequestInfo | URL, init?: RequestInit) =>
+    const fetchApi = async (input: string | URL | Request, init?: RequestInit) =>
       (await api.handle(new Request(input, init))) ?? new Response(null, { status: 404 });
     const mail = createMailClient({
       baseUrl: api.baseUrl,
