@@ -2,7 +2,7 @@ import { WebhookError } from '../core/errors.js';
 import type { CreateCrmWebhook, CrmDelivery, CrmWebhook, UpdateCrmWebhook } from './crm-types.js';
 import { createHttpClient } from './http-client.js';
 import type { CallOptions, HttpClientOptions } from './http-types.js';
-import { crmDeliveryOf, listOf, recordOf } from './normalize.js';
+import { crmDeliveryOf, isRecordWithId, listOf, recordOf } from './normalize.js';
 import { id } from './path-id.js';
 
 /**
@@ -43,6 +43,13 @@ export function createCrmClient(options: CrmClientOptions) {
     auth: token ? { Authorization: `Bearer ${token}` } : {},
   });
   const webhook = (body: unknown): CrmWebhook => recordOf<CrmWebhook>(body, 'CRM', 'webhook');
+  const path = (webhookId: string): string => `/v1/webhooks/${id(webhookId)}`;
+  // crm-service §4 does not show PATCH's answer: when it is not the webhook, read it back.
+  async function patch(webhookId: string, body: UpdateCrmWebhook, call?: CallOptions): Promise<CrmWebhook> {
+    const answer = await http.request('PATCH', path(webhookId), { ...call, body });
+    if (isRecordWithId(answer)) return webhook(answer);
+    return webhook(await http.request('GET', path(webhookId), { ...call }));
+  }
 
   return {
     service: 'crm' as const,
@@ -65,17 +72,11 @@ export function createCrmClient(options: CrmClientOptions) {
       return list.filter((name): name is string => typeof name === 'string');
     },
     /** `PATCH /v1/webhooks/:id`: any of name, url, events, active. */
-    updateWebhook: async (
-      webhookId: string,
-      input: UpdateCrmWebhook,
-      call?: CallOptions,
-    ): Promise<CrmWebhook> =>
-      webhook(await http.request('PATCH', `/v1/webhooks/${id(webhookId)}`, { ...call, body: input })),
+    updateWebhook: (webhookId: string, input: UpdateCrmWebhook, call?: CallOptions): Promise<CrmWebhook> =>
+      patch(webhookId, input, call),
     /** Sets `active: true` (crm-service §3): the webhook receives deliveries again. */
-    reactivateWebhook: async (webhookId: string, call?: CallOptions): Promise<CrmWebhook> =>
-      webhook(
-        await http.request('PATCH', `/v1/webhooks/${id(webhookId)}`, { ...call, body: { active: true } }),
-      ),
+    reactivateWebhook: (webhookId: string, call?: CallOptions): Promise<CrmWebhook> =>
+      patch(webhookId, { active: true }, call),
     /** `DELETE /v1/webhooks/:id`. */
     deleteWebhook: async (webhookId: string, call?: CallOptions): Promise<void> => {
       await http.request('DELETE', `/v1/webhooks/${id(webhookId)}`, { ...call });

@@ -105,8 +105,10 @@ export function createHttpClient(
       exhaustedUntil = remaining === 0 ? rateLimitResetAt(response.headers, now) : null;
       if (response.status === 429) {
         // email-service §8 does not say how long to wait without headers: back off 1 s, 2 s, 4 s…
-        const at = retryAt(response.headers, now) ?? now + 1000 * 2 ** retry;
-        const waitMs = Math.max(0, at - now);
+        // A reset already past (clock skew, whole seconds) would retry at once: back off instead.
+        const announced = retryAt(response.headers, now);
+        const at = announced !== null && announced > now ? announced : now + 1000 * 2 ** retry;
+        const waitMs = at - now;
         if (retry >= maxRetries || waitMs > maxRetryWaitMs) {
           throw errorFromResponse(service, { method, path }, 429, safeParse(text), at);
         }

@@ -9,7 +9,7 @@ import type {
   MailWebhook,
   UpdateMailWebhook,
 } from './mail-types.js';
-import { listOf, mailAttemptOf, nextCursorOf, recordOf, toEpochMs } from './normalize.js';
+import { isRecordWithId, listOf, mailAttemptOf, nextCursorOf, recordOf, toEpochMs } from './normalize.js';
 import { id } from './path-id.js';
 import type { RetryResult } from './retry-result.js';
 import { retryResultOf } from './retry-result.js';
@@ -56,6 +56,13 @@ export function createMailClient(options: MailClientOptions) {
   const http = createHttpClient('email', { ...transport, auth });
   const clock = transport.clock ?? { now: () => Date.now() };
   const webhook = (body: unknown): MailWebhook => recordOf<MailWebhook>(body, 'email', 'webhook');
+  const path = (webhookId: string): string => `/api/v1/webhooks/${id(webhookId)}`;
+  // email-service §4 does not show PATCH's answer: when it is not the webhook, read it back.
+  async function patch(webhookId: string, body: UpdateMailWebhook, call?: CallOptions): Promise<MailWebhook> {
+    const answer = await http.request('PATCH', path(webhookId), { ...call, body });
+    if (isRecordWithId(answer)) return webhook(answer);
+    return webhook(await http.request('GET', path(webhookId), { ...call }));
+  }
 
   return {
     service: 'mail' as const,
@@ -70,20 +77,11 @@ export function createMailClient(options: MailClientOptions) {
     getWebhook: async (webhookId: string, call?: CallOptions): Promise<MailWebhook> =>
       webhook(await http.request('GET', `/api/v1/webhooks/${id(webhookId)}`, { ...call })),
     /** `PATCH /api/v1/webhooks/:id`: change url, events, description or status. */
-    updateWebhook: async (
-      webhookId: string,
-      input: UpdateMailWebhook,
-      call?: CallOptions,
-    ): Promise<MailWebhook> =>
-      webhook(await http.request('PATCH', `/api/v1/webhooks/${id(webhookId)}`, { ...call, body: input })),
+    updateWebhook: (webhookId: string, input: UpdateMailWebhook, call?: CallOptions): Promise<MailWebhook> =>
+      patch(webhookId, input, call),
     /** Reactivates a paused webhook (email-service §3): `PATCH` with `{ status: 'active' }`. */
-    reactivateWebhook: async (webhookId: string, call?: CallOptions): Promise<MailWebhook> =>
-      webhook(
-        await http.request('PATCH', `/api/v1/webhooks/${id(webhookId)}`, {
-          ...call,
-          body: { status: 'active' },
-        }),
-      ),
+    reactivateWebhook: (webhookId: string, call?: CallOptions): Promise<MailWebhook> =>
+      patch(webhookId, { status: 'active' }, call),
     /** `DELETE /api/v1/webhooks/:id`. */
     deleteWebhook: async (webhookId: string, call?: CallOptions): Promise<void> => {
       await http.request('DELETE', `/api/v1/webhooks/${id(webhookId)}`, { ...call });

@@ -32,6 +32,12 @@ export function nextCursorOf(body: unknown): string | null {
   return typeof raw === 'string' && raw !== '' ? raw : null;
 }
 
+/** True for an object with a string `id`, bare or under `data`. */
+export function isRecordWithId(body: unknown): boolean {
+  const record = isRecord(body) && isRecord(body.data) && !('id' in body) ? body.data : body;
+  return isRecord(record) && typeof record.id === 'string';
+}
+
 /** An object answer whose `id` is a string (webhooks, keys); snake_case timestamps get camelCase twins. */
 export function recordOf<T>(body: unknown, service: string, what: string): T {
   const record = isRecord(body) && isRecord(body.data) && !('id' in body) ? body.data : body;

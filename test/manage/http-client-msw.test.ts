@@ -110,6 +110,20 @@ describe('429: backs off honouring X-RateLimit-Reset / Retry-After, with a cap',
     expect(sleeps).toEqual([4_000, 2_500]);
   });
 
+  it('a reset already past (clock skew) backs off instead of retrying at once', async () => {
+    const { clock, sleeps } = fakeClock();
+    let calls = 0;
+    msw.use(
+      http.get(WEBHOOKS, () =>
+        ++calls <= 2
+          ? limited({ 'X-RateLimit-Reset': String(START / 1000 - 5), 'Retry-After': '0' })
+          : HttpResponse.json([]),
+      ),
+    );
+    await client({ clock }).listWebhooks();
+    expect(sleeps).toEqual([1_000, 2_000]);
+  });
+
   it('without any header: 1 s, 2 s, 4 s', async () => {
     const { clock, sleeps } = fakeClock();
     let calls = 0;
@@ -389,6 +403,38 @@ describe('lenient reading of answers the specs do not show', () => {
     });
     expect(failedSince.data.map((a) => a.deliveryId)).toEqual(['d3']);
     expect(await mail.retryDelivery('wh_1', 'd1')).toEqual({});
+  });
+
+  it('a PATCH answered without the webhook (204, or a status object) reads it back', async () => {
+    const calls: string[] = [];
+    const hook = { id: 'wh_1', url: 'https://h.example.com', events: ['opened'], status: 'active' };
+    msw.use(
+      http.patch(`${WEBHOOKS}/wh_1`, () => {
+        calls.push('PATCH');
+        return calls.length === 1 ? new HttpResponse(null, { status: 204 }) : HttpResponse.json({ ok: true });
+      }),
+      http.get(`${WEBHOOKS}/wh_1`, () => {
+        calls.push('GET');
+        return HttpResponse.json(hook);
+      }),
+    );
+    expect(await client().reactivateWebhook('wh_1')).toMatchObject(hook);
+    expect(await client().updateWebhook('wh_1', { description: 'x' })).toMatchObject(hook);
+    expect(calls).toEqual(['PATCH', 'GET', 'PATCH', 'GET']);
+    const crmCalls: string[] = [];
+    msw.use(
+      http.patch('https://api.svccrm.test/v1/webhooks/c1', () => {
+        crmCalls.push('PATCH');
+        return new HttpResponse(null, { status: 204 });
+      }),
+      http.get('https://api.svccrm.test/v1/webhooks/c1', () => {
+        crmCalls.push('GET');
+        return HttpResponse.json({ id: 'c1', url: 'https://h.example.com', events: [], active: true });
+      }),
+    );
+    const crm = createCrmClient({ baseUrl: 'https://api.svccrm.test', token: 't' });
+    expect(await crm.reactivateWebhook('c1')).toMatchObject({ id: 'c1', active: true });
+    expect(crmCalls).toEqual(['PATCH', 'GET']);
   });
 
   it('follows next_cursor / nextCursor', async () => {
