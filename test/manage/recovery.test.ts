@@ -1,4 +1,4 @@
-import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
+import { createCrmReceiver, createMailReceiver, type MailEventName } from '@svc/webhooks';
 import { webhookMiddleware } from '@svc/webhooks/express';
 import {
   createCrmClient,
@@ -36,6 +36,7 @@ let receivers: Awaited<ReturnType<typeof startServer>>;
 let mailApi: Awaited<ReturnType<typeof startApiServer>>;
 let crmApi: Awaited<ReturnType<typeof startApiServer>>;
 const app = express();
+// `mail` is the main webhook's receiver; every other email receiver stays broken.
 const health = { mail: false, mailBroken: false, crm: false };
 const handled = new Map<string, number>();
 const seen: string[] = [];
@@ -77,7 +78,7 @@ function mailClient(statuses: number[] = [], waits: string[] = []) {
   });
 }
 
-async function mailHook(path: string, events: ('delivered' | 'bounced' | 'opened' | 'complained')[]) {
+async function mailHook(path: string, events: MailEventName[]) {
   const hook = await mailClient().createWebhook({ url: `${receivers.url}${path}`, events });
   const secret = hook.secret!;
   const healthy = path === '/webhooks/mail' ? () => health.mail : () => health.mailBroken;
@@ -224,6 +225,33 @@ describe('email: outage, pause after 10 failures, recovery', () => {
       reason: 'retention',
     });
     await clock.runAll();
+  });
+
+  it('another user of the key emptied the window: the first call gets 429 and waits for the reset', async () => {
+    const hook = await mailHook('/webhooks/mail-shared', ['clicked']);
+    await mail.emit('clicked');
+    await clock.runAll();
+    await clock.advance(MINUTE);
+    // Five calls a minute: someone else spends them all (the client does not see their answers).
+    for (let i = 0; i < 5; i++) {
+      await fetch(`${mailApi.url}/api/v1/webhooks`, { headers: { 'X-API-Key': RECOVERY_KEY } });
+    }
+    const statuses: number[] = [];
+    const waits: string[] = [];
+    const before = clock.now();
+    const report = await recoverFailedDeliveries({
+      client: mailClient(statuses, waits),
+      since: '1h',
+      webhookIds: [hook.id],
+      now: clock.now,
+    });
+    expect(statuses[0]).toBe(429);
+    expect(waits[0]).toBe('429');
+    // It resumed in the next minute window, exactly when the emulator said it would reset.
+    expect(clock.now()).toBeGreaterThanOrEqual((Math.floor(before / MINUTE) + 1) * MINUTE);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(1);
+    expect(report.stillFailing).toHaveLength(1); // the receiver is still down: reported, not lost
+    expect(report.stopped).toBeNull();
   });
 
   it('a key without admin stops the run: the report says why and what was not tried', async () => {
