@@ -22,5 +22,7 @@ export default defineConfig({
   outDir: 'dist',
   banner: { js: '#!/usr/bin/env node' },
   define: { __CLI_VERSION__: JSON.stringify(version) },
+  // Keep `node:` specifiers as written (the CI's dependency check tells builtins by the prefix).
+  removeNodeProtocol: false,
   external: [/^node:/, 'zod', 'commander'],
 });

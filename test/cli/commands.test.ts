@@ -67,6 +67,13 @@ describe('the bin', () => {
     expect(supportedNodeMajor).toBeGreaterThanOrEqual(20);
   });
 
+  it('imports only node: builtins and its declared dependencies (commander, zod)', () => {
+    const code = readFileSync(cli, 'utf8');
+    const bare = [...code.matchAll(/^import\s[^'"]*?from\s*["']([^"']+)["']/gm)].map((m) => m[1]!);
+    expect(bare.length).toBeGreaterThan(0);
+    expect(bare.filter((id) => !id.startsWith('node:') && id !== 'commander' && id !== 'zod')).toEqual([]);
+  });
+
   it('prints --help for every command and exits 0', async () => {
     for (const command of ['send', 'verify', 'replay', 'emulate', 'trigger', 'fixtures']) {
       const run = await runCli(cli, [command, '--help']);
