@@ -2,8 +2,9 @@
  * The built `svc-webhooks` bin, run as a subprocess on the oldest supported Node, against real local
  * servers: the Express example app (with its capture file) and plain node:http servers.
  */
+import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { crmEnvelopeSchemas, mailPayloadSchemas } from '@svc/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../examples/express/server.js';
-import { buildCli, runCli, supportedNodeMajor } from './support/cli.js';
+import { buildCli, runCli, supportedNode, supportedNodeMajor } from './support/cli.js';
 
 const MAIL_SECRET = 'whsec_cli_mail_secret_0123456789';
 const CRM_SECRET = 'whsec_cli_crm_secret_0123456789';
@@ -82,6 +83,48 @@ describe('the bin', () => {
       expect(run.stdout).toContain('--json');
     }
   });
+
+  it('colours only on a terminal: none when piped, unless FORCE_COLOR; never with NO_COLOR', async () => {
+    const args = ['send', 'mail', 'opened', '--url', `${appUrl}/webhooks/mail`, '--secret', MAIL_SECRET];
+    const ESC = '\u001b[';
+    expect((await runCli(cli, args, { env: { NO_COLOR: undefined } })).stdout).not.toContain(ESC);
+    expect((await runCli(cli, args, { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } })).stdout).toContain(
+      `${ESC}32m200`,
+    );
+    expect((await runCli(cli, args, { env: { NO_COLOR: '1', FORCE_COLOR: '1' } })).stdout).not.toContain(ESC);
+  });
+
+  // util-linux `script` gives the command a terminal (stdout and stderr), as a shell user has.
+  it.skipIf(!existsSync('/usr/bin/script'))(
+    'on a terminal: colours and a progress bar for long work',
+    async () => {
+      const command = [
+        supportedNode,
+        cli,
+        'send',
+        'mail',
+        'opened',
+        '--url',
+        `${appUrl}/webhooks/mail`,
+        '--secret',
+        MAIL_SECRET,
+        '--times',
+        '5',
+      ]
+        .map((part) => `'${part}'`)
+        .join(' ');
+      const run = await new Promise<string>((resolve) => {
+        const env = { ...process.env };
+        delete env.NO_COLOR;
+        execFile('/usr/bin/script', ['-qec', command, '/dev/null'], { env }, (_error, stdout) =>
+          resolve(stdout),
+        );
+      });
+      expect(run).toContain('sending opened [');
+      expect(run).toContain('5/5');
+      expect(run).toContain('5 sent: 5 succeeded (5 × 200)');
+    },
+  );
 
   it('exits 2 on an unknown option or command', async () => {
     expect((await runCli(cli, ['send', 'mail', 'bounced', '--nope'])).code).toBe(2);
