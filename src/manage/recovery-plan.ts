@@ -40,6 +40,19 @@ function item(webhookId: string, deliveryId: string, fields: Partial<RecoveryIte
   };
 }
 
+/**
+ * Whether an email webhook is paused. The emulated API says `status: 'paused'`; §3 does not show the
+ * field, so the other usual spellings count too.
+ */
+function isPaused(webhook: Record<string, unknown>): boolean {
+  return (
+    webhook.status === 'paused' ||
+    webhook.state === 'paused' ||
+    webhook.paused === true ||
+    webhook.active === false
+  );
+}
+
 /** Every attempt record of an email webhook since the window's start, across pages. */
 async function allAttempts(client: MailClient, webhookId: string, w: Window): Promise<MailDeliveryAttempt[]> {
   const attempts: MailDeliveryAttempt[] = [];
@@ -66,10 +79,10 @@ async function allAttempts(client: MailClient, webhookId: string, w: Window): Pr
  */
 export async function planMail(
   client: MailClient,
-  webhook: { id: string; url?: unknown; status?: unknown },
+  webhook: { id: string; url?: unknown; [field: string]: unknown },
   w: Window,
 ): Promise<WebhookPlan> {
-  const paused = webhook.status === 'paused';
+  const paused = isPaused(webhook);
   const byDelivery = new Map<string, MailDeliveryAttempt[]>();
   for (const attempt of await allAttempts(client, webhook.id, w)) {
     const list = byDelivery.get(attempt.deliveryId) ?? [];

@@ -1,7 +1,11 @@
+import { isWebhookError, type WebhookErrorCode } from '../core/errors.js';
 import { toEpochMs } from './normalize.js';
 import { planCrm, planMail, type WebhookPlan } from './recovery-plan.js';
 import { fileItems, resend, type Stop, skip, stopFor } from './recovery-retry.js';
 import type { RecoveryItem, RecoveryOptions, RecoveryReport } from './recovery-types.js';
+
+// A reactivation refused for one webhook (deleted meanwhile, a conflict, a refused body).
+const PER_WEBHOOK: readonly WebhookErrorCode[] = ['not_found', 'conflict', 'request_invalid'];
 
 /**
  * Finds and re-drives the deliveries that failed since `since`, within the service's rate limits (the
@@ -55,7 +59,7 @@ export async function recoverFailedDeliveries(options: RecoveryOptions): Promise
   };
 
   // 1. List: nothing changes yet, so errors (and aborts) reject the whole call.
-  const webhooks: { id: string; url?: unknown; status?: unknown }[] = webhookIds
+  const webhooks: { id: string; url?: unknown; [field: string]: unknown }[] = webhookIds
     ? []
     : await client.listWebhooks(call);
   for (const id of webhookIds ?? []) webhooks.push(await client.getWebhook(id, call));
@@ -75,13 +79,12 @@ export async function recoverFailedDeliveries(options: RecoveryOptions): Promise
   const paused = plans.filter((p) => p.paused);
   let reactivated = 0;
   for (const plan of paused) {
-    if (!reactivate) {
-      plan.toRetry = plan.toRetry.map((e) => ({
-        ...e,
-        reason: 'the webhook is paused and reactivate is false',
-      }));
-      plan.recovery.items.push(...plan.toRetry);
+    const giveUp = (reason: string, code?: WebhookErrorCode): void => {
+      plan.recovery.items.push(...plan.toRetry.map((e) => ({ ...e, reason, ...(code ? { code } : {}) })));
       plan.toRetry = [];
+    };
+    if (!reactivate) {
+      giveUp('the webhook is paused and reactivate is false');
       continue;
     }
     if (!dryRun && !stop) {
@@ -89,7 +92,10 @@ export async function recoverFailedDeliveries(options: RecoveryOptions): Promise
         await client.reactivateWebhook(plan.recovery.webhookId, call);
         plan.recovery.reactivated = true;
       } catch (error) {
-        stop = stopFor(error, signal);
+        // Deleted or refused for this webhook alone: its deliveries cannot be resent; go on.
+        if (isWebhookError(error) && !signal?.aborted && PER_WEBHOOK.includes(error.code)) {
+          giveUp(`reactivation failed: ${error.message}`, error.code);
+        } else stop = stopFor(error, signal);
       }
     }
     onProgress?.({

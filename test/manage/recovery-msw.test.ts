@@ -157,6 +157,37 @@ describe('recoverFailedDeliveries when calls fail', () => {
     ]);
   });
 
+  it('a paused flag in another spelling is reactivated; a webhook deleted meanwhile is noted and the run goes on', async () => {
+    const calls: string[] = [];
+    msw.use(
+      http.get(`${BASE}/api/v1/webhooks`, () =>
+        HttpResponse.json([
+          { id: 'gone', url: 'u', events: [], paused: true },
+          { id: 'wh_1', url: 'u', events: [], active: false },
+        ]),
+      ),
+      http.get(`${BASE}/api/v1/webhooks/:id/deliveries`, ({ params }) =>
+        HttpResponse.json([attempt(`${String(params.id)}-d`, 30)]),
+      ),
+      http.patch(`${BASE}/api/v1/webhooks/:id`, ({ params }) => {
+        calls.push(`PATCH ${String(params.id)}`);
+        return params.id === 'gone'
+          ? HttpResponse.json({ error: { code: 'webhook_not_found' } }, { status: 404 })
+          : HttpResponse.json({ id: 'wh_1', url: 'u', events: [], active: true });
+      }),
+      http.post(`${BASE}/api/v1/webhooks/:id/deliveries/:deliveryId/retry`, ({ params }) => {
+        calls.push(`retry ${String(params.deliveryId)}`);
+        return HttpResponse.json({ success: true });
+      }),
+    );
+    const report = await recoverFailedDeliveries({ client: client(), since: '1h', now: clock.now });
+    expect(calls).toEqual(['PATCH gone', 'PATCH wh_1', 'retry wh_1-d']);
+    expect(report.stopped).toBeNull();
+    expect(report.notRecoverable).toMatchObject([{ deliveryId: 'gone-d', code: 'not_found' }]);
+    expect(report.succeeded).toMatchObject([{ deliveryId: 'wh_1-d' }]);
+    expect(report.webhooks.map((w) => w.reactivated)).toEqual([false, true]);
+  });
+
   it('since must be a time or a duration', async () => {
     await expect(recoverFailedDeliveries({ client: client(), since: 'yesterday' })).rejects.toMatchObject({
       code: 'options_invalid',
