@@ -100,6 +100,44 @@ describe('recover', () => {
     expect(text.stdout).toContain('retried: 0');
   });
 
+  it('a 429 storm: with a key limited to 1 call a minute, it waits out each window and finishes', async () => {
+    status = 503;
+    const admin = { 'X-API-Key': 'zm_live_test_admin' };
+    const { id } = (await (
+      await post('/api/v1/webhooks', { url: appUrl, events: ['complained'] }, admin)
+    ).json()) as {
+      id: string;
+    };
+    for (let i = 0; i < 10; i++) await post('/_emulator/events', { service: 'mail', event: 'complained' });
+    await emulator.waitFor((l) => l.type === 'webhook_paused' && l.webhookId === id);
+    const key = (await (
+      await post('/api/v1/auth/api-keys', { name: 'slow', scopes: ['admin'], rateLimitPerMinute: 1 }, admin)
+    ).json()) as { value: string };
+
+    status = 200;
+    const run = await runCli(cli, [
+      'recover',
+      '--service',
+      'mail',
+      '--since',
+      '30d',
+      '--emulator',
+      emulator.url,
+      '--api-key',
+      key.value,
+      '--webhook',
+      id,
+      '--json',
+    ]);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report).toMatchObject({ ok: true, stopped: null });
+    expect(report.succeeded).toHaveLength(10);
+    // 12+ calls at 1 a minute: several waits, each noted on stderr (an emulated minute is 0.1 s here).
+    expect(run.stderr.match(/rate limited/g)?.length ?? 0).toBeGreaterThanOrEqual(1);
+    expect(run.stderr).not.toContain(key.value);
+  });
+
   it('CRM failures cannot be resent: reported as not recoverable, exit 1', async () => {
     status = 500;
     const created = await post(
