@@ -11,6 +11,41 @@ export interface FetchOnce {
   body: string | undefined;
   signal: AbortSignal | undefined;
   timeoutMs: number;
+  maxResponseBytes: number;
+}
+
+/** The body as text, refused past `max` bytes (declared or streamed) so a runaway answer cannot fill memory. */
+async function readText(response: Response, call: FetchOnce): Promise<string> {
+  const tooLarge = (): WebhookError =>
+    new WebhookError(
+      'response_invalid',
+      `The ${call.service} API answered ${call.method} ${call.path} with more than ${call.maxResponseBytes} bytes.`,
+    );
+  if (Number(response.headers.get('content-length')) > call.maxResponseBytes) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > call.maxResponseBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
 }
 
 function describe(error: unknown): string {
@@ -42,8 +77,9 @@ export async function fetchOnce(call: FetchOnce): Promise<{ response: Response; 
       ...(call.body === undefined ? {} : { body: call.body }),
       signal: controller.signal,
     });
-    return { response, text: await response.text() };
+    return { response, text: await readText(response, call) };
   } catch (error) {
+    if (error instanceof WebhookError) throw error;
     if (timedOut) {
       throw new WebhookError(
         'request_timeout',

@@ -29,6 +29,7 @@ export function createHttpClient(
     baseUrl,
     fetch: fetchImpl,
     timeoutMs: defaultTimeoutMs = 30_000,
+    maxResponseBytes = 16 * 1024 * 1024,
     maxRetries = 3,
     maxRetryWaitMs = 60_000,
     respectRemaining = true,
@@ -99,6 +100,7 @@ export function createHttpClient(
         body: payload,
         signal: call.signal,
         timeoutMs: call.timeoutMs ?? defaultTimeoutMs,
+        maxResponseBytes,
       });
       const now = clock.now();
       const remaining = rateLimitRemaining(response.headers);

@@ -50,6 +50,8 @@ export interface HttpClientOptions {
   fetch?: typeof fetch;
   /** Per-attempt timeout in ms; over it the call fails with `request_timeout`. Default 30 000. */
   timeoutMs?: number;
+  /** The largest answer body read, in bytes; a larger one is `response_invalid`. Default 16 MiB. */
+  maxResponseBytes?: number;
   /** Retries of one call after `429` answers. Default 3; 0 fails at the first 429. */
   maxRetries?: number;
   /**

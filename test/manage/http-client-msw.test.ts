@@ -324,6 +324,34 @@ describe('error mapping', () => {
     expect(await failure(client().listWebhooks())).toMatchObject({ code: 'response_invalid' });
   });
 
+  it('an answer larger than maxResponseBytes is response_invalid, declared or streamed', async () => {
+    const big = JSON.stringify({ data: [], padding: 'x'.repeat(4_000) });
+    msw.use(
+      http.get(WEBHOOKS, () => new HttpResponse(big, { headers: { 'Content-Type': 'application/json' } })),
+    );
+    expect(await failure(client({ maxResponseBytes: 1_024 }).listWebhooks())).toMatchObject({
+      code: 'response_invalid',
+    });
+    msw.use(
+      http.get(
+        WEBHOOKS,
+        () =>
+          new HttpResponse(
+            new ReadableStream({
+              start(controller) {
+                for (let i = 0; i < 8; i++) controller.enqueue(new TextEncoder().encode(' '.repeat(512)));
+                controller.enqueue(new TextEncoder().encode('[]'));
+                controller.close();
+              },
+            }),
+          ),
+      ),
+    );
+    const streamed = await failure(client({ maxResponseBytes: 1_024 }).listWebhooks());
+    expect(streamed.message).toContain('more than 1024 bytes');
+    expect(await client({ maxResponseBytes: 8_000 }).listWebhooks()).toEqual([]);
+  });
+
   it('ids are path-encoded; a bad option or id is options_invalid before any call', async () => {
     const seen: string[] = [];
     msw.use(
