@@ -11,10 +11,12 @@ import { recoverFailedDeliveries } from '../../manage/recovery.js';
 import type { RecoveryProgress, RecoveryReport } from '../../manage/recovery-types.js';
 import { CRM_TEST_TOKEN } from '../../testing/api/crm-api.js';
 import { MAIL_TEST_API_KEY } from '../../testing/api/mail-api.js';
+import { emulatorClock } from '../emulator-clock.js';
 import { parseService, type Service } from '../events.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { parseUrl } from '../http.js';
-import { describeFetchError, type Output, type Progress } from '../output.js';
+import type { Output, Progress } from '../output.js';
+import { printReport } from '../recover-report.js';
 import { runAction, withJson } from '../run-action.js';
 import { collectSet } from '../set-fields.js';
 
@@ -64,32 +66,6 @@ function durationMs(value: string, option: string): number {
   if (!match) throw new CliError(`${option} "${value}" is not a duration like 90s, 3m or 2h.`);
   const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'ms'];
   return Math.round(Number(match[1]) * unit);
-}
-
-/** The emulator's clock, read once and then followed at its speed. */
-async function emulatorClock(base: string): Promise<ManageClock & { speed: number }> {
-  let state: { now: number; speed: number };
-  try {
-    const response = await fetch(new URL('/_emulator/state', base), { signal: AbortSignal.timeout(10_000) });
-    state = (await response.json()) as { now: number; speed: number };
-  } catch (error) {
-    const { message, exitCode } = describeFetchError(error);
-    throw new CliError(`${base}: ${message}`, exitCode, 'unreachable', 'Start it with: svc-webhooks emulate');
-  }
-  const started = Date.now();
-  const { now, speed } = state;
-  return {
-    speed,
-    now: () => Math.round(now + (Date.now() - started) * speed),
-    sleep: (ms, signal) =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(resolve, ms / speed);
-        signal?.addEventListener('abort', () => {
-          clearTimeout(timer);
-          reject(signal.reason);
-        });
-      }),
-  };
 }
 
 function createClient(
@@ -191,37 +167,4 @@ async function recover(out: Output, options: RecoverOptions): Promise<ExitCode> 
   if (out.json) out.result({ ok, ...report });
   else printReport(out, report);
   return ok ? EXIT.ok : EXIT.failed;
-}
-
-function printReport(out: Output, report: RecoveryReport): void {
-  const c = out.color;
-  out.line(
-    `${c.bold(`${report.service} recovery`)} since ${report.since}${report.dryRun ? c.yellow(' (dry run: nothing changed)') : ''}`,
-  );
-  for (const w of report.webhooks) {
-    out.line(
-      `  ${w.webhookId} ${c.dim(w.url ?? '')}: ${w.failed} failed${w.reactivated ? ', reactivated' : ''}`,
-    );
-    if (w.gap)
-      out.line(c.yellow(`    cannot see deliveries from ${w.gap.from} to ${w.gap.to} (${w.gap.reason})`));
-  }
-  const rows: Array<[string, number, (s: string) => string]> = [
-    ['retried', report.retried.length, (s) => s],
-    ['succeeded', report.succeeded.length, c.green],
-    ['still failing', report.stillFailing.length, c.red],
-    ['unconfirmed', report.unconfirmed.length, c.yellow],
-    ['not recoverable', report.notRecoverable.length, c.yellow],
-    ['pending (service still retrying)', report.pending.length, c.dim],
-    ['skipped', report.skipped.length, c.dim],
-  ];
-  for (const [label, count, color] of rows)
-    if (count > 0 || label === 'retried') out.line(`  ${color(`${label}: ${count}`)}`);
-  for (const item of report.stillFailing) {
-    out.line(
-      c.red(
-        `  still failing ${item.deliveryId} (${item.event ?? '?'}): ${item.statusCode ?? ''} ${item.reason ?? ''}`,
-      ),
-    );
-  }
-  if (report.stopped) out.line(c.red(`  stopped early: ${report.stopped.code}: ${report.stopped.message}`));
 }

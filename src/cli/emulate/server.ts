@@ -9,11 +9,9 @@ import { CRM_TEST_TOKEN, createCrmApi } from '../../testing/api/crm-api.js';
 import { createMailApi, MAIL_TEST_API_KEY } from '../../testing/api/mail-api.js';
 import { json } from '../../testing/api/responses.js';
 import { matchControlRoute, runControlRoute } from './control-routes.js';
+import { readBody, send, toRequest } from './node-bridge.js';
 import { PAGE_HTML } from './page.js';
 import type { EmulatorState } from './state.js';
-
-/** Largest request body the emulator reads (management calls are small). */
-const MAX_BODY = 1_048_576;
 
 /** Where the emulator listens and the credentials it prints. */
 export interface EmulatorAddress {
@@ -87,15 +85,7 @@ export async function startEmulatorServer(
       return send(res, await runControlRoute(state, control, parsed));
     }
     // The services' own APIs, addressed at the emulator's origin whatever Host the caller used.
-    const request = new Request(new URL(req.url ?? '/', origin), {
-      method,
-      headers: Object.entries(req.headers).flatMap(([name, value]) =>
-        value === undefined
-          ? []
-          : (Array.isArray(value) ? value : [value]).map((v) => [name, v] as [string, string]),
-      ),
-      body: method === 'GET' || method === 'HEAD' ? undefined : body,
-    });
+    const request = toRequest(req, origin, body);
     const response = (await mailApi!.handle(request)) ?? (await crmApi!.handle(request));
     return send(
       res,
@@ -148,24 +138,4 @@ export async function startEmulatorServer(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-async function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    length += chunk.byteLength;
-    if (length > MAX_BODY) return null;
-    chunks.push(chunk);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
-}
-
-async function send(res: ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  res.writeHead(response.status, headers);
-  res.end(Buffer.from(await response.arrayBuffer()));
 }
