@@ -510,14 +510,39 @@ describe('replay and the capture hook', () => {
     expect(handled.length).toBe(before);
   });
 
-  it('verify checks a captured delivery extracted from the capture file', async () => {
+  it('verify --capture checks the lines of a capture file; the service comes from the capture', async () => {
+    const ok = await runCli(cli, ['verify', '--capture', captureFile(), '--secret', MAIL_SECRET, '--json']);
+    expect(ok.code).toBe(0);
+    const checked = JSON.parse(ok.stdout);
+    // The send and its replay to the app: both captured, both verify.
+    expect(checked.ok).toBe(true);
+    expect(checked.results.length).toBeGreaterThanOrEqual(2);
+    expect(checked.results[0]).toMatchObject({
+      line: 1,
+      service: 'mail',
+      secret: { index: 1, of: 1 },
+      event: 'clicked',
+    });
+    const wrong = await runCli(cli, [
+      'verify',
+      '--capture',
+      captureFile(),
+      '--line',
+      '1',
+      '--secret',
+      'whsec_other',
+    ]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toContain('line 1 (mail, received ');
+    expect(wrong.stdout).toContain('signature_mismatch');
+    // The same bytes as separate body and headers files.
     const [line] = readFileSync(captureFile(), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
     writeFileSync(join(dir, 'cap-body'), Buffer.from(line.body, 'base64'));
     writeFileSync(join(dir, 'cap-headers.json'), JSON.stringify(line.headers));
-    const run = await runCli(cli, [
+    const files = await runCli(cli, [
       'verify',
       '--service',
       'mail',
@@ -527,7 +552,7 @@ describe('replay and the capture hook', () => {
       join(dir, 'cap-headers.json'),
       join(dir, 'cap-body'),
     ]);
-    expect(run.code).toBe(0);
+    expect(files.code).toBe(0);
   });
 
   it('a bad capture file: exit 2 naming the line and what is wrong', async () => {
