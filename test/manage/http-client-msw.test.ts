@@ -9,6 +9,14 @@ import {
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CRM_TEST_TOKEN,
+  createCrmEmitter,
+  createMailEmitter,
+  crmApiHandlers,
+  MAIL_TEST_API_KEY,
+  mailApiHandlers,
+} from '../../src/testing/index.js';
 
 // The client side is the thing under test: msw plays a service that misbehaves in every way it may.
 const BASE = 'https://api.svcmail.test';
@@ -481,5 +489,22 @@ describe('lenient reading of answers the specs do not show', () => {
     expect(first.nextCursor).toBe('p2');
     const second = await mail.listDeliveries('wh_1', { limit: 10, cursor: first.nextCursor! });
     expect(second).toMatchObject({ data: [{ deliveryId: 'd', success: false }], nextCursor: null });
+  });
+});
+
+describe('the documented msw setup (docs/manage.md)', () => {
+  it('the clients drive the emulators through mailApiHandlers / crmApiHandlers', async () => {
+    const mailEmitter = createMailEmitter({ handler: () => new Response(null, { status: 500 }) });
+    const crmEmitter = createCrmEmitter();
+    msw.use(...mailApiHandlers(mailEmitter), ...crmApiHandlers(crmEmitter));
+    const mail = createMailClient({ baseUrl: BASE, apiKey: MAIL_TEST_API_KEY });
+    const hook = await mail.createWebhook({ url: 'https://hooks.example.com/mail', events: ['bounced'] });
+    expect(mailEmitter.revealSecret(hook.id)).toBe(hook.secret);
+    const [delivery] = await mailEmitter.emit('bounced');
+    const page = await mail.listDeliveries(hook.id, { success: false });
+    expect(page.data).toMatchObject([{ deliveryId: delivery!.id, statusCode: 500, attempt: 1 }]);
+    const crm = createCrmClient({ baseUrl: 'https://api.svccrm.test', token: CRM_TEST_TOKEN });
+    await crm.createWebhook({ name: 'n', url: 'https://hooks.example.com/crm', events: ['deal.won'] });
+    expect(await crm.listWebhooks()).toHaveLength(1);
   });
 });
