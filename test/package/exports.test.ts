@@ -14,6 +14,7 @@ type Pkg = {
   module: string;
   types: string;
   files: string[];
+  bin: Record<string, string>;
   exports: Record<string, { import: Branch; require: Branch }>;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
