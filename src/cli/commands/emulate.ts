@@ -54,7 +54,7 @@ async function emulate(out: Output, options: EmulateOptions): Promise<ExitCode> 
     process.stdout.write(`${JSON.stringify({ type: 'listening', speed, ...address })}\n`);
   } else {
     out.line(
-      `${out.color.bold('svc-webhooks emulator')} on ${address.url} ${speed === 1 ? '' : `(${speed}× speed)`}`,
+      `${out.color.bold('svc-webhooks emulator')} on ${address.url}${speed === 1 ? '' : ` (${speed}× speed)`}`,
     );
     out.line(`  page       ${address.url}`);
     out.line(`  email API  ${address.mail.baseUrl}/api/v1   X-API-Key: ${address.mail.apiKey}`);
