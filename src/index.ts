@@ -4,6 +4,7 @@
  * verifiers, errors, the memory dedup store and the event types.
  */
 
+export { type CapturedDelivery, formatCaptureLine } from './core/capture.js';
 export type { WebhookReceiver } from './core/create-receiver.js';
 export { isValidDeliveryId, MAX_DELIVERY_ID_LENGTH } from './core/delivery-id.js';
 export type { WebhookErrorCode, WebhookErrorOptions } from './core/errors.js';

@@ -71,6 +71,34 @@ async function runChecks(format, load, subpaths) {
     const error = new WebhookError('signature_mismatch', 'x');
     if (error.status !== 401 || !modules['.'].isWebhookError(error)) throw new Error('status/isWebhookError');
   });
+  if (modules.manage) {
+    await check('manage createMailClient over node:http: a list, then 403 as insufficient_scope', async () => {
+      const http = require('node:http');
+      const server = http.createServer((req, res) => {
+        res.setHeader('Content-Type', 'application/json');
+        if (req.method === 'GET') {
+          res.end(JSON.stringify({ data: [{ id: 'wh_1', url: 'https://h.example.com', events: ['opened'] }] }));
+        } else {
+          res.statusCode = 403;
+          res.end(JSON.stringify({ error: { code: 'insufficient_scope', message: 'Needs admin.' } }));
+        }
+      });
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const { createMailClient } = modules.manage;
+        const mail = createMailClient({ baseUrl: `http://127.0.0.1:${server.address().port}`, apiKey: 'zm_live_x' });
+        const hooks = await mail.listWebhooks();
+        if (hooks.length !== 1 || hooks[0].id !== 'wh_1') throw new Error(JSON.stringify(hooks));
+        const error = await mail.createWebhook({ url: 'https://h.example.com', events: ['opened'] }).catch((e) => e);
+        if (!modules['.'].isWebhookError(error) || error.code !== 'insufficient_scope' || error.status !== 403) {
+          throw new Error(String(error));
+        }
+      } finally {
+        server.closeAllConnections?.();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+  }
   return results;
 }
 

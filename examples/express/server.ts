@@ -8,13 +8,18 @@
  * It listens on 127.0.0.1 (this machine only) unless `HOST` says otherwise. A webhook receiver is
  * public by nature (the services must reach it): in production set `HOST=0.0.0.0` (every interface)
  * or keep 127.0.0.1 behind a reverse proxy that forwards the webhook paths.
+ *
+ * Add SVC_CAPTURE_FILE=captures.ndjson to keep every request for `svc-webhooks replay` (sensitive data).
  */
+import { appendFileSync } from 'node:fs';
 import { createServer, type ServerOptions } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import {
+  type CapturedDelivery,
   type CrmWebhookEvent,
   createCrmReceiver,
   createMailReceiver,
+  formatCaptureLine,
   type Logger,
   type MailWebhookEvent,
 } from '@svc/webhooks';
@@ -46,6 +51,11 @@ export interface AppOptions {
   print?: (line: string) => void;
   /** Receiver logs (refusals, failures). Default: stderr. */
   logger?: Logger;
+  /**
+   * Appends every request's exact bytes and headers to this NDJSON file, for `svc-webhooks replay`
+   * and `verify`. Off by default: a capture holds personal data and replayable signatures.
+   */
+  captureFile?: string;
 }
 
 export function createApp({
@@ -54,11 +64,17 @@ export function createApp({
   print = (line) => console.log(line),
   logger = (entry) => console.error(JSON.stringify(entry)),
   handle = () => {},
+  captureFile,
 }: AppOptions): Express {
+  // Owner-only file mode: captures are sensitive (docs/cli.md "Capture format").
+  const capture = captureFile
+    ? (delivery: CapturedDelivery) =>
+        appendFileSync(captureFile, formatCaptureLine(delivery), { mode: 0o600 })
+    : undefined;
   // `delivered` arrives twice per message (accepted, then confirmed) with different delivery ids:
   // 'message-event' dedups by message_id + event, so it is handled once.
-  const mail = createMailReceiver({ secret: mailSecret, dedupKey: 'message-event', logger });
-  const crm = createCrmReceiver({ secret: crmSecret, logger });
+  const mail = createMailReceiver({ secret: mailSecret, dedupKey: 'message-event', logger, capture });
+  const crm = createCrmReceiver({ secret: crmSecret, logger, capture });
   // Runs once per delivery: retries and duplicates are answered 200 without calling it again.
   mail.onAny(async (event) => {
     await handle(event);
@@ -87,6 +103,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const app = createApp({
     mailSecret: required('SVC_MAIL_WEBHOOK_SECRET'),
     crmSecret: required('SVC_CRM_WEBHOOK_SECRET'),
+    captureFile: process.env.SVC_CAPTURE_FILE,
   });
   // Not app.listen(port): that server has Node's default timeouts.
   createServer(SERVER_TIMEOUTS, app).listen(port, host, () =>

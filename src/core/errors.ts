@@ -55,6 +55,16 @@ export const WEBHOOK_ERROR_STATUS = {
   delivery_not_found: 404,
   webhook_url_refused: 422,
   webhook_paused: 409,
+  // Management clients (@svc/webhooks/manage): the services' management API answered with an error,
+  // or could not be reached. `status` is the status the service answered with, when there was one.
+  unauthorized: 401,
+  insufficient_scope: 403,
+  rate_limited: 429,
+  conflict: 409,
+  request_invalid: 400,
+  api_unavailable: 503,
+  request_timeout: 504,
+  response_invalid: 502,
 } as const;
 
 /**
@@ -85,6 +95,10 @@ export interface WebhookErrorOptions {
   cause?: unknown;
   /** Overrides the status of the code table; rarely needed. */
   status?: number;
+  /** Management clients: the error code the service sent (`api_rate_limit_exceeded`, …), if any. */
+  apiCode?: string;
+  /** Management clients, `rate_limited`: epoch ms at which the service's rate-limit window resets. */
+  resetAt?: number;
 }
 
 /**
@@ -108,11 +122,17 @@ export class WebhookError extends Error {
   override readonly name = 'WebhookError' as const;
   readonly code: WebhookErrorCode;
   readonly status: number;
+  /** Management clients: the service's own error code, when its answer carried one. */
+  readonly apiCode?: string;
+  /** Management clients, `rate_limited`: epoch ms at which the rate-limit window resets. */
+  readonly resetAt?: number;
 
   constructor(code: WebhookErrorCode, message: string, options: WebhookErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = options.status ?? WEBHOOK_ERROR_STATUS[code];
+    if (options.apiCode !== undefined) this.apiCode = options.apiCode;
+    if (options.resetAt !== undefined) this.resetAt = options.resetAt;
   }
 
   /** The JSON body a receiver sends back: `{ error: { code, message } }`. */

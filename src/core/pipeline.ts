@@ -41,7 +41,7 @@ export function createPipeline<E extends DispatchableEvent>(
   options: ResolvedOptions,
   registry: HandlerRegistry,
 ): ReceiveNow {
-  const { secrets, maxBodyBytes, logger, clock, dedup, leaseMs, storeTimeoutMs } = options;
+  const { secrets, maxBodyBytes, logger, clock, dedup, leaseMs, storeTimeoutMs, capture } = options;
   const { service, headerNames } = spec;
   const syncVerify = getNodeCrypto() !== null;
   const tooLarge = bodyTooLarge(maxBodyBytes);
@@ -61,6 +61,8 @@ export function createPipeline<E extends DispatchableEvent>(
     if (body.byteLength > maxBodyBytes)
       return failed(tooLarge, readHeaderString(headers, headerNames.deliveryId));
     const startedAt = clock.now();
+    // Opt-in capture of the bytes as received, before verification (docs/cli.md "Capture format").
+    if (capture) captureSafely(capture, service, startedAt, headers, body, logger);
 
     // email-service §6 rule 1, crm-service §6 rule 2: the signature over the exact bytes, before parsing.
     const signature = readHeader(headers, headerNames.signature);
@@ -185,4 +187,20 @@ export function createPipeline<E extends DispatchableEvent>(
     }
     return outcome instanceof Promise ? outcome.then(undefined, unexpected) : outcome;
   };
+}
+
+/** Calls the capture hook; its failure is logged and never changes the delivery's outcome. */
+function captureSafely(
+  capture: NonNullable<ResolvedOptions['capture']>,
+  service: 'mail' | 'crm',
+  receivedAt: number,
+  headers: HeadersInput,
+  body: Uint8Array,
+  logger: ResolvedOptions['logger'],
+): void {
+  try {
+    capture({ service, receivedAt, headers, body });
+  } catch {
+    if (logger) emit(logger, 'warn', 'webhook capture hook failed', { service });
+  }
 }

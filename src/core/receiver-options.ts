@@ -6,6 +6,7 @@ import { createMemoryStore } from '../dedup/memory-store.js';
 import type { Clock, DedupStore } from '../dedup/types.js';
 import { systemClock } from '../dedup/types.js';
 import { checkSecrets, type Secrets } from '../verify/secrets.js';
+import type { CapturedDelivery } from './capture.js';
 import { WebhookError } from './errors.js';
 import type { Logger } from './logger.js';
 import { DEFAULT_BODY_TIMEOUT_MS } from './read-body.js';
@@ -95,6 +96,12 @@ export interface BaseReceiverOptions {
   logger?: Logger;
   /** Source of time (epoch ms) for deadlines; default the wall clock. */
   clock?: Clock;
+  /**
+   * Opt-in: called with the exact body bytes and headers of every request within `maxBodyBytes`,
+   * before the signature is checked (write them with `formatCaptureLine` for `svc-webhooks replay`).
+   * Captures are sensitive data. A hook that throws is logged and never changes the answer.
+   */
+  capture?: (delivery: CapturedDelivery) => void;
 }
 
 /** The options with defaults applied and checked. */
@@ -110,6 +117,7 @@ export interface ResolvedOptions {
   bodyTimeoutMs: number;
   logger: Logger | undefined;
   clock: Clock;
+  capture: ((delivery: CapturedDelivery) => void) | undefined;
 }
 
 function positiveInteger(factory: string, name: string, value: number): number {
@@ -142,6 +150,7 @@ export function resolveOptions(
     bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
     logger,
     clock = systemClock,
+    capture,
   } = options;
   const { list, problem } = checkSecrets(secret);
   if (problem) throw new WebhookError('secret_invalid', `${factory}: ${problem.reason}.`);
@@ -175,6 +184,12 @@ export function resolveOptions(
       `${factory}: logger must be a function receiving { level, message, fields }.`,
     );
   }
+  if (capture !== undefined && typeof capture !== 'function') {
+    throw new WebhookError(
+      'options_invalid',
+      `${factory}: capture must be a function receiving one delivery.`,
+    );
+  }
   if (typeof clock?.now !== 'function') {
     throw new WebhookError(
       'options_invalid',
@@ -200,5 +215,6 @@ export function resolveOptions(
     bodyTimeoutMs,
     logger,
     clock,
+    capture,
   };
 }

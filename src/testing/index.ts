@@ -21,6 +21,7 @@ export {
   type MailApiOptions,
   type MailApiScope,
 } from './api/mail-api.js';
+export type { MailApiKeyRecord } from './api/mail-api-keys.js';
 export { createRealClock } from './clock/real-clock.js';
 export type { SchedulerClock, TimerId } from './clock/types.js';
 export { createVirtualClock, type VirtualClock, type VirtualClockOptions } from './clock/virtual-clock.js';

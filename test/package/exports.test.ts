@@ -14,6 +14,7 @@ type Pkg = {
   module: string;
   types: string;
   files: string[];
+  bin: Record<string, string>;
   exports: Record<string, { import: Branch; require: Branch }>;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
@@ -70,9 +71,15 @@ describe('package.json', () => {
     expect(pkg.files).toContain('dist');
   });
 
-  it('depends on zod 4 only', () => {
-    expect(Object.keys(pkg.dependencies)).toEqual(['zod']);
+  it('depends on zod 4, and commander 14 for the svc-webhooks command only', () => {
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['commander', 'zod']);
     expect(pkg.dependencies.zod).toMatch(/^\^4\./);
+    // commander 15 needs Node 22; the package supports Node 20 (docs/cli.md "Why commander").
+    expect(pkg.dependencies.commander).toMatch(/^\^14\./);
+  });
+
+  it('ships the svc-webhooks command as its bin, built after the library', () => {
+    expect(pkg.bin).toEqual({ 'svc-webhooks': './dist/cli.js' });
   });
 
   it('frameworks and clients are optional peers, tested in development', () => {
@@ -88,7 +95,7 @@ describe('package.json', () => {
 
   it('has the scripts the README and CI use', () => {
     expect(pkg.scripts).toMatchObject({
-      build: 'tsup',
+      build: 'tsup && tsup --config tsup.cli.config.ts',
       test: 'vitest run',
       typecheck: expect.stringMatching(/^tsc\b/),
       lint: 'biome check .',

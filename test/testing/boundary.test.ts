@@ -54,9 +54,13 @@ describe('the testing boundary', () => {
     },
   );
 
-  it('no module outside src/testing imports it', () => {
+  // src/cli is the `svc-webhooks` command: a separate Node bundle (tsup.cli.config.ts, the package's
+  // `bin`), not an entry of entries.json, whose emulator and `send` are built on the emitters.
+  const cliDir = join(root, 'src/cli');
+
+  it('no module outside src/testing (and the command in src/cli) imports it', () => {
     const offenders = sourceFiles(join(root, 'src'))
-      .filter((f) => !f.startsWith(testingDir))
+      .filter((f) => !f.startsWith(testingDir) && !f.startsWith(cliDir))
       .filter((f) =>
         [...readFileSync(f, 'utf8').matchAll(IMPORT)].some((m) => {
           const target = resolveImport(f, (m[1] ?? m[2])!);
@@ -64,6 +68,11 @@ describe('the testing boundary', () => {
         }),
       );
     expect(offenders).toEqual([]);
+  });
+
+  it.each(Object.entries(entries))('entry %s does not reach the command in src/cli', (_subpath, file) => {
+    const files = [...reachable(join(root, file))].map((f) => relative(root, f));
+    expect(files.filter((f) => f.startsWith('src/cli/'))).toEqual([]);
   });
 
   it('the testing entry itself does reach the emitter (the check can see imports)', () => {

@@ -1,5 +1,7 @@
 import type { MailEmitter } from '../emitter/mail-emitter.js';
 import type { CreateMailWebhookInput, UpdateMailWebhookInput } from '../emitter/mail-types.js';
+import { deliveryPage } from './delivery-page.js';
+import { createMailApiKeys } from './mail-api-keys.js';
 import { createRateLimiter } from './rate-limit.js';
 import {
   errorResponse,
@@ -68,12 +70,24 @@ export interface MailApiOptions {
  */
 export const MAIL_TEST_API_KEY = 'zm_live_test_admin';
 
-type Ctx = { emitter: MailEmitter };
+type Ctx = { emitter: MailEmitter; apiKeys: ReturnType<typeof createMailApiKeys> };
 
 const READ: readonly MailApiScope[] = ['read', 'admin'];
 const ADMIN: readonly MailApiScope[] = ['admin'];
 
 const routes: Route<Ctx>[] = [
+  {
+    path: 'auth/api-keys',
+    methods: {
+      GET: ({ apiKeys }) => json(200, { data: apiKeys.list() }),
+      POST: async ({ apiKeys }, _p, request) => json(201, await apiKeys.create(await readJson(request))),
+    },
+  },
+  {
+    // email-service §5: "Route for revoking a key: not shown". Ours: DELETE …/api-keys/:id.
+    path: 'auth/api-keys/:id',
+    methods: { DELETE: ({ apiKeys }, { id }) => json(200, apiKeys.revoke(id!)) },
+  },
   {
     path: 'webhooks',
     methods: {
@@ -97,7 +111,10 @@ const routes: Route<Ctx>[] = [
   },
   {
     path: 'webhooks/:id/deliveries',
-    methods: { GET: ({ emitter }, { id }) => json(200, { data: emitter.listDeliveries(id!) }) },
+    methods: {
+      GET: ({ emitter }, { id }, request) =>
+        json(200, deliveryPage(emitter.listDeliveries(id!), new URL(request.url).searchParams)),
+    },
   },
   {
     path: 'webhooks/:id/deliveries/:deliveryId/retry',
@@ -113,7 +130,8 @@ const routes: Route<Ctx>[] = [
 ];
 
 /**
- * The email service's webhook routes (`/api/v1/webhooks…`, `/api/v1/auth/me`, `/api/status`) as a
+ * The email service's webhook routes (`/api/v1/webhooks…`, `/api/v1/auth/me`, `/api/status`) and its
+ * API-key routes (`POST`/`GET /api/v1/auth/api-keys`, `DELETE /api/v1/auth/api-keys/:id`, admin only) as a
  * web handler backed by an emitter: `X-API-Key` (or a session `Bearer` token), `401 unauthorized`,
  * `403 insufficient_scope` (writes need `admin`, reads `read` or `admin`), `429
  * api_rate_limit_exceeded` per key per minute with `X-RateLimit-*`. `handle` resolves `undefined` for
@@ -136,6 +154,7 @@ export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}
     sessions = {},
   } = options;
   const limiter = createRateLimiter(() => emitter.clock.now());
+  const apiKeys = createMailApiKeys(() => emitter.clock.now());
 
   async function handle(request: Request): Promise<Response | undefined> {
     const segments = segmentsUnder(request, baseUrl, '/api');
@@ -150,11 +169,16 @@ export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}
 
     const key = request.headers.get('x-api-key');
     const bearer = /^Bearer (.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
-    const credential = key ? keys[key] : bearer ? sessions[bearer] : undefined;
+    // Keys made by POST /api/v1/auth/api-keys are found by their SHA-256 hash; revoked ones are not.
+    const created = key && !Object.hasOwn(keys, key) ? await apiKeys.find(key) : undefined;
+    const credential = key ? (created?.credential ?? keys[key]) : bearer ? sessions[bearer] : undefined;
     if (!credential)
       return errorResponse(401, 'unauthorized', 'Send a valid API key in the X-API-Key header.');
     const limit = credential.rateLimitPerMinute ?? 1000;
-    const rate = limiter.hit(`${key ? 'key' : 'session'}:${key ?? bearer}`, limit);
+    const rate = limiter.hit(
+      created ? `id:${created.id}` : `${key ? 'key' : 'session'}:${key ?? bearer}`,
+      limit,
+    );
     if (rate.limited) {
       return errorResponse(
         429,
@@ -180,7 +204,8 @@ export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}
     const handler = route.methods[request.method];
     if (!handler)
       return errorResponse(405, 'method_not_allowed', `${request.method} is not allowed here.`, rate.headers);
-    const needed = request.method === 'GET' ? READ : ADMIN;
+    // email-service §4: creating keys "requires an admin key"; we ask admin for every key route.
+    const needed = request.method === 'GET' && rest[0] !== 'auth' ? READ : ADMIN;
     if (!credential.scopes.some((scope) => needed.includes(scope))) {
       return errorResponse(
         403,
@@ -190,7 +215,7 @@ export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}
       );
     }
     try {
-      const response = await handler({ emitter }, params, request);
+      const response = await handler({ emitter, apiKeys }, params, request);
       for (const [name, value] of Object.entries(rate.headers)) response.headers.set(name, value);
       return response;
     } catch (error) {

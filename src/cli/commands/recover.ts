@@ -1,0 +1,170 @@
+/**
+ * `svc-webhooks recover --service S --since 2h`: `recoverFailedDeliveries` from the shell, against a
+ * service's management API or a running emulator, with progress on stderr and the report.
+ */
+import type { Command } from 'commander';
+import { isWebhookError } from '../../core/errors.js';
+import { createCrmClient } from '../../manage/crm-client.js';
+import type { ManageClock } from '../../manage/http-types.js';
+import { createMailClient } from '../../manage/mail-client.js';
+import { recoverFailedDeliveries } from '../../manage/recovery.js';
+import type { RecoveryProgress, RecoveryReport } from '../../manage/recovery-types.js';
+import { CRM_TEST_TOKEN } from '../../testing/api/crm-api.js';
+import { MAIL_TEST_API_KEY } from '../../testing/api/mail-api.js';
+import { emulatorClock } from '../emulator-clock.js';
+import { parseService, type Service } from '../events.js';
+import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
+import { parseUrl } from '../http.js';
+import type { Output, Progress } from '../output.js';
+import { printReport } from '../recover-report.js';
+import { runAction, withJson } from '../run-action.js';
+import { collectSet } from '../set-fields.js';
+
+interface RecoverOptions {
+  service?: string;
+  since?: string;
+  baseUrl?: string;
+  emulator?: string;
+  apiKey?: string;
+  token?: string;
+  webhook: string[];
+  settle: string;
+  dryRun?: boolean;
+  reactivate: boolean;
+}
+
+/** Environment variables of the management credentials and base URLs. */
+const ENV = {
+  mail: { url: 'SVC_MAIL_API_URL', credential: 'SVC_MAIL_API_KEY' },
+  crm: { url: 'SVC_CRM_API_URL', credential: 'SVC_CRM_TOKEN' },
+} as const;
+
+/** Registers `recover`. */
+export function recoverCommand(program: Command): void {
+  withJson(program.command('recover'))
+    .description(
+      're-drive the deliveries that failed since a time: reactivate paused webhooks, retry each failure once, report',
+    )
+    .requiredOption('--service <service>', 'mail or crm')
+    .requiredOption(
+      '--since <when>',
+      'where the outage began: a duration before now (90m, 2h, 7d) or an ISO time',
+    )
+    .option('--base-url <url>', 'the service API (default $SVC_MAIL_API_URL / $SVC_CRM_API_URL)')
+    .option('--emulator <url>', 'a running `svc-webhooks emulate`: its API, test credentials and clock')
+    .option('--api-key <key>', 'email: an admin API key (default $SVC_MAIL_API_KEY)')
+    .option('--token <token>', 'CRM: a token with integrations:manage (default $SVC_CRM_TOKEN)')
+    .option('--webhook <id>', 'only this webhook (repeatable)', collectSet, [])
+    .option('--settle <duration>', "leave deliveries this recent to the service's own retries", '3m')
+    .option('--no-reactivate', 'email: do not reactivate paused webhooks')
+    .option('--dry-run', 'report what would be done; change nothing')
+    .action(runAction(recover as never));
+}
+
+function durationMs(value: string, option: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(value.trim());
+  if (!match) throw new CliError(`${option} "${value}" is not a duration like 90s, 3m or 2h.`);
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'ms'];
+  return Math.round(Number(match[1]) * unit);
+}
+
+function createClient(
+  service: Service,
+  options: RecoverOptions,
+  base: string,
+  clock: ManageClock | undefined,
+  out: Output,
+) {
+  const common = {
+    baseUrl: base.replace(/\/$/, ''),
+    ...(clock ? { clock } : {}),
+    onRateLimit: (wait: { waitMs: number; reason: string }) =>
+      out.note(
+        `rate limited (${wait.reason === '429' ? '429' : 'no calls left'}): waiting ${Math.ceil(wait.waitMs / 1000)} s`,
+      ),
+  };
+  if (service === 'mail') {
+    const apiKey =
+      options.apiKey ??
+      process.env[ENV.mail.credential] ??
+      (options.emulator ? MAIL_TEST_API_KEY : undefined);
+    if (!apiKey)
+      throw new CliError(
+        'No email API key.',
+        EXIT.usage,
+        'credential_missing',
+        `Pass --api-key or set ${ENV.mail.credential}.`,
+      );
+    return createMailClient({ ...common, apiKey });
+  }
+  const token =
+    options.token ?? process.env[ENV.crm.credential] ?? (options.emulator ? CRM_TEST_TOKEN : undefined);
+  if (!token)
+    throw new CliError(
+      'No CRM token.',
+      EXIT.usage,
+      'credential_missing',
+      `Pass --token or set ${ENV.crm.credential}.`,
+    );
+  return createCrmClient({ ...common, token });
+}
+
+async function recover(out: Output, options: RecoverOptions): Promise<ExitCode> {
+  const service = parseService(options.service);
+  const since = options.since!;
+  if (!/^\d+(\.\d+)?(ms|s|m|h|d)$/.test(since) && Number.isNaN(Date.parse(since))) {
+    throw new CliError(`--since "${since}" is neither a duration (2h) nor an ISO time.`);
+  }
+  const settleMs = durationMs(options.settle, '--settle');
+  const baseOption = options.emulator ?? options.baseUrl ?? process.env[ENV[service].url];
+  if (!baseOption) {
+    throw new CliError(
+      'No API address.',
+      EXIT.usage,
+      'url_missing',
+      `Pass --base-url, --emulator, or set ${ENV[service].url}.`,
+    );
+  }
+  const base = parseUrl(baseOption, options.emulator ? '--emulator' : '--base-url');
+  const clock = options.emulator ? await emulatorClock(base) : undefined;
+  const client = createClient(service, options, base, clock, out);
+
+  // One bar per phase (listing, reactivating, retrying), on a TTY stderr only.
+  let bar: Progress | undefined;
+  let phase = '';
+  const labels = { list: 'listing', reactivate: 'reactivating', retry: 'retrying' } as const;
+  const onProgress = (p: RecoveryProgress) => {
+    if (p.phase === 'done') return;
+    if (p.phase !== phase) {
+      bar?.done();
+      phase = p.phase;
+      bar = out.progress(labels[p.phase], p.total);
+    }
+    bar?.tick();
+  };
+  let report: RecoveryReport;
+  try {
+    report = await recoverFailedDeliveries({
+      client,
+      since,
+      settleMs,
+      dryRun: options.dryRun ?? false,
+      reactivate: options.reactivate,
+      ...(options.webhook.length > 0 ? { webhookIds: options.webhook } : {}),
+      ...(clock ? { now: clock.now } : {}),
+      onProgress,
+    });
+  } catch (error) {
+    bar?.done();
+    if (!isWebhookError(error)) throw error;
+    const unreachable = error.code === 'api_unavailable' || error.code === 'request_timeout';
+    throw new CliError(error.message, unreachable ? EXIT.unreachable : EXIT.failed, error.code);
+  }
+  bar?.done();
+  // Exit 1 while any failure remains: retried and failing again, unconfirmed, or not recoverable (CRM).
+  const remaining = report.stillFailing.length + report.unconfirmed.length + report.notRecoverable.length;
+  const ok = report.stopped === null && (report.dryRun || remaining === 0);
+  if (out.json) out.result({ ok, ...report });
+  else printReport(out, report);
+  return ok ? EXIT.ok : EXIT.failed;
+}

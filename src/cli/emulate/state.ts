@@ -1,0 +1,93 @@
+/**
+ * The emulator's state: one email and one CRM emitter on the same (scaled) clock, the deliveries in
+ * the order they were made, and listeners for the page's live updates.
+ */
+
+import type { SchedulerClock } from '../../testing/clock/types.js';
+import { createCrmEmitter } from '../../testing/emitter/crm-emitter.js';
+import { createMailEmitter } from '../../testing/emitter/mail-emitter.js';
+import type { DeliveryRecord, EmitterEvent } from '../../testing/emitter/types.js';
+
+/** What the page and `GET /_emulator/state` show. */
+export interface EmulatorSnapshot {
+  now: number;
+  speed: number;
+  webhooks: Array<Record<string, unknown> & { service: 'mail' | 'crm'; id: string }>;
+  deliveries: Array<DeliveryRecord & { service: 'mail' | 'crm' }>;
+}
+
+/**
+ * An attempt's duration in real milliseconds. The emitters measure it on their clock too, which at
+ * `--speed x` runs x times as fast as the app under test: divided back, so the page shows real time.
+ */
+export function realDuration(durationMs: number, speed: number): number {
+  return speed === 1 ? durationMs : Math.round(durationMs / speed);
+}
+
+function inRealTime(record: DeliveryRecord, speed: number): DeliveryRecord {
+  if (speed === 1) return record;
+  return {
+    ...record,
+    attempts: record.attempts.map((a) => ({ ...a, durationMs: realDuration(a.durationMs, speed) })),
+  };
+}
+
+/** Deliveries shown (newest first); older ones stay in the emitters' own histories. */
+const SHOWN = 200;
+
+/** Both emitters and what the page needs. */
+export function createEmulatorState(
+  clock: SchedulerClock,
+  speed: number,
+  options: { attemptTimeoutMs?: number } = {},
+) {
+  const listeners = new Set<(event: EmitterEvent) => void>();
+  const order: Array<{ service: 'mail' | 'crm'; id: string }> = [];
+  const known = new Set<string>();
+  const onEvent = (event: EmitterEvent) => {
+    if ((event.type === 'attempt' || event.type === 'delivery_settled') && !known.has(event.delivery.id)) {
+      known.add(event.delivery.id);
+      order.push({ service: event.service, id: event.delivery.id });
+      if (order.length > SHOWN * 2) for (const old of order.splice(0, SHOWN)) known.delete(old.id);
+    }
+    for (const listener of listeners) listener(event);
+  };
+  // Registered URLs are the developer's own apps on localhost: private networks are allowed.
+  // The 10 s response limit stays real time whatever the speed: the app under test is not sped up.
+  const common = { clock, allowPrivateNetworks: true, onEvent, attemptTimeoutMs: options.attemptTimeoutMs };
+  const mail = createMailEmitter(common);
+  const crm = createCrmEmitter(common);
+
+  return {
+    mail,
+    crm,
+    speed,
+    /** Subscribes to every attempt, settled delivery, pause and skip; returns an unsubscribe. */
+    subscribe(listener: (event: EmitterEvent) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    snapshot(): EmulatorSnapshot {
+      const webhooks = [
+        ...mail.listWebhooks().map((w) => ({ service: 'mail' as const, ...w })),
+        ...crm.listWebhooks().map((w) => ({ service: 'crm' as const, ...w })),
+      ];
+      const deliveries: EmulatorSnapshot['deliveries'] = [];
+      for (let i = order.length - 1; i >= 0 && deliveries.length < SHOWN; i--) {
+        const { service, id } = order[i]!;
+        try {
+          deliveries.push({
+            service,
+            ...inRealTime((service === 'mail' ? mail : crm).getDelivery(id), speed),
+          });
+        } catch {
+          // Deleted with its webhook, or past the retention: no longer shown.
+        }
+      }
+      return { now: clock.now(), speed, webhooks, deliveries };
+    },
+  };
+}
+
+/** The emulator's state. */
+export type EmulatorState = ReturnType<typeof createEmulatorState>;

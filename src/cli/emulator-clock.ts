@@ -1,0 +1,30 @@
+/** The clock of a running emulator, for commands that talk to it (`recover --emulator`). */
+import type { ManageClock } from '../manage/http-types.js';
+import { CliError } from './exit-codes.js';
+import { describeFetchError } from './output.js';
+
+/** The emulator's clock, read once and then followed at its speed. */
+export async function emulatorClock(base: string): Promise<ManageClock & { speed: number }> {
+  let state: { now: number; speed: number };
+  try {
+    const response = await fetch(new URL('/_emulator/state', base), { signal: AbortSignal.timeout(10_000) });
+    state = (await response.json()) as { now: number; speed: number };
+  } catch (error) {
+    const { message, exitCode } = describeFetchError(error);
+    throw new CliError(`${base}: ${message}`, exitCode, 'unreachable', 'Start it with: svc-webhooks emulate');
+  }
+  const started = Date.now();
+  const { now, speed } = state;
+  return {
+    speed,
+    now: () => Math.round(now + (Date.now() - started) * speed),
+    sleep: (ms, signal) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(resolve, ms / speed);
+        signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        });
+      }),
+  };
+}

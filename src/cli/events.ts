@@ -1,0 +1,35 @@
+/** Service and event names as the commands accept them, with the lists in the error message. */
+import { CRM_EVENT_NAMES, type CrmEventName, isCrmEventName } from '../crm/event-names.js';
+import { isMailEventName, MAIL_EVENT_NAMES, type MailEventName } from '../mail/event-names.js';
+import { CliError } from './exit-codes.js';
+
+/** The two services. */
+export type Service = 'mail' | 'crm';
+
+/** `mail` or `crm`, or a usage error. */
+export function parseService(value: string | undefined): Service {
+  if (value === 'mail' || value === 'crm') return value;
+  throw new CliError(
+    value === undefined ? 'Name the service: mail or crm.' : `Unknown service "${value}": use mail or crm.`,
+    undefined,
+    'unknown_service',
+  );
+}
+
+/** A known event of `service`, or a usage error listing them. */
+export function parseEvent(service: Service, value: string): MailEventName | CrmEventName {
+  if (service === 'mail' ? isMailEventName(value) : isCrmEventName(value)) {
+    return value as MailEventName | CrmEventName;
+  }
+  const names: readonly string[] = service === 'mail' ? MAIL_EVENT_NAMES : CRM_EVENT_NAMES;
+  throw new CliError(
+    `Unknown ${service} event "${value}". Events: ${names.join(', ')}.`,
+    undefined,
+    'unknown_event',
+  );
+}
+
+/** Every event name of `service`. */
+export function eventNames(service: Service): readonly string[] {
+  return service === 'mail' ? MAIL_EVENT_NAMES : CRM_EVENT_NAMES;
+}

@@ -1,0 +1,37 @@
+/**
+ * @module
+ * `svc-webhooks`: send signed test deliveries, verify and replay captured ones, emulate both
+ * services locally, recover failed deliveries. docs/cli.md describes every command.
+ */
+import { Command, type CommanderError } from 'commander';
+import { emulateCommand } from './commands/emulate.js';
+import { fixturesCommand } from './commands/fixtures.js';
+import { recoverCommand } from './commands/recover.js';
+import { replayCommand } from './commands/replay.js';
+import { sendCommand } from './commands/send.js';
+import { triggerCommand } from './commands/trigger.js';
+import { verifyCommand } from './commands/verify.js';
+import { EXIT } from './exit-codes.js';
+
+declare const __CLI_VERSION__: string;
+
+const program = new Command('svc-webhooks')
+  .description("The email and CRM services' webhooks from the shell: send, verify, replay, emulate, recover.")
+  .version(typeof __CLI_VERSION__ === 'string' ? __CLI_VERSION__ : '0.0.0')
+  .showHelpAfterError('(add --help for usage)');
+
+// Usage errors (unknown option, missing argument) exit 2 like every other bad input; --help exits 0.
+const exit = (error: CommanderError): never => process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage);
+program.exitOverride(exit);
+
+fixturesCommand(program);
+sendCommand(program);
+verifyCommand(program);
+replayCommand(program);
+emulateCommand(program);
+triggerCommand(program);
+recoverCommand(program);
+
+for (const command of program.commands) command.exitOverride(exit);
+
+await program.parseAsync(process.argv);

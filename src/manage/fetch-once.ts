@@ -1,0 +1,100 @@
+import { WebhookError } from '../core/errors.js';
+
+/** One HTTP call of a management client. */
+export interface FetchOnce {
+  service: string;
+  fetch: typeof fetch | undefined;
+  method: string;
+  path: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  signal: AbortSignal | undefined;
+  timeoutMs: number;
+  maxResponseBytes: number;
+}
+
+/** The body as text, refused past `max` bytes (declared or streamed) so a runaway answer cannot fill memory. */
+async function readText(response: Response, call: FetchOnce): Promise<string> {
+  const tooLarge = (): WebhookError =>
+    new WebhookError(
+      'response_invalid',
+      `The ${call.service} API answered ${call.method} ${call.path} with more than ${call.maxResponseBytes} bytes.`,
+    );
+  if (Number(response.headers.get('content-length')) > call.maxResponseBytes) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > call.maxResponseBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+function describe(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  return error instanceof Error ? error.name : 'unknown error';
+}
+
+/**
+ * Sends one call and reads its whole answer under `timeoutMs` (a service that stalls mid-answer is a
+ * timeout too). The caller's abort rejects with `signal.reason`, as fetch does; the timeout is
+ * `request_timeout`; no answer at all is `api_unavailable`.
+ */
+export async function fetchOnce(call: FetchOnce): Promise<{ response: Response; text: string }> {
+  const { service, method, path, signal, timeoutMs } = call;
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const onAbort = (): void => controller.abort(signal!.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    // Looked up at each call, so msw and test doubles installed later apply.
+    const response = await (call.fetch ?? globalThis.fetch)(call.url, {
+      method,
+      headers: call.headers,
+      ...(call.body === undefined ? {} : { body: call.body }),
+      signal: controller.signal,
+    });
+    return { response, text: await readText(response, call) };
+  } catch (error) {
+    if (error instanceof WebhookError) throw error;
+    if (timedOut) {
+      throw new WebhookError(
+        'request_timeout',
+        `The ${service} API did not answer ${method} ${path} within ${timeoutMs} ms.`,
+        { cause: error },
+      );
+    }
+    if (signal?.aborted) throw signal.reason;
+    throw new WebhookError(
+      'api_unavailable',
+      `Could not reach the ${service} API for ${method} ${path} (${describe(error)}).`,
+      { cause: error },
+    );
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,212 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { root } from '../../package/dist.js';
+
+// Everything the bin depends on; the build is reused while none of it changes.
+function inputsHash(): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else hash.update(relative(root, path)).update(readFileSync(path));
+    }
+  };
+  walk(join(root, 'src'));
+  for (const file of ['tsup.cli.config.ts', 'package.json'])
+    hash.update(file).update(readFileSync(join(root, file)));
+  return hash.digest('hex').slice(0, 16);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Builds the bin with the committed tsup.cli.config.ts (what `npm run build` runs after the library)
+ * into node_modules/.cache, once per change of the sources; test files in parallel workers share one
+ * build through a lock directory. Returns the path of the built `cli.js`. It sits inside the
+ * repository, so it resolves commander and zod from node_modules as an installed package does.
+ */
+export async function buildCli(): Promise<string> {
+  const outDir = join(root, 'node_modules', '.cache', `svc-webhooks-cli-${inputsHash()}`);
+  const cli = join(outDir, 'cli.js');
+  const done = join(outDir, '.complete');
+  const lock = `${outDir}.lock`;
+  const deadline = Date.now() + 180_000;
+  mkdirSync(join(outDir, '..'), { recursive: true });
+  while (!existsSync(done)) {
+    try {
+      mkdirSync(lock);
+    } catch {
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for the CLI build in ${outDir}`);
+      await sleep(200);
+      continue;
+    }
+    try {
+      if (existsSync(done)) break;
+      const config = (await import(/* @vite-ignore */ join(root, 'tsup.cli.config.ts'))).default;
+      const { build } = await import('tsup');
+      await build({
+        ...config,
+        entry: { cli: join(root, 'src/cli/index.ts') },
+        outDir,
+        silent: true,
+        config: false,
+        tsconfig: join(root, 'tsconfig.json'),
+      });
+      writeFileSync(done, new Date().toISOString());
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+  return cli;
+}
+
+/**
+ * The oldest supported Node the machine has: the `node` on PATH outside node_modules (Node 20 here),
+ * so the tests prove the bin runs there; the test runner's own Node otherwise.
+ */
+export const supportedNode: string = (() => {
+  const dirs = (process.env.PATH ?? '').split(':').filter((d) => d && !d.includes('node_modules'));
+  for (const dir of dirs) {
+    const candidate = join(dir, 'node');
+    if (existsSync(candidate)) return candidate;
+  }
+  return process.execPath;
+})();
+
+/** The major version of {@link supportedNode}. */
+export const supportedNodeMajor = Number(
+  execFileSync(supportedNode, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).trim(),
+);
+
+/** What a finished run printed and its exit code. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Environment of every run: no colours, no inherited secrets. */
+function cleanEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  delete env.SVC_MAIL_WEBHOOK_SECRET;
+  delete env.SVC_CRM_WEBHOOK_SECRET;
+  delete env.FORCE_COLOR;
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+/** Runs `node cli.js ...args` to its end. */
+export function runCli(
+  cli: string,
+  args: readonly string[],
+  options: { env?: Record<string, string | undefined>; input?: string | Uint8Array; timeoutMs?: number } = {},
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(supportedNode, [cli, ...args], { env: cleanEnv(options.env ?? {}), stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    if (options.input !== undefined) child.stdin.end(options.input);
+    else child.stdin.end();
+  });
+}
+
+/** A long-running `svc-webhooks emulate --json`: its first line (where it listens) and its output. */
+export interface RunningEmulator {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  /** Every JSON line printed after the first. */
+  lines: Array<Record<string, unknown>>;
+  /** Resolves with the first line matching `predicate` (already printed, or the next one). */
+  waitFor(
+    predicate: (line: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
+  stop(): Promise<number | null>;
+}
+
+/** Starts the emulator on a free port and waits until it listens. */
+export function startEmulator(cli: string, args: readonly string[] = []): Promise<RunningEmulator> {
+  const child = spawn(supportedNode, [cli, 'emulate', '--port', '0', '--json', ...args], {
+    env: cleanEnv({}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: Array<Record<string, unknown>> = [];
+  const waiters = new Set<() => void>();
+  let buffer = '';
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+  });
+  return new Promise((resolve, reject) => {
+    let first: Record<string, unknown> | undefined;
+    const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    child.on('close', (code) => {
+      if (!first) reject(new Error(`emulate exited ${code}: ${stderr}`));
+    });
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      buffer += chunk;
+      let at = buffer.indexOf('\n');
+      while (at >= 0) {
+        const line = JSON.parse(buffer.slice(0, at)) as Record<string, unknown>;
+        buffer = buffer.slice(at + 1);
+        at = buffer.indexOf('\n');
+        if (!first) {
+          first = line;
+          resolve({
+            child,
+            url: String(line.url).replace(/\/$/, ''),
+            port: Number(line.port),
+            lines,
+            waitFor(predicate, timeoutMs = 20_000) {
+              return new Promise((ok, fail) => {
+                const check = () => {
+                  const found = lines.find(predicate);
+                  if (!found) return false;
+                  waiters.delete(check);
+                  clearTimeout(timer);
+                  ok(found);
+                  return true;
+                };
+                const timer = setTimeout(() => {
+                  waiters.delete(check);
+                  fail(
+                    new Error(`no matching emulator line in ${timeoutMs} ms; got ${JSON.stringify(lines)}`),
+                  );
+                }, timeoutMs);
+                if (!check()) waiters.add(check);
+              });
+            },
+            async stop() {
+              child.kill('SIGTERM');
+              return exited;
+            },
+          });
+        } else {
+          lines.push(line);
+          for (const waiter of [...waiters]) waiter();
+        }
+      }
+    });
+  });
+}
