@@ -6,6 +6,7 @@ import {
   type RateLimitWait,
   type WebhookError,
 } from '@svc/webhooks/manage';
+import { crmApiHandlers, mailApiHandlers } from '@svc/webhooks/testing/msw';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,9 +14,7 @@ import {
   CRM_TEST_TOKEN,
   createCrmEmitter,
   createMailEmitter,
-  crmApiHandlers,
   MAIL_TEST_API_KEY,
-  mailApiHandlers,
 } from '../../src/testing/index.js';
 
 // The client side is the thing under test: msw plays a service that misbehaves in every way it may.

@@ -96,6 +96,8 @@ function printEvent(out: Output, event: EmitterEvent, speed: number): void {
       });
     } else if (event.type === 'delivery_settled') {
       Object.assign(line, { deliveryId: event.delivery.id, status: event.delivery.status });
+    } else if (event.type === 'no_subscriber') {
+      Object.assign(line, { event: event.event });
     } else {
       Object.assign(line, { webhookId: event.webhookId });
       if (event.type === 'skipped') Object.assign(line, { event: event.event, reason: event.reason });
