@@ -1,8 +1,8 @@
-import { WebhookError } from '../../core/errors.js';
+import { WebhookError } from '../../shared/errors.js';
 import { isoTime } from '../clock/iso-time.js';
 import { asObject, stringField } from '../emitter/input.js';
 import { createRandom, randomToken } from '../random.js';
-import type { MailApiCredential, MailApiScope } from './mail-api.js';
+import type { MailApiCredential, MailApiScope } from './mail-api-types.js';
 
 const SCOPES: readonly MailApiScope[] = ['send', 'read', 'domains', 'suppress', 'privacy', 'admin'];
 
@@ -12,7 +12,8 @@ const SCOPES: readonly MailApiScope[] = ['send', 'read', 'domains', 'suppress', 
  *
  * @example
  * ```ts
- * const [key]: MailApiKeyRecord[] = (await (await fetch(`${base}/api/v1/auth/api-keys`, { headers })).json()).data;
+ * const answer = await fetch(`${base}/api/v1/auth/api-keys`, { headers });
+ * const [key] = ((await answer.json()) as { data: MailApiKeyRecord[] }).data;
  * ```
  */
 export interface MailApiKeyRecord {
