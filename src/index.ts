@@ -7,8 +7,6 @@
 export { type CapturedDelivery, formatCaptureLine } from './core/capture.js';
 export type { WebhookReceiver } from './core/create-receiver.js';
 export { isValidDeliveryId, MAX_DELIVERY_ID_LENGTH } from './core/delivery-id.js';
-export type { WebhookErrorCode, WebhookErrorOptions } from './core/errors.js';
-export { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from './core/errors.js';
 export { EVENT_CLOCK_SKEW_MS } from './core/event-age.js';
 export { rawFields } from './core/fields.js';
 export type {
@@ -50,14 +48,15 @@ export type {
   AbandonOptions,
   ClaimOptions,
   ClaimResult,
-  Clock,
   CompleteOptions,
   DedupStore,
 } from './dedup/types.js';
-export { systemClock } from './dedup/types.js';
 export { MAX_DEDUP_KEY_LENGTH } from './dedup/validate.js';
 export { type MailDedupKey, mailDedupKeyOf, mailDeliveryKey } from './mail/dedup-key.js';
 export * from './mail/index.js';
 export type { MailReceiver, MailReceiverOptions } from './mail/receiver.js';
 export { createMailReceiver, MAIL_DEFAULT_TTL_MS } from './mail/receiver.js';
+export { type Clock, systemClock } from './shared/clock.js';
+export type { WebhookErrorCode, WebhookErrorOptions } from './shared/errors.js';
+export { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from './shared/errors.js';
 export * from './verify/index.js';

@@ -3,9 +3,9 @@
  * `@svc/webhooks/fastify`: a receiver as a Fastify 5 (and 4) plugin with its own raw-body parser.
  */
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
-import { isWebhookError, WebhookError } from '../core/errors.js';
 import { receiveNowOf } from '../core/receive-now.js';
 import type { ReceiveOutcome, WebhookReceiverLike } from '../core/receiver-types.js';
+import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { disconnectSignal } from './node/disconnect-signal.js';
 import { lingerThenClose } from './node/linger.js';
 import { readNodeBody } from './node/read-body.js';

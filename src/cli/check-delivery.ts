@@ -1,7 +1,8 @@
 /** The checks a receiver makes, on a saved delivery: signature, then JSON, event, delivery id, schema. */
-import { isWebhookError } from '../core/errors.js';
+
 import { constructCrmEvent } from '../crm/construct-event.js';
 import { constructMailEvent } from '../mail/construct-event.js';
+import { isWebhookError } from '../shared/errors.js';
 import { verifySignature } from '../verify/verify-signature.js';
 import type { Service } from './events.js';
 import { FIXES } from './fixes.js';

@@ -10,7 +10,7 @@
 
 import { createToken } from '../dedup/token.js';
 import type { ClaimResult, DedupStore } from '../dedup/types.js';
-import { isWebhookError } from './errors.js';
+import { isWebhookError } from '../shared/errors.js';
 import { bounded, direct, StoreCallFailed } from './store-calls.js';
 
 /** Delay before the second abandon when the first did not settle; doubled each time. */

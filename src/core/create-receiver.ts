@@ -3,16 +3,17 @@
  * `handle(Request)`. Both `createMailReceiver` and `createCrmReceiver` are thin wrappers of it.
  */
 import type { DedupStore } from '../dedup/types.js';
-import { WebhookError } from './errors.js';
+import { WebhookError } from '../shared/errors.js';
 import { createHandlerRegistry, type DispatchableEvent } from './handler-registry.js';
 import type { ErrorHook, InvalidHook, WebhookHandler } from './handler-types.js';
 import { describeError, emit } from './logger.js';
 import { failed, methodNotAllowed, toResponse } from './outcomes.js';
-import { createPipeline, type ServiceSpec } from './pipeline.js';
+import { createPipeline } from './pipeline.js';
 import { readRequestBody } from './read-body.js';
 import { withReceiveNow } from './receive-now.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { ReceiveInput, WebhookReceiverLike } from './receiver-types.js';
+import type { ServiceSpec } from './service-spec.js';
 
 /**
  * A receiver of one service's webhooks: register handlers, then mount `handle` (web `Request`) or

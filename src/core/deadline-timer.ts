@@ -4,7 +4,7 @@
  * nothing the user supplies can hold an answer past the deadline, and a test can move past it on
  * virtual time.
  */
-import type { Clock } from '../dedup/types.js';
+import type { Clock } from '../shared/clock.js';
 
 /** Cancels a {@link startDeadline} timer; a no-op once it fired. */
 export type CancelDeadline = () => void;

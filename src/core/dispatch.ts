@@ -6,9 +6,9 @@
  */
 
 import type { SyncStoreOps } from '../dedup/sync-store.js';
+import { WebhookError } from '../shared/errors.js';
 import { abandonClaim } from './claim-within.js';
 import { withinDeadline } from './deadline-timer.js';
-import { WebhookError } from './errors.js';
 import { DeliveryContext } from './handler-context.js';
 import type { DispatchableEvent } from './handler-registry.js';
 import type { ErrorHook, ErrorPhase, WebhookHandler } from './handler-types.js';

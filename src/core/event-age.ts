@@ -3,8 +3,8 @@
  * the body only and say nothing about how old a delivery may be, so a captured body stays valid
  * forever; refusing old timestamps bounds how long a replay works. Off unless configured.
  */
-import type { Clock } from '../dedup/types.js';
-import { WebhookError } from './errors.js';
+import type { Clock } from '../shared/clock.js';
+import { WebhookError } from '../shared/errors.js';
 
 /**
  * How far in the future a signed timestamp may lie when `maxEventAgeMs` is set: 5 minutes of clock

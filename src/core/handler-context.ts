@@ -3,8 +3,8 @@
  * rather than closures because one is built per request on the hot path: the `AbortController` and
  * the bound log are created only when a handler reads `signal` or `log`.
  */
-import type { Clock } from '../dedup/types.js';
-import { WebhookError } from './errors.js';
+import type { Clock } from '../shared/clock.js';
+import { WebhookError } from '../shared/errors.js';
 import type { HandlerContext } from './handler-types.js';
 import { bindLog, type HandlerLog, type LogFields, type Logger } from './logger.js';
 

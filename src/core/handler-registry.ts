@@ -3,7 +3,7 @@
  * per-name lists (specific handlers, then `onAny` ones) are built once and cached, so dispatch is a
  * map lookup.
  */
-import { WebhookError } from './errors.js';
+import { WebhookError } from '../shared/errors.js';
 import type { ErrorHook, InvalidHook, WebhookHandler } from './handler-types.js';
 
 /** The minimum an event must have for dispatch: its name and whether the library knows it. */

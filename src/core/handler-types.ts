@@ -2,7 +2,7 @@
  * The types users meet when registering handlers: the context every handler gets, and the shapes of
  * the handler, error and invalid-payload hooks.
  */
-import type { WebhookError } from './errors.js';
+import type { WebhookError } from '../shared/errors.js';
 import type { HandlerLog } from './logger.js';
 import type { HeadersInput } from './receiver-types.js';
 

@@ -1,4 +1,4 @@
-import { WebhookError } from './errors.js';
+import { WebhookError } from '../shared/errors.js';
 
 /** The three headers both services send, by role; the values are header names. */
 export interface HeaderNames {

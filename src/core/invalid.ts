@@ -6,16 +6,17 @@
  * leave the sender without an answer (it gives up at 10 s, email-service §6 rule 3, crm-service §6
  * rule 4, and counts that as a failure anyway).
  */
+
+import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { withinDeadline } from './deadline-timer.js';
-import { isWebhookError, WebhookError } from './errors.js';
 import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
 import type { InvalidDelivery, InvalidHook } from './handler-types.js';
 import { failed, failedWith } from './outcomes.js';
-import type { ServiceSpec } from './pipeline.js';
 import { readHeaderString } from './read-header.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { HeadersInput, ReceiveOutcome } from './receiver-types.js';
 import { report } from './report.js';
+import type { ServiceSpec } from './service-spec.js';
 
 /** The parse failure of a verified body. */
 export interface ParseFailure {

@@ -3,7 +3,7 @@
  * error code produces. Bodies of the common cases are precomputed; header objects are shared and
  * frozen, so adapters must copy them before adding headers of their own.
  */
-import { WEBHOOK_ERROR_STATUS, WebhookError, type WebhookErrorCode } from './errors.js';
+import { WEBHOOK_ERROR_STATUS, WebhookError, type WebhookErrorCode } from '../shared/errors.js';
 import type { ReceiveOutcome, ReceiveResult } from './receiver-types.js';
 
 const JSON_HEADERS: Record<string, string> = Object.freeze({ 'content-type': 'application/json' });

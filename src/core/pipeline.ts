@@ -6,13 +6,13 @@
 
 import { syncOpsOf } from '../dedup/sync-store.js';
 import type { ClaimResult } from '../dedup/types.js';
+import { isWebhookError } from '../shared/errors.js';
 import { toBytes } from '../verify/bytes.js';
 import { getNodeCrypto } from '../verify/node-crypto.js';
 import type { VerifyResult } from '../verify/verify-signature.js';
 import { verifySignature, verifySignatureSync } from '../verify/verify-signature.js';
 import { claimWithin } from './claim-within.js';
 import { dispatchClaimed, type PendingDelivery } from './dispatch.js';
-import { isWebhookError } from './errors.js';
 import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
 import { handleInvalid } from './invalid.js';
 import { emit } from './logger.js';
@@ -23,17 +23,8 @@ import type { ReceiveNow } from './receive-now.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { HeadersInput, ReceiveInput, ReceiveOutcome } from './receiver-types.js';
 import { report } from './report.js';
+import type { ServiceSpec } from './service-spec.js';
 import { StoreCallFailed } from './store-calls.js';
-
-/** What differs between the services. Header names are lowercase. */
-export interface ServiceSpec<E extends DispatchableEvent> {
-  service: 'mail' | 'crm';
-  headerNames: { readonly signature: string; readonly deliveryId: string; readonly event: string };
-  /** Parses verified bytes; throws a `WebhookError` (400s) for anything that is not a valid event. */
-  parse(body: Uint8Array, headers: HeadersInput, secretIndex: number): E;
-  /** The namespaced dedup key (`mail:…`, `crm:…`); may throw (a user's key function). */
-  dedupKey(event: E): string;
-}
 
 /** The receive function of a receiver: the outcome, or a promise of it when something had to wait. */
 export function createPipeline<E extends DispatchableEvent>(

@@ -3,7 +3,7 @@
  * the cap is refused before reading, a stream that grows past it is cancelled at once (never buffered
  * whole), and one that stalls is cancelled at the deadline.
  */
-import { WebhookError } from './errors.js';
+import { WebhookError } from '../shared/errors.js';
 
 /**
  * Default `bodyTimeoutMs`, in ms. A delivery of a few KB arrives in milliseconds; a client still

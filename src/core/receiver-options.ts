@@ -3,11 +3,11 @@
  * receiver is created (a misconfiguration throws there, not on the first delivery).
  */
 import { createMemoryStore } from '../dedup/memory-store.js';
-import type { Clock, DedupStore } from '../dedup/types.js';
-import { systemClock } from '../dedup/types.js';
+import type { DedupStore } from '../dedup/types.js';
+import { type Clock, systemClock } from '../shared/clock.js';
+import { WebhookError } from '../shared/errors.js';
 import { checkSecrets, type Secrets } from '../verify/secrets.js';
 import type { CapturedDelivery } from './capture.js';
-import { WebhookError } from './errors.js';
 import type { Logger } from './logger.js';
 import { DEFAULT_BODY_TIMEOUT_MS } from './read-body.js';
 

@@ -4,7 +4,7 @@
  * small JSON body) out. Adapters for Node servers write the outcome directly; `handle(Request)` turns
  * it into a `Response`.
  */
-import type { WebhookError, WebhookErrorCode } from './errors.js';
+import type { WebhookError, WebhookErrorCode } from '../shared/errors.js';
 
 /**
  * Request headers as any server hands them over: a web `Headers`, or Node's `IncomingHttpHeaders`

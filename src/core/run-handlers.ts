@@ -5,7 +5,7 @@
  * can still be completed or released when they end. The deadline runs on the receiver's clock when it
  * schedules (src/core/deadline-timer.ts), so a virtual clock can move a slow handler past it.
  */
-import type { Clock } from '../dedup/types.js';
+import type { Clock } from '../shared/clock.js';
 import { withinDeadline } from './deadline-timer.js';
 import type { DeliveryContext } from './handler-context.js';
 import type { WebhookHandler } from './handler-types.js';

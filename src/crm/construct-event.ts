@@ -1,8 +1,8 @@
 import { readHeader } from '../core/read-header.js';
 import type { HeadersInput } from '../core/receiver-types.js';
-import { verifyOrThrow } from '../mail/parse-helpers.js';
 import { type RawBody, toBytes } from '../verify/bytes.js';
 import type { Secrets } from '../verify/secrets.js';
+import { verifyOrThrow } from '../verify/verify-or-throw.js';
 import { resolveCrmHeaderNames } from './header-names.js';
 import { type ParseCrmEventOptions, parseCrmEvent } from './parse-event.js';
 import type { CrmWebhookEvent } from './types.js';

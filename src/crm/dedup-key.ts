@@ -2,8 +2,9 @@
  * Dedup key strategies of the CRM receiver. Keys are namespaced `crm:` so one store can serve both
  * services' receivers.
  */
-import { WebhookError } from '../core/errors.js';
+
 import { boundDedupKey } from '../dedup/bound-key.js';
+import { WebhookError } from '../shared/errors.js';
 import type { CrmWebhookEvent } from './types.js';
 
 /**

@@ -1,10 +1,10 @@
 import type * as z from 'zod';
-import { WebhookError } from '../core/errors.js';
 import { assertFresh, checkMaxEventAge } from '../core/event-age.js';
 import { readHeaderString } from '../core/read-header.js';
 import type { HeadersInput } from '../core/receiver-types.js';
-import { type Clock, systemClock } from '../dedup/types.js';
-import { invalidPayload, parseJsonObject } from '../mail/parse-helpers.js';
+import { type Clock, systemClock } from '../shared/clock.js';
+import { WebhookError } from '../shared/errors.js';
+import { invalidPayload, parseJsonObject } from '../shared/parse-json.js';
 import { type RawBody, toBytes } from '../verify/bytes.js';
 import { crmAnyEnvelopeSchema } from './envelope.js';
 import { type CrmHeaderNames, resolveCrmHeaderNames } from './header-names.js';

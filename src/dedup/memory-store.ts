@@ -1,15 +1,8 @@
+import { type Clock, systemClock } from '../shared/clock.js';
 import { createLruSlots } from './lru-slots.js';
 import { type SyncStoreOps, withSyncOps } from './sync-store.js';
 import { createToken } from './token.js';
-import type {
-  AbandonOptions,
-  ClaimOptions,
-  ClaimResult,
-  Clock,
-  CompleteOptions,
-  DedupStore,
-} from './types.js';
-import { systemClock } from './types.js';
+import type { AbandonOptions, ClaimOptions, ClaimResult, CompleteOptions, DedupStore } from './types.js';
 import { assertKey, assertMs, assertToken } from './validate.js';
 
 /**

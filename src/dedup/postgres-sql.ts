@@ -1,4 +1,4 @@
-import { WebhookError } from '../core/errors.js';
+import { WebhookError } from '../shared/errors.js';
 
 /**
  * SQL of the Postgres store. Times are epoch ms in `bigint` columns. `now` is the injected clock

@@ -4,17 +4,11 @@
  * processes or hosts. Works with any client that has `query(text, params)`: `pg` Pool or Client, PGlite.
  */
 
+import type { Clock } from '../shared/clock.js';
 import { DEFAULT_POSTGRES_TABLE, postgresDedupDDL, quoteTable, statements } from './postgres-sql.js';
 import { storeUnavailable, withTimeout } from './store-error.js';
 import { createToken } from './token.js';
-import type {
-  AbandonOptions,
-  ClaimOptions,
-  ClaimResult,
-  Clock,
-  CompleteOptions,
-  DedupStore,
-} from './types.js';
+import type { AbandonOptions, ClaimOptions, ClaimResult, CompleteOptions, DedupStore } from './types.js';
 import { assertKey, assertMs, assertToken } from './validate.js';
 
 export { DEFAULT_POSTGRES_TABLE, postgresDedupDDL } from './postgres-sql.js';

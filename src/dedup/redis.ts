@@ -3,7 +3,8 @@
  * `@svc/webhooks/redis`: a {@link DedupStore} on Redis for receivers running on several processes or
  * hosts. Works with `ioredis` and node-redis (`redis` v4+) clients that you create and connect.
  */
-import type { WebhookError } from '../core/errors.js';
+import type { Clock } from '../shared/clock.js';
+import type { WebhookError } from '../shared/errors.js';
 import type { RedisClientLike } from './redis-client.js';
 import { defineScript, evalScript, isRedisClient } from './redis-client.js';
 import {
@@ -15,14 +16,7 @@ import {
 } from './redis-scripts.js';
 import { storeUnavailable, withTimeout } from './store-error.js';
 import { createToken } from './token.js';
-import type {
-  AbandonOptions,
-  ClaimOptions,
-  ClaimResult,
-  Clock,
-  CompleteOptions,
-  DedupStore,
-} from './types.js';
+import type { AbandonOptions, ClaimOptions, ClaimResult, CompleteOptions, DedupStore } from './types.js';
 import { assertKey, assertMs, assertToken } from './validate.js';
 
 export type { IoRedisLike, NodeRedisLike, RedisClientLike } from './redis-client.js';

@@ -1,4 +1,4 @@
-import { isWebhookError, WebhookError } from '../core/errors.js';
+import { isWebhookError, WebhookError } from '../shared/errors.js';
 
 /**
  * Failures of a shared store: the receiver must fail closed (503, the sender retries), so every

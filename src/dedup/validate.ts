@@ -1,4 +1,4 @@
-import { WebhookError } from '../core/errors.js';
+import { WebhookError } from '../shared/errors.js';
 
 /**
  * Argument checks shared by the stores. A bad key or duration is a programming error in the caller

@@ -2,9 +2,9 @@ import { readHeader } from '../core/read-header.js';
 import type { HeadersInput } from '../core/receiver-types.js';
 import { type RawBody, toBytes } from '../verify/bytes.js';
 import type { Secrets } from '../verify/secrets.js';
+import { verifyOrThrow } from '../verify/verify-or-throw.js';
 import { resolveMailHeaderNames } from './header-names.js';
 import { type ParseMailEventOptions, parseMailEvent } from './parse-event.js';
-import { verifyOrThrow } from './parse-helpers.js';
 import type { MailWebhookEvent } from './types.js';
 
 /**

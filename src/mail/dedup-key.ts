@@ -2,8 +2,9 @@
  * Dedup key strategies of the email-service receiver. Keys are namespaced `mail:` so one store can
  * serve both services' receivers.
  */
-import { WebhookError } from '../core/errors.js';
+
 import { boundDedupKey } from '../dedup/bound-key.js';
+import { WebhookError } from '../shared/errors.js';
 import type { MailEvent, MailWebhookEvent } from './types.js';
 
 /**

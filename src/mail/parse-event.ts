@@ -1,13 +1,13 @@
 import { isValidDeliveryId, MAX_DELIVERY_ID_LENGTH } from '../core/delivery-id.js';
-import { WebhookError } from '../core/errors.js';
 import { assertFresh, checkMaxEventAge } from '../core/event-age.js';
 import { readHeaderString } from '../core/read-header.js';
 import type { HeadersInput } from '../core/receiver-types.js';
-import { type Clock, systemClock } from '../dedup/types.js';
+import { type Clock, systemClock } from '../shared/clock.js';
+import { WebhookError } from '../shared/errors.js';
+import { invalidPayload, parseJsonObject } from '../shared/parse-json.js';
 import { type RawBody, toBytes } from '../verify/bytes.js';
 import type { MailEventName } from './event-names.js';
 import { type MailHeaderNames, resolveMailHeaderNames } from './header-names.js';
-import { invalidPayload, parseJsonObject } from './parse-helpers.js';
 import { mailPayloadSchemas } from './schemas.js';
 import type { MailEvent, MailWebhookEvent } from './types.js';
 

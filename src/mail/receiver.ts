@@ -2,9 +2,9 @@
  * The email-service receiver: verify, parse, validate, deduplicate and dispatch email-service webhooks.
  */
 import { createReceiver, type WebhookReceiver } from '../core/create-receiver.js';
-import { WebhookError } from '../core/errors.js';
 import { checkMaxEventAge } from '../core/event-age.js';
 import { type BaseReceiverOptions, resolveOptions } from '../core/receiver-options.js';
+import { WebhookError } from '../shared/errors.js';
 import { type MailDedupKey, mailDedupKeyOf } from './dedup-key.js';
 import { MAIL_EVENT_NAMES } from './event-names.js';
 import { type MailHeaderNames, resolveMailHeaderNames } from './header-names.js';

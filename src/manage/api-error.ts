@@ -1,4 +1,4 @@
-import { WebhookError, type WebhookErrorCode } from '../core/errors.js';
+import { WebhookError, type WebhookErrorCode } from '../shared/errors.js';
 
 /** The service's own `code` and `message` from an error body, whatever its shape. */
 export function readErrorBody(body: unknown): { code?: string; message?: string } {

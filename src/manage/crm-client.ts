@@ -1,4 +1,4 @@
-import { WebhookError } from '../core/errors.js';
+import { WebhookError } from '../shared/errors.js';
 import type { CreateCrmWebhook, CrmDelivery, CrmWebhook, UpdateCrmWebhook } from './crm-types.js';
 import { createHttpClient } from './http-client.js';
 import type { CallOptions, HttpClientOptions } from './http-types.js';

@@ -1,4 +1,4 @@
-import { WebhookError } from '../core/errors.js';
+import { WebhookError } from '../shared/errors.js';
 
 /** One HTTP call of a management client. */
 export interface FetchOnce {

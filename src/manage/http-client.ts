@@ -1,4 +1,4 @@
-import { WebhookError } from '../core/errors.js';
+import { WebhookError } from '../shared/errors.js';
 import { errorFromResponse } from './api-error.js';
 import { fetchOnce } from './fetch-once.js';
 import type { CallOptions, HttpClientOptions } from './http-types.js';

@@ -5,7 +5,7 @@
  * `recoverFailedDeliveries`, which re-drives the deliveries that failed during an outage.
  */
 
-export { isWebhookError, WebhookError, type WebhookErrorCode } from '../core/errors.js';
+export { isWebhookError, WebhookError, type WebhookErrorCode } from '../shared/errors.js';
 export { type CrmClient, type CrmClientOptions, createCrmClient } from './crm-client.js';
 export type { CreateCrmWebhook, CrmDelivery, CrmWebhook, UpdateCrmWebhook } from './crm-types.js';
 export type { CallOptions, HttpClientOptions, ManageClock, RateLimitWait } from './http-types.js';

@@ -1,4 +1,4 @@
-import { WebhookError } from '../core/errors.js';
+import { WebhookError } from '../shared/errors.js';
 import type { CrmDelivery } from './crm-types.js';
 import type { MailDeliveryAttempt } from './mail-types.js';
 

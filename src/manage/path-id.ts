@@ -1,4 +1,4 @@
-import { WebhookError } from '../core/errors.js';
+import { WebhookError } from '../shared/errors.js';
 
 /** An id as one path segment: encoded, so `a/b` cannot reach another route; empty is refused. */
 export function id(value: string): string {

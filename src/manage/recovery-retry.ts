@@ -1,4 +1,4 @@
-import { isWebhookError, type WebhookErrorCode } from '../core/errors.js';
+import { isWebhookError, type WebhookErrorCode } from '../shared/errors.js';
 import type { MailClient } from './mail-client.js';
 import type { RecoveryItem, RecoveryOutcome, RecoveryReport } from './recovery-types.js';
 

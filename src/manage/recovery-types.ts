@@ -1,4 +1,4 @@
-import type { WebhookErrorCode } from '../core/errors.js';
+import type { WebhookErrorCode } from '../shared/errors.js';
 import type { CrmClient } from './crm-client.js';
 import type { MailClient } from './mail-client.js';
 

@@ -1,4 +1,4 @@
-import { isWebhookError, type WebhookErrorCode } from '../core/errors.js';
+import { isWebhookError, type WebhookErrorCode } from '../shared/errors.js';
 import { toEpochMs } from './normalize.js';
 import { planCrm, planMail, type WebhookPlan } from './recovery-plan.js';
 import { fileItems, resend, type Stop, skip, stopFor } from './recovery-retry.js';

@@ -1,4 +1,4 @@
-import { WebhookError } from '../core/errors.js';
+import { WebhookError } from '../shared/errors.js';
 import { ipv4Internal, ipv6Internal, parseIpv4, parseIpv6 } from './ip-ranges.js';
 
 /**

@@ -1,4 +1,4 @@
-import { WebhookError } from '../core/errors.js';
+import { WebhookError } from '../shared/errors.js';
 
 /**
  * A raw request body as the library accepts it: the exact bytes received. A `string` is encoded as

@@ -1,4 +1,4 @@
-import { WebhookError } from '../core/errors.js';
+import { WebhookError } from '../shared/errors.js';
 import { toHex, utf8 } from './bytes.js';
 import { getNodeCrypto } from './node-crypto.js';
 

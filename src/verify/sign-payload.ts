@@ -1,4 +1,4 @@
-import { WebhookError } from '../core/errors.js';
+import { WebhookError } from '../shared/errors.js';
 import { type RawBody, toBytes } from './bytes.js';
 import { hmacHex, hmacHexSync } from './hmac.js';
 import { checkSecrets } from './secrets.js';

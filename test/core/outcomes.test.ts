@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { WEBHOOK_ERROR_STATUS, WebhookError, type WebhookErrorCode } from '../../src/core/errors.js';
 import {
   acknowledged,
   failed,
@@ -8,6 +7,7 @@ import {
   methodNotAllowed,
   toResponse,
 } from '../../src/core/outcomes.js';
+import { WEBHOOK_ERROR_STATUS, WebhookError, type WebhookErrorCode } from '../../src/shared/errors.js';
 
 describe('outcomes', () => {
   it('maps every error code to a 4xx/5xx with a small JSON error body, never 2xx or 3xx', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { WebhookError } from '../../src/core/errors.js';
 import { readRequestBody } from '../../src/core/read-body.js';
+import { WebhookError } from '../../src/shared/errors.js';
 
 function streamOf(chunks: Uint8Array[], failAt?: number): ReadableStream<Uint8Array> {
   let i = 0;

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { isWebhookError, WebhookError } from '../../core/errors.js';
 import { receiveNowOf } from '../../core/receive-now.js';
 import type { WebhookReceiverLike } from '../../core/receiver-types.js';
+import { isWebhookError, WebhookError } from '../../shared/errors.js';
 import { disconnectSignal } from './disconnect-signal.js';
 import { lingerThenClose } from './linger.js';
 import { type NodeRequestLike, readRawBody } from './raw-body.js';

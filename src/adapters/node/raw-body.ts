@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { WebhookError } from '../../core/errors.js';
 import { DEFAULT_BODY_TIMEOUT_MS } from '../../core/read-body.js';
+import { WebhookError } from '../../shared/errors.js';
 import { readNodeBody } from './read-body.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { WebhookError } from '../../core/errors.js';
 import { bodyTimeout, DEFAULT_BODY_TIMEOUT_MS } from '../../core/read-body.js';
+import { WebhookError } from '../../shared/errors.js';
 
 /**
  * Reads a Node request stream into one `Uint8Array`, stopping past `maxBodyBytes` or `timeoutMs`. A

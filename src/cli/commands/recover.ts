@@ -3,12 +3,12 @@
  * service's management API or a running emulator, with progress on stderr and the report.
  */
 import type { Command } from 'commander';
-import { isWebhookError } from '../../core/errors.js';
 import { createCrmClient } from '../../manage/crm-client.js';
 import type { ManageClock } from '../../manage/http-types.js';
 import { createMailClient } from '../../manage/mail-client.js';
 import { recoverFailedDeliveries } from '../../manage/recovery.js';
 import type { RecoveryProgress, RecoveryReport } from '../../manage/recovery-types.js';
+import { isWebhookError } from '../../shared/errors.js';
 import { CRM_TEST_TOKEN } from '../../testing/api/crm-api.js';
 import { MAIL_TEST_API_KEY } from '../../testing/api/mail-api.js';
 import { emulatorClock } from '../emulator-clock.js';

@@ -2,10 +2,11 @@
  * The emulator's own routes under `/_emulator/` (not part of either service's API): make an event
  * happen, read the state, stream changes, and the page's buttons (retry, reactivate, rotate).
  */
-import { isWebhookError, WebhookError } from '../../core/errors.js';
+
 import type { CrmEventName } from '../../crm/event-names.js';
 import { isCrmEventName } from '../../crm/event-names.js';
 import { isMailEventName, type MailEventName } from '../../mail/event-names.js';
+import { isWebhookError, WebhookError } from '../../shared/errors.js';
 import { json } from '../../testing/api/responses.js';
 import type { DeliveryRecord } from '../../testing/emitter/types.js';
 import type { EmulatorState } from './state.js';

@@ -1,4 +1,4 @@
-import { WebhookError } from '../../core/errors.js';
+import { WebhookError } from '../../shared/errors.js';
 import type { AttemptRecord } from '../emitter/types.js';
 
 /**

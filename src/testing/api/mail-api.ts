@@ -2,6 +2,7 @@ import type { MailEmitter } from '../emitter/mail-emitter.js';
 import type { CreateMailWebhookInput, UpdateMailWebhookInput } from '../emitter/mail-types.js';
 import { deliveryPage } from './delivery-page.js';
 import { createMailApiKeys } from './mail-api-keys.js';
+import type { MailApiCredential, MailApiScope } from './mail-api-types.js';
 import { createRateLimiter } from './rate-limit.js';
 import {
   errorResponse,
@@ -13,33 +14,7 @@ import {
   segmentsUnder,
 } from './responses.js';
 
-/**
- * A scope of the email API (email-service §5).
- *
- * @example
- * ```ts
- * const scopes: MailApiScope[] = ['read'];
- * mailApiHandlers(emitter, { keys: { zm_live_reader: { scopes } } });
- * ```
- */
-export type MailApiScope = 'send' | 'read' | 'domains' | 'suppress' | 'privacy' | 'admin';
-
-/**
- * A credential the mocked email API accepts.
- *
- * @example
- * ```ts
- * const limited: MailApiCredential = { scopes: ['admin'], rateLimitPerMinute: 5 };
- * mailApiHandlers(emitter, { keys: { zm_live_limited: limited } });
- * ```
- */
-export interface MailApiCredential {
-  scopes: readonly MailApiScope[];
-  /** Calls per minute (email-service §8). Default 1000. */
-  rateLimitPerMinute?: number;
-  /** `clientId` shown by `GET /api/v1/auth/me`. Default the emitter's `client_id` `'client_test'`. */
-  clientId?: string;
-}
+export type { MailApiCredential, MailApiScope } from './mail-api-types.js';
 
 /**
  * Options of {@link createMailApi}.

@@ -1,4 +1,4 @@
-import { isWebhookError, WebhookError } from '../../core/errors.js';
+import { isWebhookError, WebhookError } from '../../shared/errors.js';
 
 /** A JSON response. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {

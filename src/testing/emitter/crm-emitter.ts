@@ -1,7 +1,7 @@
-import { WebhookError } from '../../core/errors.js';
 import type { CrmEventName } from '../../crm/event-names.js';
 import { crmDataSchemas } from '../../crm/schemas.js';
 import type { CrmDataOf } from '../../crm/types.js';
+import { WebhookError } from '../../shared/errors.js';
 import { isoTime } from '../clock/iso-time.js';
 import { createFixtures } from '../fixtures/fixtures.js';
 import type { Overrides } from '../fixtures/overrides.js';

@@ -1,5 +1,5 @@
-import { WebhookError } from '../../core/errors.js';
 import { CRM_EVENT_NAMES, type CrmEventName } from '../../crm/event-names.js';
+import { WebhookError } from '../../shared/errors.js';
 import type { SchedulerClock } from '../clock/types.js';
 import { type Random, randomUuid } from '../random.js';
 import { checkWebhookUrl, type UrlPolicyOptions } from '../url-policy.js';

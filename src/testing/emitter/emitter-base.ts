@@ -1,4 +1,4 @@
-import { WebhookError } from '../../core/errors.js';
+import { WebhookError } from '../../shared/errors.js';
 import { signPayload } from '../../verify/sign-payload.js';
 import { isoTime } from '../clock/iso-time.js';
 import type { SchedulerClock } from '../clock/types.js';

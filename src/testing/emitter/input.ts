@@ -1,4 +1,4 @@
-import { WebhookError } from '../../core/errors.js';
+import { WebhookError } from '../../shared/errors.js';
 
 /** The body of a management call as an object, or `invalid_payload`. */
 export function asObject(input: unknown, what: string): Record<string, unknown> {

@@ -1,7 +1,7 @@
-import { WebhookError } from '../../core/errors.js';
 import type { MailEventName } from '../../mail/event-names.js';
 import { mailPayloadSchemas } from '../../mail/schemas.js';
 import type { MailPayloadOf } from '../../mail/types.js';
+import { WebhookError } from '../../shared/errors.js';
 import { createFixtures } from '../fixtures/fixtures.js';
 import type { Overrides } from '../fixtures/overrides.js';
 import { mailDeliveryHeaders } from '../headers.js';

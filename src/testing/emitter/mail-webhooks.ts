@@ -1,5 +1,5 @@
-import { WebhookError } from '../../core/errors.js';
 import { MAIL_EVENT_NAMES, type MailEventName } from '../../mail/event-names.js';
+import { WebhookError } from '../../shared/errors.js';
 import type { SchedulerClock } from '../clock/types.js';
 import { type Random, randomToken } from '../random.js';
 import { checkWebhookUrl, type UrlPolicyOptions } from '../url-policy.js';

@@ -1,9 +1,9 @@
-// Helpers shared by the mail and crm parsers (src/crm imports them from here).
+/**
+ * Body parsing shared by the mail and crm parsers: the JSON object at the top of every delivery and
+ * the invalid_payload error of a zod failure.
+ */
 import type * as z from 'zod';
-import { WebhookError } from '../core/errors.js';
-import type { Secrets } from '../verify/secrets.js';
-import type { HeaderValue } from '../verify/signature-header.js';
-import { verifySignature } from '../verify/verify-signature.js';
+import { WebhookError } from './errors.js';
 
 // fatal: bytes that are not UTF-8 are invalid JSON (RFC 8259 §8.1), not silently replaced.
 // A leading BOM is dropped by the decoder (ignoreBOM false), which JSON.parse would refuse.
@@ -11,17 +11,6 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** A JSON object (the top level of every delivery body). */
 export type JsonObject = Record<string, unknown>;
-
-/** Verifies the signature over the exact bytes; throws the VerifyResult's code as a WebhookError. */
-export async function verifyOrThrow(
-  bytes: Uint8Array,
-  header: HeaderValue,
-  secrets: Secrets,
-): Promise<number> {
-  const result = await verifySignature(bytes, header, secrets);
-  if (!result.ok) throw new WebhookError(result.code, result.message);
-  return result.secretIndex;
-}
 
 /** Parses the body as a JSON object; anything else (empty, not UTF-8, not JSON, not an object) is invalid_json. */
 export function parseJsonObject(bytes: Uint8Array, service: string): JsonObject {

@@ -1,0 +1,40 @@
+/**
+ * @module
+ * Time, injected: every layer reads `clock.now()` (epoch ms) and never `Date.now()` directly, so tests
+ * move time without waiting.
+ */
+
+/**
+ * A source of time in epoch milliseconds; inject one to test expiry without waiting. A clock that
+ * also schedules (`setTimeout` and `clearTimeout`, both or neither) runs the receiver's deadlines
+ * (handlers, `onInvalid` hooks) on its own timers, so a virtual clock can move a slow handler past
+ * its deadline without waiting; without them the receiver uses the runtime's timers.
+ *
+ * @example
+ * ```ts
+ * import { createMailReceiver, type Clock } from '@svc/webhooks';
+ * import { createVirtualClock } from '@svc/webhooks/testing';
+ *
+ * const clock: Clock = createVirtualClock(); // now(), setTimeout(), clearTimeout()
+ * const receiver = createMailReceiver({ secret, clock });
+ * ```
+ */
+export interface Clock {
+  now(): number;
+  /** Runs `callback` after `ms` of this clock's time; returns a handle for {@link Clock.clearTimeout}. */
+  setTimeout?(callback: () => void, ms: number): unknown;
+  /** Cancels a timer of {@link Clock.setTimeout} that has not fired. */
+  clearTimeout?(handle: unknown): void;
+}
+
+/**
+ * The wall clock.
+ *
+ * @example
+ * ```ts
+ * import { systemClock } from '@svc/webhooks';
+ *
+ * const startedAt = systemClock.now(); // epoch ms
+ * ```
+ */
+export const systemClock: Clock = { now: () => Date.now() };

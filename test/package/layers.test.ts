@@ -1,0 +1,97 @@
+/**
+ * The layer rule of src/ (docs/architecture.md): a folder imports only folders on lower floors, never
+ * one beside it or above it, and no module imports itself back through others (no cycle), type
+ * imports included.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../src/', import.meta.url));
+
+/** The floor of each top-level folder (or root file) of src/; a layer imports strictly lower floors. */
+const FLOORS: Record<string, number> = {
+  shared: 0,
+  verify: 1,
+  dedup: 2,
+  core: 3,
+  mail: 4,
+  crm: 4,
+  adapters: 5,
+  manage: 5,
+  index: 6,
+  testing: 6,
+  cli: 7,
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [relative(root, path)] : [];
+  });
+}
+
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.[^"']+)["']/g;
+
+/** The src-relative files `file` imports (relative specifiers only; `.js` maps to the `.ts` source). */
+function importsOf(file: string): string[] {
+  // Comments may show imports in examples; they are not imports.
+  const code = readFileSync(join(root, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
+  return [...code.matchAll(IMPORT)].map((match) =>
+    normalize(join(dirname(file), match[1]!)).replace(/\.js$/, '.ts'),
+  );
+}
+
+function layerOf(file: string): string {
+  const [first] = file.split(sep);
+  return first!.replace(/\.ts$/, '');
+}
+
+const files = sourceFiles(root);
+const graph = new Map(files.map((file) => [file, importsOf(file)]));
+
+describe('src/ layers', () => {
+  it('every folder has a floor', () => {
+    const layers = [...new Set(files.map(layerOf))].sort();
+    expect(layers.filter((layer) => FLOORS[layer] === undefined)).toEqual([]);
+  });
+
+  it('imports only go down: no import of a layer beside or above', () => {
+    const upward: string[] = [];
+    for (const [file, imports] of graph) {
+      const from = layerOf(file);
+      for (const target of imports) {
+        const to = layerOf(target);
+        if (to !== from && FLOORS[to]! >= FLOORS[from]!) upward.push(`${file} -> ${target}`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it('every relative import names a file that exists', () => {
+    const known = new Set(files);
+    const missing = [...graph].flatMap(([file, imports]) =>
+      imports.filter((target) => !known.has(target)).map((target) => `${file} -> ${target}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('has no import cycle', () => {
+    const state = new Map<string, 'open' | 'done'>();
+    const cycles: string[] = [];
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        cycles.push([...path.slice(path.indexOf(file)), file].join(' -> '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const target of graph.get(file) ?? []) visit(target, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of files) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
+});
