@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { define } from '../shared/define.js';
 import { CRM_UNSUBSCRIBE_CHANNELS, CRM_UNSUBSCRIBE_REASONS, id, knownString } from './data-fields.js';
 
 // The `data` of each contact-related event (crm-service §6). looseObject keeps unknown fields.
@@ -14,12 +15,14 @@ import { CRM_UNSUBSCRIBE_CHANNELS, CRM_UNSUBSCRIBE_REASONS, id, knownString } fr
  * const { id, email, tags } = contactCreatedDataSchema.parse(envelope.data);
  * ```
  */
-export const contactCreatedDataSchema = z.looseObject({
-  id,
-  email: z.string().nullable(),
-  first_name: z.string().nullable(),
-  tags: z.array(z.string()),
-});
+export const contactCreatedDataSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({
+    id,
+    email: z.string().nullable(),
+    first_name: z.string().nullable(),
+    tags: z.array(z.string()),
+  }),
+);
 
 /**
  * `data` of `contact.updated`. `fields` holds "the changed fields": an object of changed values or
@@ -32,10 +35,12 @@ export const contactCreatedDataSchema = z.looseObject({
  * const { id, fields } = contactUpdatedDataSchema.parse(envelope.data);
  * ```
  */
-export const contactUpdatedDataSchema = z.looseObject({
-  id,
-  fields: z.union([z.record(z.string(), z.unknown()), z.array(z.string())]),
-});
+export const contactUpdatedDataSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({
+    id,
+    fields: z.union([z.record(z.string(), z.unknown()), z.array(z.string())]),
+  }),
+);
 
 /**
  * `data` of `contact.unsubscribed`. `channel` may be absent or null (an erasure is not per channel);
@@ -48,11 +53,13 @@ export const contactUpdatedDataSchema = z.looseObject({
  * const { contact_id, channel, reason } = contactUnsubscribedDataSchema.parse(envelope.data);
  * ```
  */
-export const contactUnsubscribedDataSchema = z.looseObject({
-  contact_id: id,
-  channel: knownString(CRM_UNSUBSCRIBE_CHANNELS).nullish(),
-  reason: knownString(CRM_UNSUBSCRIBE_REASONS),
-});
+export const contactUnsubscribedDataSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({
+    contact_id: id,
+    channel: knownString(CRM_UNSUBSCRIBE_CHANNELS).nullish(),
+    reason: knownString(CRM_UNSUBSCRIBE_REASONS),
+  }),
+);
 
 /**
  * `data` of `form.submitted`: the form, the contact (null when none was linked) and the submitted
@@ -65,12 +72,14 @@ export const contactUnsubscribedDataSchema = z.looseObject({
  * const { form_id, data } = formSubmittedDataSchema.parse(envelope.data);
  * ```
  */
-export const formSubmittedDataSchema = z.looseObject({
-  form_id: id,
-  form_name: z.string(),
-  contact_id: id.nullable(),
-  data: z.record(z.string(), z.unknown()),
-});
+export const formSubmittedDataSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({
+    form_id: id,
+    form_name: z.string(),
+    contact_id: id.nullable(),
+    data: z.record(z.string(), z.unknown()),
+  }),
+);
 
 /**
  * `data` of `survey.responded` (NPS or CSAT). `score` is any number: NPS and CSAT use different
@@ -83,7 +92,9 @@ export const formSubmittedDataSchema = z.looseObject({
  * const { survey_id, score } = surveyRespondedDataSchema.parse(envelope.data);
  * ```
  */
-export const surveyRespondedDataSchema = z.looseObject({ survey_id: id, contact_id: id, score: z.number() });
+export const surveyRespondedDataSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({ survey_id: id, contact_id: id, score: z.number() }),
+);
 
 /**
  * `data` of `score.rule_fired`: "the rule and the contact". The field names are not shown in the
@@ -96,12 +107,14 @@ export const surveyRespondedDataSchema = z.looseObject({ survey_id: id, contact_
  * const { rule_id, contact_id, points } = scoreRuleFiredDataSchema.parse(envelope.data);
  * ```
  */
-export const scoreRuleFiredDataSchema = z.looseObject({
-  rule_id: id.optional(),
-  rule_name: z.string().optional(),
-  contact_id: id.optional(),
-  /** Points the rule added (negative when it removed points). */
-  points: z.number().optional(),
-  /** The contact's score after the rule. */
-  score: z.number().optional(),
-});
+export const scoreRuleFiredDataSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({
+    rule_id: id.optional(),
+    rule_name: z.string().optional(),
+    contact_id: id.optional(),
+    /** Points the rule added (negative when it removed points). */
+    points: z.number().optional(),
+    /** The contact's score after the rule. */
+    score: z.number().optional(),
+  }),
+);

@@ -1,12 +1,13 @@
 import * as z from 'zod';
+import { define } from '../shared/define.js';
 
 // crm-service §2: "ISO 8601 UTC with milliseconds". UTC (`Z`) is required; any fractional precision
 // is accepted, so a timestamp without milliseconds is not a lost event.
-export const isoTimestamp = z.iso.datetime();
+export const isoTimestamp = /* @__PURE__ */ define(() => z.iso.datetime());
 
 // crm-service §6 does not show the types of data fields. Identifiers are strings, like the
 // envelope's id and tenant_id (§2); see docs/events.md.
-export const id = z.string();
+export const id = /* @__PURE__ */ define(() => z.string());
 
 /**
  * A string whose known values are offered by the editor, while any other string is accepted: the

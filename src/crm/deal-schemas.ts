@@ -1,10 +1,11 @@
 import * as z from 'zod';
+import { define } from '../shared/define.js';
 import { id } from './data-fields.js';
 
 // The `data` of each deal event (crm-service §6). `value` is a number or null (a deal without a
 // value); `contact_id` may be null (a deal without a contact). See docs/events.md.
 
-const value = z.number().nullable();
+const value = /* @__PURE__ */ define(() => z.number().nullable());
 
 /**
  * `data` of `deal.created`.
@@ -16,13 +17,15 @@ const value = z.number().nullable();
  * const { deal_id, value, stage_id } = dealCreatedDataSchema.parse(envelope.data);
  * ```
  */
-export const dealCreatedDataSchema = z.looseObject({
-  deal_id: id,
-  title: z.string(),
-  value,
-  stage_id: id,
-  contact_id: id.nullable(),
-});
+export const dealCreatedDataSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({
+    deal_id: id,
+    title: z.string(),
+    value,
+    stage_id: id,
+    contact_id: id.nullable(),
+  }),
+);
 
 /**
  * `data` of `deal.stage_changed`: `stage_id` is the new stage.
@@ -34,7 +37,9 @@ export const dealCreatedDataSchema = z.looseObject({
  * const { deal_id, stage_id } = dealStageChangedDataSchema.parse(envelope.data);
  * ```
  */
-export const dealStageChangedDataSchema = z.looseObject({ deal_id: id, title: z.string(), stage_id: id });
+export const dealStageChangedDataSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({ deal_id: id, title: z.string(), stage_id: id }),
+);
 
 /**
  * `data` of `deal.won`.
@@ -46,7 +51,9 @@ export const dealStageChangedDataSchema = z.looseObject({ deal_id: id, title: z.
  * const { title, value } = dealWonDataSchema.parse(envelope.data);
  * ```
  */
-export const dealWonDataSchema = z.looseObject({ deal_id: id, title: z.string(), value });
+export const dealWonDataSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({ deal_id: id, title: z.string(), value }),
+);
 
 /**
  * `data` of `deal.lost`.
@@ -58,4 +65,6 @@ export const dealWonDataSchema = z.looseObject({ deal_id: id, title: z.string(),
  * const { deal_id } = dealLostDataSchema.parse(envelope.data);
  * ```
  */
-export const dealLostDataSchema = z.looseObject({ deal_id: id, title: z.string() });
+export const dealLostDataSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({ deal_id: id, title: z.string() }),
+);

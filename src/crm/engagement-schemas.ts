@@ -1,9 +1,10 @@
 import * as z from 'zod';
+import { define } from '../shared/define.js';
 import { CRM_CAMPAIGN_COMPLETION_REASONS, id, knownString } from './data-fields.js';
 
 // The `data` of campaign and journey events (crm-service §6). looseObject keeps unknown fields.
 
-const count = z.number().int().nonnegative();
+const count = /* @__PURE__ */ define(() => z.number().int().nonnegative());
 
 /**
  * `data` of `campaign.completed`: `sent` and `failed` are message counts; known `reason` values
@@ -16,13 +17,15 @@ const count = z.number().int().nonnegative();
  * const { sent, failed, reason } = campaignCompletedDataSchema.parse(envelope.data);
  * ```
  */
-export const campaignCompletedDataSchema = z.looseObject({
-  campaign_id: id,
-  name: z.string(),
-  sent: count,
-  failed: count,
-  reason: knownString(CRM_CAMPAIGN_COMPLETION_REASONS),
-});
+export const campaignCompletedDataSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({
+    campaign_id: id,
+    name: z.string(),
+    sent: count,
+    failed: count,
+    reason: knownString(CRM_CAMPAIGN_COMPLETION_REASONS),
+  }),
+);
 
 const journeyFields = { journey_id: id, contact_id: id, enrollment_id: id };
 
@@ -36,7 +39,7 @@ const journeyFields = { journey_id: id, contact_id: id, enrollment_id: id };
  * const { journey_id, enrollment_id } = journeyEnrolledDataSchema.parse(envelope.data);
  * ```
  */
-export const journeyEnrolledDataSchema = z.looseObject(journeyFields);
+export const journeyEnrolledDataSchema = /* @__PURE__ */ define(() => z.looseObject(journeyFields));
 
 /**
  * `data` of `journey.completed`: a contact reached the end of a journey.
@@ -48,4 +51,4 @@ export const journeyEnrolledDataSchema = z.looseObject(journeyFields);
  * const { journey_id, enrollment_id } = journeyCompletedDataSchema.parse(envelope.data);
  * ```
  */
-export const journeyCompletedDataSchema = z.looseObject(journeyFields);
+export const journeyCompletedDataSchema = /* @__PURE__ */ define(() => z.looseObject(journeyFields));

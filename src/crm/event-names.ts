@@ -36,7 +36,7 @@ export const CRM_EVENT_NAMES = [
  */
 export type CrmEventName = (typeof CRM_EVENT_NAMES)[number];
 
-const known: ReadonlySet<string> = new Set(CRM_EVENT_NAMES);
+const known: ReadonlySet<string> = /* @__PURE__ */ new Set(CRM_EVENT_NAMES);
 
 /**
  * True when `name` is a CRM event this version knows; the services add events, so an

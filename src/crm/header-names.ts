@@ -46,4 +46,4 @@ export interface CrmHeaderNames extends HeaderNames {}
  * ```
  */
 export const resolveCrmHeaderNames: (overrides?: Partial<CrmHeaderNames>) => Readonly<CrmHeaderNames> =
-  headerNameResolver(CRM_HEADER_NAMES);
+  /* @__PURE__ */ headerNameResolver(CRM_HEADER_NAMES);

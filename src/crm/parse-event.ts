@@ -36,7 +36,11 @@ export interface ParseCrmEventOptions {
 // crm-service §2: the id is a UUID. The 8-4-4-4-12 hex form, any version (as the envelope schema).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const schemas: ReadonlyMap<string, z.ZodType<CrmAnyEnvelope>> = new Map(Object.entries(crmEnvelopeSchemas));
+// Marked pure: an app that never parses CRM events leaves the table and the schemas out of
+// its bundle (src/shared/define.ts).
+const schemas: ReadonlyMap<string, z.ZodType<CrmAnyEnvelope>> = /* @__PURE__ */ new Map(
+  /* @__PURE__ */ Object.entries(crmEnvelopeSchemas),
+);
 
 /**
  * The parse step after the signature was verified: JSON, event name, delivery id, envelope and data

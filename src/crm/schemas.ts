@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { define } from '../shared/define.js';
 import {
   contactCreatedDataSchema,
   contactUnsubscribedDataSchema,
@@ -62,21 +63,24 @@ function envelopeOf<N extends CrmEventName>(name: N) {
  * const envelope = crmEnvelopeSchemas['contact.created'].parse(JSON.parse(text));
  * ```
  */
-export const crmEnvelopeSchemas = {
-  'contact.created': envelopeOf('contact.created'),
-  'form.submitted': envelopeOf('form.submitted'),
-  'deal.stage_changed': envelopeOf('deal.stage_changed'),
-  'deal.won': envelopeOf('deal.won'),
-  'deal.lost': envelopeOf('deal.lost'),
-  'contact.updated': envelopeOf('contact.updated'),
-  'deal.created': envelopeOf('deal.created'),
-  'survey.responded': envelopeOf('survey.responded'),
-  'campaign.completed': envelopeOf('campaign.completed'),
-  'journey.enrolled': envelopeOf('journey.enrolled'),
-  'journey.completed': envelopeOf('journey.completed'),
-  'contact.unsubscribed': envelopeOf('contact.unsubscribed'),
-  'score.rule_fired': envelopeOf('score.rule_fired'),
-} as const satisfies { readonly [N in CrmEventName]: z.ZodType };
+export const crmEnvelopeSchemas = /* @__PURE__ */ define(
+  () =>
+    ({
+      'contact.created': envelopeOf('contact.created'),
+      'form.submitted': envelopeOf('form.submitted'),
+      'deal.stage_changed': envelopeOf('deal.stage_changed'),
+      'deal.won': envelopeOf('deal.won'),
+      'deal.lost': envelopeOf('deal.lost'),
+      'contact.updated': envelopeOf('contact.updated'),
+      'deal.created': envelopeOf('deal.created'),
+      'survey.responded': envelopeOf('survey.responded'),
+      'campaign.completed': envelopeOf('campaign.completed'),
+      'journey.enrolled': envelopeOf('journey.enrolled'),
+      'journey.completed': envelopeOf('journey.completed'),
+      'contact.unsubscribed': envelopeOf('contact.unsubscribed'),
+      'score.rule_fired': envelopeOf('score.rule_fired'),
+    }) as const satisfies { readonly [N in CrmEventName]: z.ZodType },
+);
 
 /**
  * A known CRM envelope, discriminated on `event`: for validating stored or queued envelopes (the
@@ -90,18 +94,20 @@ export const crmEnvelopeSchemas = {
  * if (envelope.event === 'deal.won') envelope.data.value;
  * ```
  */
-export const crmEnvelopeSchema = z.discriminatedUnion('event', [
-  crmEnvelopeSchemas['contact.created'],
-  crmEnvelopeSchemas['form.submitted'],
-  crmEnvelopeSchemas['deal.stage_changed'],
-  crmEnvelopeSchemas['deal.won'],
-  crmEnvelopeSchemas['deal.lost'],
-  crmEnvelopeSchemas['contact.updated'],
-  crmEnvelopeSchemas['deal.created'],
-  crmEnvelopeSchemas['survey.responded'],
-  crmEnvelopeSchemas['campaign.completed'],
-  crmEnvelopeSchemas['journey.enrolled'],
-  crmEnvelopeSchemas['journey.completed'],
-  crmEnvelopeSchemas['contact.unsubscribed'],
-  crmEnvelopeSchemas['score.rule_fired'],
-]);
+export const crmEnvelopeSchema = /* @__PURE__ */ define(() =>
+  z.discriminatedUnion('event', [
+    crmEnvelopeSchemas['contact.created'],
+    crmEnvelopeSchemas['form.submitted'],
+    crmEnvelopeSchemas['deal.stage_changed'],
+    crmEnvelopeSchemas['deal.won'],
+    crmEnvelopeSchemas['deal.lost'],
+    crmEnvelopeSchemas['contact.updated'],
+    crmEnvelopeSchemas['deal.created'],
+    crmEnvelopeSchemas['survey.responded'],
+    crmEnvelopeSchemas['campaign.completed'],
+    crmEnvelopeSchemas['journey.enrolled'],
+    crmEnvelopeSchemas['journey.completed'],
+    crmEnvelopeSchemas['contact.unsubscribed'],
+    crmEnvelopeSchemas['score.rule_fired'],
+  ]),
+);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { define } from '../shared/define.js';
 import { base } from './payload-fields.js';
 
 // email-service §6: the payload fields of these five events are "not shown" beyond client_id (and
@@ -14,10 +15,12 @@ import { base } from './payload-fields.js';
  * domainVerifiedPayloadSchema.parse(payload).client_id;
  * ```
  */
-export const domainVerifiedPayloadSchema = z.looseObject({
-  ...base('domain_verified'),
-  domain: z.string().optional(),
-});
+export const domainVerifiedPayloadSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({
+    ...base('domain_verified'),
+    domain: z.string().optional(),
+  }),
+);
 
 /**
  * Payload of `ip_paused`: a sending IP was paused for reputation. `ip` is a guess (not shown).
@@ -29,7 +32,9 @@ export const domainVerifiedPayloadSchema = z.looseObject({
  * ipPausedPayloadSchema.parse(payload).ip;
  * ```
  */
-export const ipPausedPayloadSchema = z.looseObject({ ...base('ip_paused'), ip: z.string().optional() });
+export const ipPausedPayloadSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({ ...base('ip_paused'), ip: z.string().optional() }),
+);
 
 /**
  * Payload of `reputation_dropped`: a sharp reputation drop of an IP, carrying bounce and complaint
@@ -43,12 +48,14 @@ export const ipPausedPayloadSchema = z.looseObject({ ...base('ip_paused'), ip: z
  * const { bounce_rate, complaint_rate } = reputationDroppedPayloadSchema.parse(payload);
  * ```
  */
-export const reputationDroppedPayloadSchema = z.looseObject({
-  ...base('reputation_dropped'),
-  ip: z.string().optional(),
-  bounce_rate: z.number().optional(),
-  complaint_rate: z.number().optional(),
-});
+export const reputationDroppedPayloadSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({
+    ...base('reputation_dropped'),
+    ip: z.string().optional(),
+    bounce_rate: z.number().optional(),
+    complaint_rate: z.number().optional(),
+  }),
+);
 
 /**
  * Payload of `billing_threshold_reached`: monthly usage crossed an alert threshold of the plan.
@@ -60,7 +67,9 @@ export const reputationDroppedPayloadSchema = z.looseObject({
  * billingThresholdReachedPayloadSchema.parse(payload).client_id;
  * ```
  */
-export const billingThresholdReachedPayloadSchema = z.looseObject({ ...base('billing_threshold_reached') });
+export const billingThresholdReachedPayloadSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({ ...base('billing_threshold_reached') }),
+);
 
 /**
  * Payload of `incident_escalated`: a deliverability incident was escalated (operational alert).
@@ -72,4 +81,6 @@ export const billingThresholdReachedPayloadSchema = z.looseObject({ ...base('bil
  * incidentEscalatedPayloadSchema.parse(payload).client_id;
  * ```
  */
-export const incidentEscalatedPayloadSchema = z.looseObject({ ...base('incident_escalated') });
+export const incidentEscalatedPayloadSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({ ...base('incident_escalated') }),
+);

@@ -67,7 +67,7 @@ export const MAIL_SENDING_EVENT_NAMES = [
  */
 export type MailSendingEventName = (typeof MAIL_SENDING_EVENT_NAMES)[number];
 
-const known: ReadonlySet<string> = new Set(MAIL_EVENT_NAMES);
+const known: ReadonlySet<string> = /* @__PURE__ */ new Set(MAIL_EVENT_NAMES);
 
 /**
  * True when `name` is an email-service event this version knows; the services add events, so an

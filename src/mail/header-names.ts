@@ -46,4 +46,4 @@ export interface MailHeaderNames extends HeaderNames {}
  * ```
  */
 export const resolveMailHeaderNames: (overrides?: Partial<MailHeaderNames>) => Readonly<MailHeaderNames> =
-  headerNameResolver(MAIL_HEADER_NAMES);
+  /* @__PURE__ */ headerNameResolver(MAIL_HEADER_NAMES);

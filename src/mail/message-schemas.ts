@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { define } from '../shared/define.js';
 import { base, engagementFields, sendingFields } from './payload-fields.js';
 
 // One schema per event (email-service §6). looseObject keeps fields this version does not know.
@@ -14,7 +15,9 @@ import { base, engagementFields, sendingFields } from './payload-fields.js';
  * deliveredPayloadSchema.parse(JSON.parse(text)).provider;
  * ```
  */
-export const deliveredPayloadSchema = z.looseObject({ ...base('delivered'), ...sendingFields });
+export const deliveredPayloadSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({ ...base('delivered'), ...sendingFields }),
+);
 
 /**
  * Payload of `deferred`: a temporary failure the service retries; not a bounce.
@@ -26,7 +29,9 @@ export const deliveredPayloadSchema = z.looseObject({ ...base('delivered'), ...s
  * deferredPayloadSchema.safeParse(payload).success;
  * ```
  */
-export const deferredPayloadSchema = z.looseObject({ ...base('deferred'), ...sendingFields });
+export const deferredPayloadSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({ ...base('deferred'), ...sendingFields }),
+);
 
 /**
  * Payload of `bounced`: the destination refused the message.
@@ -38,7 +43,9 @@ export const deferredPayloadSchema = z.looseObject({ ...base('deferred'), ...sen
  * const { to, response } = bouncedPayloadSchema.parse(payload);
  * ```
  */
-export const bouncedPayloadSchema = z.looseObject({ ...base('bounced'), ...sendingFields });
+export const bouncedPayloadSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({ ...base('bounced'), ...sendingFields }),
+);
 
 /**
  * Payload of `complained`: the recipient marked the message as spam (provider feedback loop).
@@ -50,7 +57,9 @@ export const bouncedPayloadSchema = z.looseObject({ ...base('bounced'), ...sendi
  * const { to, provider } = complainedPayloadSchema.parse(payload);
  * ```
  */
-export const complainedPayloadSchema = z.looseObject({ ...base('complained'), ...sendingFields });
+export const complainedPayloadSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({ ...base('complained'), ...sendingFields }),
+);
 
 /**
  * Payload of `blocked`: sending stopped before the message left (recipient suppressed or blocked).
@@ -63,11 +72,13 @@ export const complainedPayloadSchema = z.looseObject({ ...base('complained'), ..
  * const { message_id, to } = blockedPayloadSchema.parse(payload);
  * ```
  */
-export const blockedPayloadSchema = z.looseObject({
-  ...base('blocked'),
-  ...sendingFields,
-  provider: z.string().optional(),
-});
+export const blockedPayloadSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({
+    ...base('blocked'),
+    ...sendingFields,
+    provider: z.string().optional(),
+  }),
+);
 
 /**
  * Payload of `opened`: an open registered by the tracking pixel.
@@ -79,7 +90,9 @@ export const blockedPayloadSchema = z.looseObject({
  * const { message_id, timestamp } = openedPayloadSchema.parse(payload);
  * ```
  */
-export const openedPayloadSchema = z.looseObject({ ...base('opened'), ...engagementFields });
+export const openedPayloadSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({ ...base('opened'), ...engagementFields }),
+);
 
 /**
  * Payload of `clicked`: a click on a tracked link; carries the `url`.
@@ -91,11 +104,13 @@ export const openedPayloadSchema = z.looseObject({ ...base('opened'), ...engagem
  * const { url } = clickedPayloadSchema.parse(payload);
  * ```
  */
-export const clickedPayloadSchema = z.looseObject({
-  ...base('clicked'),
-  ...engagementFields,
-  url: z.string(),
-});
+export const clickedPayloadSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({
+    ...base('clicked'),
+    ...engagementFields,
+    url: z.string(),
+  }),
+);
 
 /**
  * Payload of `unsubscribed`: an unsubscribe by the link or by the List-Unsubscribe header.
@@ -107,4 +122,6 @@ export const clickedPayloadSchema = z.looseObject({
  * const { to } = unsubscribedPayloadSchema.parse(payload);
  * ```
  */
-export const unsubscribedPayloadSchema = z.looseObject({ ...base('unsubscribed'), ...engagementFields });
+export const unsubscribedPayloadSchema = /* @__PURE__ */ define(() =>
+  z.looseObject({ ...base('unsubscribed'), ...engagementFields }),
+);

@@ -39,8 +39,10 @@ export interface ParseMailEventOptions {
   clock?: Clock;
 }
 
-const schemas: ReadonlyMap<string, (typeof mailPayloadSchemas)[MailEventName]> = new Map(
-  Object.entries(mailPayloadSchemas),
+// Marked pure: an app that never parses email-service events leaves the table and the schemas out of
+// its bundle (src/shared/define.ts).
+const schemas: ReadonlyMap<string, (typeof mailPayloadSchemas)[MailEventName]> = /* @__PURE__ */ new Map(
+  /* @__PURE__ */ Object.entries(mailPayloadSchemas),
 );
 
 /**

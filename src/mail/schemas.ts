@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { define } from '../shared/define.js';
 import {
   billingThresholdReachedPayloadSchema,
   domainVerifiedPayloadSchema,
@@ -61,18 +62,20 @@ function entry<N extends MailEventName>(name: N) {
  * if (event.name === 'opened') event.payload.timestamp;
  * ```
  */
-export const mailEventSchema = z.discriminatedUnion('name', [
-  entry('delivered'),
-  entry('deferred'),
-  entry('bounced'),
-  entry('complained'),
-  entry('opened'),
-  entry('clicked'),
-  entry('unsubscribed'),
-  entry('blocked'),
-  entry('domain_verified'),
-  entry('ip_paused'),
-  entry('reputation_dropped'),
-  entry('billing_threshold_reached'),
-  entry('incident_escalated'),
-]);
+export const mailEventSchema = /* @__PURE__ */ define(() =>
+  z.discriminatedUnion('name', [
+    entry('delivered'),
+    entry('deferred'),
+    entry('bounced'),
+    entry('complained'),
+    entry('opened'),
+    entry('clicked'),
+    entry('unsubscribed'),
+    entry('blocked'),
+    entry('domain_verified'),
+    entry('ip_paused'),
+    entry('reputation_dropped'),
+    entry('billing_threshold_reached'),
+    entry('incident_escalated'),
+  ]),
+);

@@ -1,0 +1,72 @@
+/**
+ * What one import costs an app: each case of CONSUMER_CASES (one line an app writes) bundled by
+ * esbuild as an app bundler does (ESM, minified, tree-shaken), resolving the built package through
+ * `package.json#exports` and zod from node_modules. The budgets that guard these numbers live in
+ * test/package/bundle-size.test.ts.
+ *
+ *   npx tsx bench/bundle-size.mts            # writes its section of docs/benchmarks.md
+ *   npx tsx bench/bundle-size.mts --dry-run  # prints only
+ */
+import { readFileSync } from 'node:fs';
+import { bundleConsumer, CONSUMER_CASES, installConsumer } from '../test/package/consumer-bundle.js';
+import { buildDist } from '../test/package/dist.js';
+import { writeBenchSection } from './docs-section.mjs';
+
+// Minified bytes of each case before the package was made tree-shakable (tsup `treeshake: false`,
+// zod schemas built at module top level), measured the same way at commit 22c64de.
+const BEFORE: Record<string, number> = {
+  isWebhookError: 105_368,
+  'verifySignature (root)': 110_347,
+  createMailReceiver: 137_888,
+  createCrmReceiver: 137_044,
+  constructMailEvent: 114_015,
+  constructCrmEvent: 113_628,
+  'whole root (`import *`)': 143_600,
+  './verify': 7_120,
+  './fetch': 627,
+  './node': 4_619,
+  './express': 4_401,
+  './fastify': 3_901,
+  './next': 171,
+  './redis': 6_289,
+  './postgres': 6_786,
+  './testing createVirtualClock': 1_849,
+  './testing createMailEmitter': 125_263,
+  './testing/msw': 8_916,
+  './manage': 10_354,
+};
+
+const consumer = installConsumer(await buildDist());
+const version = (name: string) =>
+  (
+    JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')) as {
+      version: string;
+    }
+  ).version;
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
+const rows: string[] = [];
+for (const { name, source } of CONSUMER_CASES) {
+  const { bytes, code } = await bundleConsumer(consumer, source);
+  const zod = /\$ZodType|ZodError/.test(code) ? 'yes' : 'no';
+  const before = BEFORE[name];
+  rows.push(`| ${name} | ${before === undefined ? '–' : kb(before)} | ${kb(bytes)} | ${zod} |`);
+  console.log(`${name.padEnd(32)} ${String(bytes).padStart(8)} B  zod: ${zod}`);
+}
+
+const section = [
+  '## Bundle size per import (`bench/bundle-size.mts`)',
+  '',
+  `esbuild ${version('esbuild')} bundling one line of an app (\`export { x } from '@svc/webhooks…'\`), ESM,`,
+  'minified, tree-shaken, resolving the built package through `package.json#exports` with zod',
+  `${version('zod')} from node_modules (bundled; \`node:\` modules and optional peers external). Bytes of the`,
+  'minified output, not compressed. *zod*: whether the bundle carries zod at all.',
+  'test/package/bundle-size.test.ts guards every row with a budget and content checks.',
+  '',
+  '| import | before | after | zod |',
+  '|---|---:|---:|---|',
+  ...rows,
+].join('\n');
+
+if (process.argv.includes('--dry-run')) console.log(`\n${section}`);
+else writeBenchSection('bundle-size', section);
