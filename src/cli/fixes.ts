@@ -8,13 +8,19 @@ export const FIXES: Record<string, string> = {
   signature_mismatch:
     "Check the secret (the webhook's own, rotated?) and that the body file holds the exact bytes received (not re-formatted JSON, no added newline: keep them with the receivers' capture hook).",
   secret_invalid:
-    'The secret is empty or has leading/trailing whitespace (often a newline from a .env file); pass it trimmed.',
+    'Pass the whole webhook secret (at least 16 characters) without leading/trailing whitespace (often a newline from a .env file).',
   invalid_json: 'The signature matched but the body is not a JSON object: the sender signed something else.',
   invalid_payload:
     "The signature matched but the payload does not match the event's schema (see the paths listed).",
   event_missing: 'Add the event header (X-SvcMAIL-Event) for mail; the CRM body must carry "event".',
   event_mismatch: "The event header and the body's event disagree: the headers belong to another delivery.",
   delivery_id_missing: 'Add the delivery id header (X-SvcMAIL-Id / X-Svc-Delivery).',
+  delivery_id_invalid:
+    'The delivery id must be 1-256 visible ASCII characters (mail) or a UUID equal to the body\'s "id" (crm): the headers belong to another request.',
+  event_too_old:
+    "The signed timestamp is older than the receiver's maxEventAgeMs: an old capture, or a resend the age limit refuses.",
+  event_in_future:
+    "The signed timestamp is ahead of this machine's clock by more than 5 minutes: check the clock.",
   delivery_id_mismatch:
     'X-Svc-Delivery and the body\'s "id" disagree: the headers belong to another delivery.',
 };

@@ -327,7 +327,7 @@ describe('verify', () => {
       '--service',
       'mail',
       '--secret',
-      'whsec_new_one',
+      'whsec_new_one_after_rotation',
       '--secret',
       MAIL_SECRET,
       '--headers',
@@ -399,7 +399,7 @@ describe('verify', () => {
     expect(missing.code).toBe(1);
     expect(missing.stdout).toContain('signature_missing');
     const bad = JSON.stringify({
-      id: 'd_2',
+      id: '6f1c2a8e-4b7d-4e0a-9c3f-2d5e8b1a7c90',
       event: 'deal.won',
       timestamp: 'yesterday',
       tenant_id: 't',
@@ -408,7 +408,7 @@ describe('verify', () => {
     writeFileSync(join(dir, 'bad.json'), bad);
     writeFileSync(
       join(dir, 'crm-headers.txt'),
-      `X-Svc-Signature: ${sign(bad, CRM_SECRET)}\nX-Svc-Event: deal.won\nX-Svc-Delivery: d_2\n`,
+      `X-Svc-Signature: ${sign(bad, CRM_SECRET)}\nX-Svc-Event: deal.won\nX-Svc-Delivery: 6f1c2a8e-4b7d-4e0a-9c3f-2d5e8b1a7c90\n`,
     );
     const invalid = await runCli(cli, [
       'verify',
@@ -530,7 +530,7 @@ describe('replay and the capture hook', () => {
       '--line',
       '1',
       '--secret',
-      'whsec_other',
+      'whsec_other_webhook_secret',
     ]);
     expect(wrong.code).toBe(1);
     expect(wrong.stdout).toContain('line 1 (mail, received ');
