@@ -1,5 +1,5 @@
 /**
- * Assembles a receiver from a service spec: the handler registry, the pipeline, and the web-standard
+ * Assembles a receiver from a service spec: the handler registry, the receive path, and the web-standard
  * `handle(Request)`. Both `createMailReceiver` and `createCrmReceiver` are thin wrappers of it.
  */
 import type { DedupStore } from '../dedup/types.js';
@@ -8,9 +8,9 @@ import { createHandlerRegistry, type DispatchableEvent } from './handler-registr
 import type { ErrorHook, InvalidHook, WebhookHandler } from './handler-types.js';
 import { describeError, emit } from './logger.js';
 import { failed, methodNotAllowed, toResponse } from './outcomes.js';
-import { createPipeline } from './pipeline.js';
 import { readRequestBody } from './read-body.js';
 import { withReceiveNow } from './receive-now.js';
+import { createReceivePath } from './receive-path.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { ReceiveInput, WebhookReceiverLike } from './receiver-types.js';
 import type { ServiceSpec } from './service-spec.js';
@@ -58,7 +58,7 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
   knownNames: readonly string[],
 ): WebhookReceiver<Known, Unknown> {
   const registry = createHandlerRegistry(knownNames);
-  const receiveNow = createPipeline(spec, options, registry);
+  const receiveNow = createReceivePath(spec, options, registry);
   const receive = (input: ReceiveInput) => Promise.resolve(receiveNow(input));
   const { maxBodyBytes, bodyTimeoutMs, logger } = options;
 

@@ -5,10 +5,11 @@
  * Node adapters use it to write the response without waiting a microtask; everyone else uses
  * `receive()`, which is the same function wrapped in a promise. Not part of the public API.
  */
+import type { Awaitable } from './awaitable.js';
 import type { ReceiveInput, ReceiveOutcome, WebhookReceiverLike } from './receiver-types.js';
 
 /** Never throws and never rejects, like `receive()`. */
-export type ReceiveNow = (input: ReceiveInput) => ReceiveOutcome | Promise<ReceiveOutcome>;
+export type ReceiveNow = (input: ReceiveInput) => Awaitable<ReceiveOutcome>;
 
 /** The property a receiver keeps its {@link ReceiveNow} under (non-enumerable). */
 export const receiveNowKey: unique symbol = Symbol('svc.webhooks.receiveNow');
