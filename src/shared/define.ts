@@ -10,9 +10,10 @@
  *
  * @example
  * ```ts
- * export const dealLostDataSchema = /* @__PURE__ *\/ define(() =>
- *   z.looseObject({ deal_id: id, title: z.string() }),
- * );
+ * import * as z from 'zod';
+ *
+ * // At module level, with the annotation before the call (it cannot be shown inside this comment).
+ * export const dealLostDataSchema = define(() => z.looseObject({ deal_id: z.string(), title: z.string() }));
  * ```
  */
 export function define<T>(build: () => T): T {
