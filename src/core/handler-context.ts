@@ -12,7 +12,7 @@ import { bindLog, type HandlerLog, type LogFields, type Logger } from './logger.
 export class DeliveryContext implements HandlerContext {
   readonly deadline: number;
   readonly deliveryId: string;
-  readonly attemptKey: string;
+  readonly idempotencyKey: string;
   /** Bound, so handlers may destructure it. */
   readonly timeLeftMs: () => number;
   #controller: AbortController | undefined;
@@ -31,13 +31,13 @@ export class DeliveryContext implements HandlerContext {
     service: 'mail' | 'crm',
     event: string,
     deliveryId: string,
-    attemptKey: string,
+    idempotencyKey: string,
     upstream: AbortSignal | undefined,
     logger: Logger | undefined,
   ) {
     this.deadline = deadline;
     this.deliveryId = deliveryId;
-    this.attemptKey = attemptKey;
+    this.idempotencyKey = idempotencyKey;
     this.timeLeftMs = () => Math.max(0, deadline - clock.now());
     this.#logger = logger;
     this.#service = service;
@@ -51,6 +51,11 @@ export class DeliveryContext implements HandlerContext {
         upstream.addEventListener('abort', this.#onUpstreamAbort, { once: true });
       }
     }
+  }
+
+  /** @deprecated The former name of {@link idempotencyKey}. */
+  get attemptKey(): string {
+    return this.idempotencyKey;
   }
 
   get signal(): AbortSignal {
@@ -72,7 +77,7 @@ export class DeliveryContext implements HandlerContext {
       service: this.#service,
       deliveryId: this.deliveryId,
       event: this.#event,
-      key: this.attemptKey,
+      key: this.idempotencyKey,
     };
     return this.#fields;
   }

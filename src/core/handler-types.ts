@@ -16,8 +16,8 @@ import type { HeadersInput } from './receiver-types.js';
  *
  * @example
  * ```ts
- * receiver.on('bounced', async (event, { signal, timeLeftMs, attemptKey }) => {
- *   if (timeLeftMs() < 2_000) return queue.add('bounce', event.payload, { jobId: attemptKey });
+ * receiver.on('bounced', async (event, { signal, timeLeftMs, idempotencyKey }) => {
+ *   if (timeLeftMs() < 2_000) return queue.add('bounce', event.payload, { jobId: idempotencyKey });
  *   await fetch('https://crm.internal/suppress', { method: 'POST', body: event.payload.to, signal });
  * });
  * ```
@@ -32,8 +32,14 @@ export interface HandlerContext {
   /** The delivery id (`X-SvcMAIL-Id` / `X-Svc-Delivery`), the same across the sender's retries. */
   readonly deliveryId: string;
   /**
-   * The dedup key this run claimed, e.g. `mail:delivery:d_123`: stable across retries of the same
-   * delivery, so it makes a good idempotency key for the handler's own downstream calls.
+   * The dedup key this run claimed, e.g. `mail:delivery:d_123`: the same for every copy and every
+   * retry of the delivery, so use it as the idempotency key of the handler's own downstream calls.
+   */
+  readonly idempotencyKey: string;
+  /**
+   * The same value as {@link idempotencyKey}, under its former name (it never changed between
+   * attempts, which the name suggested).
+   * @deprecated Use `idempotencyKey`.
    */
   readonly attemptKey: string;
   /** The receiver's logger with `service`, `deliveryId`, `event` and `key` added. */

@@ -69,8 +69,8 @@ export type CrmReceiver = WebhookReceiver<CrmEvent, UnknownCrmEvent>;
  * import { createRedisStore } from '@svc/webhooks/redis';
  *
  * const receiver = createCrmReceiver({ secret: process.env.SVC_CRM_WEBHOOK_SECRET!, dedup: createRedisStore({ client }) })
- *   .on(['deal.won', 'deal.lost'], async (event, { attemptKey }) => {
- *     await queue.add('deal-closed', event.data, { jobId: attemptKey });
+ *   .on(['deal.won', 'deal.lost'], async (event, { idempotencyKey }) => {
+ *     await queue.add('deal-closed', event.data, { jobId: idempotencyKey });
  *   });
  *
  * export const POST = (request: Request) => receiver.handle(request);

@@ -126,7 +126,7 @@ describe('registration and dispatch', () => {
 });
 
 describe('handler context', () => {
-  it('carries deliveryId, attemptKey, deadline, timeLeftMs, a live signal and a bound log', async () => {
+  it('carries deliveryId, idempotencyKey (and its former name attemptKey), deadline, timeLeftMs, a live signal and a bound log', async () => {
     const clock = createManualClock(1_000_000);
     const entries: LogEntry[] = [];
     const receiver = createMailReceiver({
@@ -156,6 +156,7 @@ describe('handler context', () => {
     });
     expect((await deliver(receiver, delivery)).status).toBe(200);
     expect(seen?.context.deliveryId).toBe(delivery.deliveryId);
+    expect(seen?.context.idempotencyKey).toBe(`mail:delivery:${delivery.deliveryId}`);
     expect(seen?.context.attemptKey).toBe(`mail:delivery:${delivery.deliveryId}`);
     expect(seen?.context.deadline).toBe(1_000_000 + 5_000);
     expect(seen?.left).toEqual([5_000, 3_500, 0]);
@@ -342,11 +343,11 @@ describe('options', () => {
     const keys: string[] = [];
     const mail = createMailReceiver({ secret: MAIL_SECRET, dedup }).on(
       'delivered',
-      (_e, c) => void keys.push(c.attemptKey),
+      (_e, c) => void keys.push(c.idempotencyKey),
     );
     const crm = createCrmReceiver({ secret: CRM_SECRET, dedup }).on(
       'deal.won',
-      (_e, c) => void keys.push(c.attemptKey),
+      (_e, c) => void keys.push(c.idempotencyKey),
     );
     expect((await deliver(mail, mailDelivery('delivered', { deliveryId: id }))).result).toBe('processed');
     expect((await deliver(crm, crmDelivery('deal.won', { deliveryId: id }))).result).toBe('processed');
@@ -356,8 +357,8 @@ describe('options', () => {
   it("'message-event' falls back to the delivery id for events without message_id", async () => {
     const keys: string[] = [];
     const receiver = createMailReceiver({ secret: MAIL_SECRET, dedupKey: 'message-event' })
-      .on(['ip_paused', 'bounced'], (_e, c) => void keys.push(c.attemptKey))
-      .onUnknown((_e, c) => void keys.push(c.attemptKey));
+      .on(['ip_paused', 'bounced'], (_e, c) => void keys.push(c.idempotencyKey))
+      .onUnknown((_e, c) => void keys.push(c.idempotencyKey));
     const paused = mailDelivery('ip_paused', { payload: { client_id: 'c', ip: '203.0.113.7' } });
     await deliver(receiver, paused);
     await deliver(receiver, mailDelivery('bounced', { messageId: 'm_9' }));
@@ -380,7 +381,7 @@ describe('options', () => {
           ? (undefined as unknown as string)
           : `tenant:${event.tenantId}:${event.deliveryId}`,
     })
-      .on(['deal.won', 'deal.lost'], (_e, c) => void keys.push(c.attemptKey))
+      .on(['deal.won', 'deal.lost'], (_e, c) => void keys.push(c.idempotencyKey))
       .onError((_error, info) => void phases.push(info.phase));
     const won = crmDelivery('deal.won');
     expect((await deliver(receiver, won)).status).toBe(200);
