@@ -7,7 +7,7 @@ import { WebhookError } from '../shared/errors.js';
 import { createHandlerRegistry, type DispatchableEvent } from './handler-registry.js';
 import type { ErrorHook, InvalidHook, WebhookHandler } from './handler-types.js';
 import { describeError, emit } from './logger.js';
-import { failed, methodNotAllowed, toResponse } from './outcomes.js';
+import { failure, methodNotAllowed, toResponse } from './outcomes.js';
 import { readRequestBody } from './read-body.js';
 import { withReceiveNow } from './receive-now.js';
 import { createReceivePath } from './receive-path.js';
@@ -63,7 +63,7 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
   const { maxBodyBytes, bodyTimeoutMs, logger } = options;
 
   function reject(error: WebhookError): ReturnType<WebhookReceiverLike['reject']> {
-    const outcome = failed(error);
+    const outcome = failure(error);
     // The cause stays in the receiver's own log (a misconfigured route gets its fix there); the
     // sender only ever sees the short message.
     emit(logger, outcome.status >= 500 ? 'error' : 'warn', 'webhook request refused', {

@@ -11,7 +11,7 @@ import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { withinDeadline } from './deadline-timer.js';
 import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
 import type { InvalidDelivery, InvalidHook } from './handler-types.js';
-import { failed, failedWith } from './outcomes.js';
+import { failure } from './outcomes.js';
 import { readHeaderString } from './read-header.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { HeadersInput, ReceiveOutcome } from './receiver-types.js';
@@ -33,9 +33,9 @@ export async function handleInvalid<E extends DispatchableEvent>(
   spec: ServiceSpec<E>,
   options: ResolvedOptions,
   registry: HandlerRegistry,
-  failure: ParseFailure,
+  problem: ParseFailure,
 ): Promise<ReceiveOutcome> {
-  const { body, headers, error, secretIndex } = failure;
+  const { body, headers, error, secretIndex } = problem;
   const { service, headerNames } = spec;
   const { logger, clock, timeoutMs } = options;
   const deliveryId = readHeaderString(headers, headerNames.deliveryId);
@@ -48,7 +48,7 @@ export async function handleInvalid<E extends DispatchableEvent>(
       deliveryId,
       body,
     });
-    return failedWith('internal_error', deliveryId, event);
+    return failure('internal_error', { deliveryId, event });
   }
   const invalid = error;
   if (registry.invalidHooks.length === 0) {
@@ -81,7 +81,7 @@ export async function handleInvalid<E extends DispatchableEvent>(
     };
     const hooks = runInvalidHooks(registry.invalidHooks, delivery, hookFailed);
     if (hooks) {
-      const deadline = (failure.startedAt ?? clock.now()) + timeoutMs;
+      const deadline = (problem.startedAt ?? clock.now()) + timeoutMs;
       const ended = await withinDeadline(clock, Math.max(0, deadline - clock.now()), hooks, () => false);
       if (ended === false) {
         controller.abort(
@@ -103,7 +103,7 @@ export async function handleInvalid<E extends DispatchableEvent>(
       }
     }
   }
-  return failed(invalid, deliveryId, event);
+  return failure(invalid, { deliveryId, event });
 }
 
 /**

@@ -73,46 +73,50 @@ function headersWithRetry(seconds: number): Record<string, string> {
   return headers;
 }
 
+/** What a refusal or failure is about, when the request got far enough to know it. */
+export interface OutcomeFacts {
+  deliveryId?: string | undefined;
+  event?: string | undefined;
+  /** Overrides the default `retry-after` (1 s on 409 and 503). */
+  retryAfterSeconds?: number | undefined;
+}
+
+/** Why a request was refused or failed: an error, a code with its message, or one of the receiver's own codes. */
+export type FailureReason = WebhookError | { code: WebhookErrorCode; message: string } | WebhookErrorCode;
+
+const NO_FACTS: OutcomeFacts = Object.freeze({});
+
 /**
- * The outcome of a refused or failed request, from a code and a message that is safe to send.
- * Statuses come from `WEBHOOK_ERROR_STATUS`; a 3xx or 2xx is never produced (either would make the
- * sender drop the delivery). Retry-inviting statuses (409, 503) carry `retry-after` in seconds.
+ * The one builder of a refused or failed request's outcome. A {@link WebhookError} brings its code,
+ * message and status; a bare code gets the receiver's default message for it (never a handler's
+ * text). Statuses come from `WEBHOOK_ERROR_STATUS`; a 3xx or 2xx is never produced (either would
+ * make the sender drop the delivery). Retry-inviting statuses (409, 503) carry `retry-after` in
+ * seconds.
  */
-export function failure(
-  code: WebhookErrorCode,
-  message: string,
-  deliveryId?: string,
-  event?: string,
-  retryAfterSeconds?: number,
-  statusOverride?: number,
-): ReceiveOutcome {
-  let status = statusOverride ?? WEBHOOK_ERROR_STATUS[code];
+export function failure(reason: FailureReason, facts: OutcomeFacts = NO_FACTS): ReceiveOutcome {
+  let code: WebhookErrorCode;
+  let message: string;
+  let status: number;
+  if (typeof reason === 'string') {
+    code = reason;
+    message = DEFAULT_MESSAGES[reason] ?? reason;
+    status = WEBHOOK_ERROR_STATUS[reason];
+  } else {
+    code = reason.code;
+    message = reason.message;
+    status = reason instanceof WebhookError ? reason.status : WEBHOOK_ERROR_STATUS[code];
+  }
   if (status < 400 || status > 599) status = 500;
-  const retry = retryAfterSeconds ?? (status === 409 || status === 503 ? 1 : undefined);
+  const retry = facts.retryAfterSeconds ?? (status === 409 || status === 503 ? 1 : undefined);
   return {
     status,
     headers: retry === undefined ? JSON_HEADERS : headersWithRetry(retry),
     body: bodyOf(code, message),
     result: resultOf(status, code),
     code,
-    deliveryId,
-    event,
+    deliveryId: facts.deliveryId,
+    event: facts.event,
   };
-}
-
-/** {@link failure} for a {@link WebhookError} (its code, message and status). */
-export function failed(error: WebhookError, deliveryId?: string, event?: string): ReceiveOutcome {
-  return failure(error.code, error.message, deliveryId, event, undefined, error.status);
-}
-
-/** {@link failure} with the default message of one of the pipeline's own codes. */
-export function failedWith(
-  code: WebhookErrorCode,
-  deliveryId?: string,
-  event?: string,
-  retryAfterSeconds?: number,
-): ReceiveOutcome {
-  return failure(code, DEFAULT_MESSAGES[code] ?? code, deliveryId, event, retryAfterSeconds);
 }
 
 const ALLOW_HEADERS: Record<string, string> = Object.freeze({
@@ -122,7 +126,7 @@ const ALLOW_HEADERS: Record<string, string> = Object.freeze({
 
 /** The 405 outcome, with `allow: POST`. */
 export function methodNotAllowed(): ReceiveOutcome {
-  return { ...failedWith('method_not_allowed'), headers: ALLOW_HEADERS };
+  return { ...failure('method_not_allowed'), headers: ALLOW_HEADERS };
 }
 
 /**

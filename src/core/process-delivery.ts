@@ -15,7 +15,7 @@ import { DeliveryContext } from './handler-context.js';
 import type { DispatchableEvent } from './handler-registry.js';
 import type { ErrorHook, ErrorPhase, WebhookHandler } from './handler-types.js';
 import { emit } from './logger.js';
-import { acknowledged, failedWith } from './outcomes.js';
+import { acknowledged, failure } from './outcomes.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { ReceiveOutcome } from './receiver-types.js';
 import { report } from './report.js';
@@ -90,7 +90,7 @@ export function createProcessDelivery(
         deliveryId,
         key,
       });
-      return failedWith('store_unavailable', deliveryId, name);
+      return failure('store_unavailable', { deliveryId, event: name });
     }
     if (claim.status === 'completed') {
       if (logger) emit(logger, 'debug', 'webhook duplicate: already completed', fields(delivery));
@@ -99,7 +99,7 @@ export function createProcessDelivery(
     if (claim.status === 'in_progress') {
       const seconds = Math.max(1, Math.ceil((claim.leaseEndsAt - clock.now()) / 1000));
       if (logger) emit(logger, 'info', 'webhook in progress elsewhere', fields(delivery));
-      return failedWith('delivery_in_progress', deliveryId, name, seconds);
+      return failure('delivery_in_progress', { deliveryId, event: name, retryAfterSeconds: seconds });
     }
     const context = new DeliveryContext(
       clock,
@@ -132,7 +132,7 @@ export function createProcessDelivery(
       context.dispose();
       fail(claimed, 'error', 'webhook handler threw', run.error, 'handler');
       const settled = settle(claimed, false);
-      const outcome = failedWith('handler_failed', deliveryId, name);
+      const outcome = failure('handler_failed', { deliveryId, event: name });
       return settled ? byDeadline(claimed, settled).then(() => outcome) : outcome;
     }
     // Timed out: answer now (before the sender's 10 s), keep the claim until the handlers settle.
@@ -146,7 +146,7 @@ export function createProcessDelivery(
     });
     // A retry before the handlers settle gets 409 until the lease ends: hint at that, not at 1 s.
     const retryAfter = Math.max(1, Math.ceil((claimed.leaseEndsAt - clock.now()) / 1000));
-    return failedWith('handler_timeout', deliveryId, name, retryAfter);
+    return failure('handler_timeout', { deliveryId, event: name, retryAfterSeconds: retryAfter });
   }
 
   /**

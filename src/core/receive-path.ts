@@ -16,7 +16,7 @@ import type { Awaitable } from './awaitable.js';
 import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
 import { handleInvalid } from './invalid.js';
 import { emit } from './logger.js';
-import { acknowledged, failed, failedWith, failure, methodNotAllowed } from './outcomes.js';
+import { acknowledged, failure, methodNotAllowed } from './outcomes.js';
 import { createProcessDelivery, type Delivery } from './process-delivery.js';
 import { bodyTooLarge } from './read-body.js';
 import { readHeader, readHeaderString } from './read-header.js';
@@ -59,7 +59,7 @@ export function createReceivePath<E extends DispatchableEvent>(
       return methodNotAllowed();
     const body = input.body instanceof Uint8Array ? input.body : toBytes(input.body);
     if (body.byteLength > maxBodyBytes)
-      return failed(tooLarge, readHeaderString(headers, headerNames.deliveryId));
+      return failure(tooLarge, { deliveryId: readHeaderString(headers, headerNames.deliveryId) });
     const received: Received = { headers, body, signal: input.signal, receivedAt: clock.now() };
     // Opt-in capture of the bytes as received, before verification (docs/cli.md "Capture format").
     if (capture) captureSafely(received);
@@ -77,7 +77,7 @@ export function createReceivePath<E extends DispatchableEvent>(
       const deliveryId = readHeaderString(headers, headerNames.deliveryId);
       if (logger)
         emit(logger, 'warn', 'webhook signature rejected', { service, code: result.code, deliveryId });
-      return failure(result.code, result.message, deliveryId);
+      return failure(result, { deliveryId });
     }
     let event: E;
     try {
@@ -109,7 +109,7 @@ export function createReceivePath<E extends DispatchableEvent>(
         event,
         deliveryId,
       });
-      return failedWith('internal_error', deliveryId, name);
+      return failure('internal_error', { deliveryId, event: name });
     }
     const delivery: Delivery = {
       service,
@@ -134,9 +134,9 @@ export function createReceivePath<E extends DispatchableEvent>(
   }
 
   function unexpected(error: unknown): ReceiveOutcome {
-    if (isWebhookError(error) && error.status < 500) return failed(error);
+    if (isWebhookError(error) && error.status < 500) return failure(error);
     report(hooks, logger, 'error', 'receiver failed unexpectedly', { service }, error, { phase: 'internal' });
-    return isWebhookError(error) ? failed(error) : failedWith('internal_error');
+    return failure(isWebhookError(error) ? error : 'internal_error');
   }
 
   return function receiveNow(input) {
