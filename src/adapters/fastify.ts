@@ -3,6 +3,7 @@
  * `@svc/webhooks/fastify`: a receiver as a Fastify 5 (and 4) plugin with its own raw-body parser.
  */
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import { bodyTooLarge } from '../core/read-body.js';
 import { receiveNowOf } from '../core/receive-now.js';
 import type { ReceiveOutcome, WebhookReceiverLike } from '../core/receiver-types.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
@@ -66,7 +67,7 @@ export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (scope
   // body, and cut a connection whose upload we stopped reading once the answer had its chance.
   scope.setErrorHandler((error, request, reply) => {
     if (!request.raw.readableEnded) lingerThenClose(request.raw, reply.raw);
-    return send(reply, receiver.reject(toWebhookError(error)));
+    return send(reply, receiver.reject(toWebhookError(error, bodyLimit)));
   });
   const receive = receiveNowOf(receiver);
   scope.post(path, (request, reply) => {
@@ -92,11 +93,11 @@ function send(reply: FastifyReply, outcome: ReceiveOutcome): FastifyReply {
     .send(outcome.body ?? undefined);
 }
 
-function toWebhookError(error: unknown): WebhookError {
+function toWebhookError(error: unknown, bodyLimit: number): WebhookError {
   if (isWebhookError(error)) return error;
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new WebhookError('body_too_large', 'The request body is larger than the limit.', { cause: error });
+    return bodyTooLarge(bodyLimit, error);
   }
   if (typeof code === 'string' && code.startsWith('FST_ERR_CTP_')) {
     return new WebhookError('body_unreadable', 'The request body could not be read.', { cause: error });

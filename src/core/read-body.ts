@@ -12,11 +12,15 @@ import { WebhookError } from '../shared/errors.js';
  */
 export const DEFAULT_BODY_TIMEOUT_MS = 5_000;
 
-/** The `body_too_large` error of a receiver whose limit is `maxBodyBytes`. */
-export function bodyTooLarge(maxBodyBytes: number): WebhookError {
+/**
+ * The `body_too_large` error of a receiver or adapter whose limit is `maxBodyBytes`: one wording
+ * wherever the size is checked (the receiver, the fetch and Node readers, the Fastify parser).
+ */
+export function bodyTooLarge(maxBodyBytes: number, cause?: unknown): WebhookError {
   return new WebhookError(
     'body_too_large',
     `The body exceeds this receiver's limit of ${maxBodyBytes} bytes (option maxBodyBytes).`,
+    cause === undefined ? {} : { cause },
   );
 }
 

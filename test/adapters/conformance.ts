@@ -113,7 +113,14 @@ export function conformance(target: () => ConformanceTarget, options: Conformanc
       const delivery = mailDelivery();
       const response = await post(delivery, { body: new Uint8Array(maxBodyBytes + 1).fill(0x20) });
       expect(response.status).toBe(413);
-      if (parserInFront === undefined) expect(await errorCode(response)).toBe('body_too_large');
+      // One wording wherever the size is checked (receiver, fetch and Node readers, Fastify parser).
+      if (parserInFront === undefined)
+        expect(await response.json()).toEqual({
+          error: {
+            code: 'body_too_large',
+            message: `The body exceeds this receiver's limit of ${maxBodyBytes} bytes (option maxBodyBytes).`,
+          },
+        });
     });
 
     it('answers 413 to a streamed oversized upload without reading all of it', {
@@ -125,7 +132,12 @@ export function conformance(target: () => ConformanceTarget, options: Conformanc
       const { status, body, sentAtResponse } = await streamUpload(url('mail'), mailDelivery().headers, total);
       expect(status).toBe(413);
       if (parserInFront === undefined) {
-        expect(JSON.parse(body)).toMatchObject({ error: { code: 'body_too_large' } });
+        expect(JSON.parse(body)).toEqual({
+          error: {
+            code: 'body_too_large',
+            message: `The body exceeds this receiver's limit of ${maxBodyBytes} bytes (option maxBodyBytes).`,
+          },
+        });
         // The server answered while the upload was still going: it stopped reading.
         expect(sentAtResponse).toBeLessThan(total);
       }

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { DEFAULT_BODY_TIMEOUT_MS } from '../../core/read-body.js';
+import { bodyTooLarge, DEFAULT_BODY_TIMEOUT_MS } from '../../core/read-body.js';
 import { WebhookError } from '../../shared/errors.js';
 import { readNodeBody } from './read-body.js';
 
@@ -40,12 +40,7 @@ export function readRawBody(
   const kept = req.rawBody instanceof Uint8Array ? req.rawBody : req.body;
   if (kept instanceof Uint8Array) {
     if (kept.byteLength > maxBodyBytes) {
-      return Promise.reject(
-        new WebhookError(
-          'body_too_large',
-          `The request body is larger than the limit of ${maxBodyBytes} bytes.`,
-        ),
-      );
+      return Promise.reject(bodyTooLarge(maxBodyBytes));
     }
     return Promise.resolve(kept);
   }

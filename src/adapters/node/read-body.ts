@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { bodyTimeout, DEFAULT_BODY_TIMEOUT_MS } from '../../core/read-body.js';
+import { bodyTimeout, bodyTooLarge, DEFAULT_BODY_TIMEOUT_MS } from '../../core/read-body.js';
 import { WebhookError } from '../../shared/errors.js';
 
 /**
@@ -23,7 +23,7 @@ export function readNodeBody(
 ): Promise<Uint8Array> {
   const declared = req.headers?.['content-length'];
   if (declared !== undefined && Number(declared) > maxBodyBytes) {
-    return Promise.reject(tooLarge(maxBodyBytes));
+    return Promise.reject(bodyTooLarge(maxBodyBytes));
   }
   if (req.readableEnded || req.destroyed) {
     return Promise.reject(
@@ -48,7 +48,7 @@ export function readNodeBody(
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBodyBytes) return stop(tooLarge(maxBodyBytes));
+      if (size > maxBodyBytes) return stop(bodyTooLarge(maxBodyBytes));
       chunks.push(chunk);
     };
     const onEnd = () => {
@@ -72,11 +72,4 @@ export function readNodeBody(
     req.once('error', onError);
     req.once('close', onClose);
   });
-}
-
-function tooLarge(maxBodyBytes: number): WebhookError {
-  return new WebhookError(
-    'body_too_large',
-    `The request body is larger than the limit of ${maxBodyBytes} bytes.`,
-  );
 }
