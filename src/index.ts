@@ -56,6 +56,15 @@ export type {
 } from './dedup/types.js';
 export { systemClock } from './dedup/types.js';
 export { MAX_DEDUP_KEY_LENGTH } from './dedup/validate.js';
+export {
+  type EnqueueResult,
+  HANDOFF_JOB_VERSION,
+  type HandoffJob,
+  type HandoffRunner,
+  type HandoffTarget,
+  type RunJobOptions,
+  type RunJobResult,
+} from './handoff/types.js';
 export { type MailDedupKey, mailDedupKeyOf, mailDeliveryKey } from './mail/dedup-key.js';
 export * from './mail/index.js';
 export type { MailReceiver, MailReceiverOptions } from './mail/receiver.js';

@@ -3,6 +3,8 @@
  * `handle(Request)`. Both `createMailReceiver` and `createCrmReceiver` are thin wrappers of it.
  */
 import type { DedupStore } from '../dedup/types.js';
+import { createJobRunner } from '../handoff/run-job.js';
+import type { HandoffRunner } from '../handoff/types.js';
 import { WebhookError } from './errors.js';
 import { createHandlerRegistry, type DispatchableEvent } from './handler-registry.js';
 import type { ErrorHook, InvalidHook, WebhookHandler } from './handler-types.js';
@@ -29,7 +31,9 @@ import type { ReceiveInput, WebhookReceiverLike } from './receiver-types.js';
  * export const POST = (request: Request) => receiver.handle(request);
  * ```
  */
-export interface WebhookReceiver<Known extends { name: string }, Unknown> extends WebhookReceiverLike {
+export interface WebhookReceiver<Known extends { name: string }, Unknown>
+  extends WebhookReceiverLike,
+    HandoffRunner {
   /** The dedup store in use (the per-receiver memory store unless one was given). */
   readonly dedup: DedupStore;
   /**
@@ -81,6 +85,7 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
     dedup: options.dedup,
     receive,
     reject,
+    ...createJobRunner(spec, options, registry),
     async handle(request: Request): Promise<Response> {
       if (request.method !== 'POST') return toResponse(methodNotAllowed());
       const body = await readRequestBody(request, maxBodyBytes, bodyTimeoutMs);

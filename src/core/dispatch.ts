@@ -28,6 +28,8 @@ export interface PendingDelivery<E> {
   key: string;
   startedAt: number;
   signal: AbortSignal | undefined;
+  /** Hand-off workers: the engine's attempt number, shown to handlers as `context.attempt`. */
+  attempt?: number;
 }
 
 type Hooks = readonly ErrorHook<DispatchableEvent>[];
@@ -150,6 +152,7 @@ export function dispatchClaimed<E extends DispatchableEvent>(
     claimed.signal,
     options.logger,
   );
+  if (claimed.attempt !== undefined) context.attempt = claimed.attempt;
   const run = runHandlers(claimed.handlers, event, context, options.clock);
   if (!(run instanceof Promise)) return ran(options, hooks, sync, claimed, token, context, run, 0);
   // The claim was granted just now: its lease ends at most `leaseMs` from here. After a timeout the

@@ -6,6 +6,7 @@
 
 import { syncOpsOf } from '../dedup/sync-store.js';
 import type { ClaimResult } from '../dedup/types.js';
+import { enqueueDelivery } from '../handoff/enqueue.js';
 import { toBytes } from '../verify/bytes.js';
 import { getNodeCrypto } from '../verify/node-crypto.js';
 import type { VerifyResult } from '../verify/verify-signature.js';
@@ -29,8 +30,11 @@ import { StoreCallFailed } from './store-calls.js';
 export interface ServiceSpec<E extends DispatchableEvent> {
   service: 'mail' | 'crm';
   headerNames: { readonly signature: string; readonly deliveryId: string; readonly event: string };
-  /** Parses verified bytes; throws a `WebhookError` (400s) for anything that is not a valid event. */
-  parse(body: Uint8Array, headers: HeadersInput, secretIndex: number): E;
+  /**
+   * Parses verified bytes; throws a `WebhookError` (400s) for anything that is not a valid event.
+   * `receivedAt` (a hand-off worker's job) times the event-age check at receipt, not now.
+   */
+  parse(body: Uint8Array, headers: HeadersInput, secretIndex: number, receivedAt?: number): E;
   /** The namespaced dedup key (`mail:…`, `crm:…`); may throw (a user's key function). */
   dedupKey(event: E): string;
 }
@@ -121,6 +125,19 @@ export function createPipeline<E extends DispatchableEvent>(
       return failedWith('internal_error', deliveryId, name);
     }
 
+    // Hand-off mode: a worker claims and runs it (src/handoff/run-job.ts); the engine's uniqueness on
+    // `key` is the dedup check here.
+    if (options.handoff) {
+      const { secretIndex } = result;
+      return enqueueDelivery(spec, options, registry, options.handoff, {
+        event,
+        key,
+        body,
+        headers,
+        secretIndex,
+        startedAt,
+      });
+    }
     const delivery: PendingDelivery<E> = { service, event, handlers, key, startedAt, signal: input.signal };
     if (sync) {
       let claim: ClaimResult | StoreCallFailed;

@@ -5,6 +5,7 @@ import { createReceiver, type WebhookReceiver } from '../core/create-receiver.js
 import { WebhookError } from '../core/errors.js';
 import { checkMaxEventAge } from '../core/event-age.js';
 import { type BaseReceiverOptions, resolveOptions } from '../core/receiver-options.js';
+import { atReceipt } from '../handoff/at-receipt.js';
 import { type MailDedupKey, mailDedupKeyOf } from './dedup-key.js';
 import { MAIL_EVENT_NAMES } from './event-names.js';
 import { type MailHeaderNames, resolveMailHeaderNames } from './header-names.js';
@@ -98,8 +99,14 @@ export function createMailReceiver(options: MailReceiverOptions): MailReceiver {
     {
       service: 'mail',
       headerNames,
-      parse: (body, headers, secretIndex) =>
-        parseMailEvent(body, headers, { secretIndex, headerNames, requireBodyEvent, maxEventAgeMs, clock }),
+      parse: (body, headers, secretIndex, receivedAt) =>
+        parseMailEvent(body, headers, {
+          secretIndex,
+          headerNames,
+          requireBodyEvent,
+          maxEventAgeMs,
+          clock: atReceipt(clock, receivedAt),
+        }),
       dedupKey: dedupKey as (event: MailWebhookEvent) => string,
     },
     resolved,
