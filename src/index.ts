@@ -20,6 +20,15 @@ export type {
   WebhookErrorPhase,
   WebhookHandler,
 } from './core/handler-types.js';
+export {
+  type EnqueueResult,
+  HANDOFF_JOB_VERSION,
+  type HandoffJob,
+  type HandoffRunner,
+  type HandoffTarget,
+  type RunJobOptions,
+  type RunJobResult,
+} from './core/handoff/types.js';
 export type { HandlerLog, LogEntry, LogFields, Logger, LogLevel } from './core/logger.js';
 export { toResponse } from './core/outcomes.js';
 export {

@@ -10,6 +10,7 @@ import {
   createVirtualClock,
   type EmitterEvent,
 } from '@svc/webhooks/testing';
+import { startHandoffDemoReceiver } from './handoff-receiver.js';
 import { startDemoReceiver } from './receiver-app.js';
 
 export interface DemoSummary {
@@ -28,6 +29,16 @@ export interface DemoSummary {
   pausedAt: string | null;
   oldSecretStatus: number;
   crmRetryOffsetsMs: number[];
+  /** Chapter 8 (hand-off mode), or null when it was skipped (no redis-server binary). */
+  handoff: {
+    deliveries: number;
+    attempts: number;
+    succeeded: number;
+    failed: number;
+    failedRuns: number;
+    handled: number;
+    webhook: string;
+  } | null;
 }
 
 const START = Date.parse('2025-06-02T09:00:00.000Z');
@@ -48,9 +59,11 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
     const code = /"code":"([a-z_]+)"/.exec(body)?.[1];
     const result = body.includes('duplicate')
       ? 'duplicate'
-      : attempt.success
-        ? 'processed'
-        : (code ?? attempt.error);
+      : body.includes('"queued"')
+        ? 'queued for a worker'
+        : attempt.success
+          ? 'processed'
+          : (code ?? attempt.error);
     return `${attempt.statusCode} ${result}`;
   };
   const onEvent = (event: EmitterEvent): void => {
@@ -172,6 +185,70 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
     );
     await crm.emit('deal.won');
 
+    section(
+      '8. The same handler outage in hand-off mode (BullMQ on a local redis-server): every delivery acknowledged at once, handled after the fix',
+    );
+    const handoffHook = mail.createWebhook({
+      url: 'http://127.0.0.1:1/webhooks/mail',
+      // An event the first webhook does not take, so these deliveries go to the hand-off receiver only.
+      events: ['clicked'],
+      description: 'demo hand-off',
+    });
+    let handoffHandled = 0;
+    let handoffSummary: DemoSummary['handoff'] = null;
+    const handoffReceiver = await startHandoffDemoReceiver({
+      mailSecret: handoffHook.secret,
+      onHandled: (name, deliveryId, attempt) => {
+        handoffHandled++;
+        print(
+          `[${time()}]            worker ran the mail handler: ${name} ${short(deliveryId)} (job attempt ${attempt})`,
+        );
+      },
+    });
+    if ('skipped' in handoffReceiver) {
+      print(`            skipped: ${handoffReceiver.skipped}`);
+    } else {
+      try {
+        mail.updateWebhook(handoffHook.id, { url: `${handoffReceiver.url}/webhooks/mail` });
+        handoffReceiver.outage = true;
+        const ids: string[] = [];
+        for (let i = 0; i < 12; i++) {
+          await clock.advance(5_000);
+          const [delivery] = await mail.emit('clicked');
+          ids.push(delivery!.id);
+        }
+        await clock.runAll();
+        const waitFor = async (done: () => boolean) => {
+          for (let waited = 0; !done() && waited < 15_000; waited += 20) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+        };
+        await waitFor(() => handoffReceiver.failedRuns >= ids.length);
+        const webhook = mail.getWebhook(handoffHook.id).status;
+        print(
+          `[${time()}] mail    12 deliveries over 60 s, each answered 200 at attempt 1; the handlers failed ${handoffReceiver.failedRuns} runs, retried by the queue; webhook ${webhook}`,
+        );
+        handoffReceiver.outage = false;
+        print(`[${time()}] mail    handlers fixed: the queued jobs run`);
+        await waitFor(() => handoffHandled >= ids.length);
+        const records = ids.map((id) => mail.getDelivery(id));
+        handoffSummary = {
+          deliveries: ids.length,
+          attempts: records.reduce((n, r) => n + r.attempts.length, 0),
+          succeeded: records.filter((r) => r.status === 'succeeded').length,
+          failed: records.filter((r) => r.status !== 'succeeded').length,
+          failedRuns: handoffReceiver.failedRuns,
+          handled: handoffHandled,
+          webhook: mail.getWebhook(handoffHook.id).status,
+        };
+        print(
+          `            hand-off: ${handoffSummary.deliveries} deliveries, ${handoffSummary.attempts} attempts, ${handoffSummary.failed} failed, handler runs that completed ${handoffSummary.handled}, webhook ${handoffSummary.webhook}`,
+        );
+      } finally {
+        await handoffReceiver.close();
+      }
+    }
+
     const rows = (['mail', 'crm'] as const).map((service) => {
       const deliveries =
         service === 'mail'
@@ -202,6 +279,7 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
       pausedAt,
       oldSecretStatus: refused.status,
       crmRetryOffsetsMs,
+      handoff: handoffSummary,
     };
     section('Summary');
     const header = [

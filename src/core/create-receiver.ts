@@ -6,6 +6,8 @@ import type { DedupStore } from '../dedup/types.js';
 import { WebhookError } from '../shared/errors.js';
 import { createHandlerRegistry, type DispatchableEvent } from './handler-registry.js';
 import type { ErrorHook, InvalidHook, WebhookHandler } from './handler-types.js';
+import { createJobRunner } from './handoff/run-job.js';
+import type { HandoffRunner } from './handoff/types.js';
 import { describeError, emit } from './logger.js';
 import { failure, methodNotAllowed, toResponse } from './outcomes.js';
 import { readRequestBody } from './read-body.js';
@@ -30,7 +32,9 @@ import type { ServiceSpec } from './service-spec.js';
  * export const POST = (request: Request) => receiver.handle(request);
  * ```
  */
-export interface WebhookReceiver<Known extends { name: string }, Unknown> extends WebhookReceiverLike {
+export interface WebhookReceiver<Known extends { name: string }, Unknown>
+  extends WebhookReceiverLike,
+    HandoffRunner {
   /** The dedup store in use (the per-receiver memory store unless one was given). */
   readonly dedup: DedupStore;
   /**
@@ -82,6 +86,7 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
     dedup: options.dedup,
     receive,
     reject,
+    ...createJobRunner(spec, options, registry),
     async handle(request: Request): Promise<Response> {
       if (request.method !== 'POST') return toResponse(methodNotAllowed());
       const body = await readRequestBody(request, maxBodyBytes, bodyTimeoutMs);

@@ -15,6 +15,8 @@ export class DeliveryContext implements HandlerContext {
   readonly idempotencyKey: string;
   /** Bound, so handlers may destructure it. */
   readonly timeLeftMs: () => number;
+  /** Hand-off workers only: the engine's attempt number. */
+  attempt?: number;
   #controller: AbortController | undefined;
   #reason: unknown;
   #upstream: AbortSignal | undefined;

@@ -44,6 +44,8 @@ export interface HandlerContext {
   readonly attemptKey: string;
   /** The receiver's logger with `service`, `deliveryId`, `event` and `key` added. */
   readonly log: HandlerLog;
+  /** Hand-off mode only: the queue engine's attempt number of this job, from 1 (docs/handoff.md). */
+  readonly attempt?: number;
 }
 
 /**
@@ -87,7 +89,11 @@ export type ErrorPhase =
   /** An `onInvalid` hook threw, or was still running at the deadline (`handler_timeout`). */
   | 'invalid_hook'
   /** Anything else (a bug): answered 500. */
-  | 'internal';
+  | 'internal'
+  /** Hand-off mode: the queue engine refused or did not confirm the job in time (503). */
+  | 'enqueue'
+  /** Hand-off workers: a job was invalid, exhausted its attempts, or the worker failed around it. */
+  | 'job';
 
 /**
  * What every {@link ErrorInfo} may carry besides its phase and error.

@@ -14,11 +14,12 @@ const ACK_BODY = {
   processed: '{"ok":true}',
   ignored: '{"ok":true,"result":"ignored"}',
   duplicate: '{"ok":true,"result":"duplicate"}',
+  queued: '{"ok":true,"result":"queued"}',
 } as const;
 
 /** The 2xx outcome of a processed, ignored or duplicate delivery. */
 export function acknowledged(
-  result: 'processed' | 'ignored' | 'duplicate',
+  result: 'processed' | 'ignored' | 'duplicate' | 'queued',
   deliveryId: string | undefined,
   event: string | undefined,
 ): ReceiveOutcome {

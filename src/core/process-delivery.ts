@@ -35,6 +35,8 @@ export interface Delivery<E extends DispatchableEvent = DispatchableEvent> {
   startedAt: number;
   /** Aborted when whoever waits for the outcome gave up (the sender disconnected). */
   signal: AbortSignal | undefined;
+  /** Hand-off workers: the queue engine's attempt number, shown to handlers as `context.attempt`. */
+  attempt?: number | undefined;
 }
 
 /** Claims, runs and settles one delivery; never throws, never rejects. */
@@ -111,6 +113,7 @@ export function createProcessDelivery(
       delivery.signal,
       logger,
     );
+    if (delivery.attempt !== undefined) context.attempt = delivery.attempt;
     const claimed: Claimed = { delivery, context, token: claim.token, leaseEndsAt: 0 };
     const run = runHandlers(delivery.handlers, event, context, clock);
     if (!(run instanceof Promise)) return ran(claimed, run);

@@ -14,6 +14,7 @@ import type { HeaderValue } from '../verify/signature-header.js';
 import { type VerifyResult, verifySignature, verifySignatureSync } from '../verify/verify-signature.js';
 import type { Awaitable } from './awaitable.js';
 import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
+import { enqueueDelivery } from './handoff/enqueue.js';
 import { handleInvalid } from './invalid.js';
 import { emit } from './logger.js';
 import { acknowledged, failure, methodNotAllowed } from './outcomes.js';
@@ -111,6 +112,18 @@ export function createReceivePath<E extends DispatchableEvent>(
       });
       return failure('internal_error', { deliveryId, event: name });
     }
+    // Hand-off mode (docs/handoff.md): a worker claims and runs it (handoff/run-job.ts); the engine's
+    // uniqueness on `key` is the dedup check here.
+    if (options.handoff) {
+      return enqueueDelivery(spec, options, registry, options.handoff, {
+        event,
+        key,
+        body,
+        headers,
+        secretIndex: result.secretIndex,
+        startedAt: received.receivedAt,
+      });
+    }
     const delivery: Delivery = {
       service,
       event,
@@ -119,8 +132,7 @@ export function createReceivePath<E extends DispatchableEvent>(
       startedAt: received.receivedAt,
       signal: received.signal,
     };
-    // Dispatch: the delivery runs now, inside the request. This call is the one place a dispatch
-    // mode that hands deliveries to a queue would enqueue instead (docs/architecture.md).
+    // Direct mode: the delivery runs now, inside the request.
     return processDelivery(delivery);
   }
 

@@ -8,6 +8,8 @@ import { type Clock, systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import { checkSecrets, type Secrets } from '../verify/secrets.js';
 import type { CapturedDelivery } from './capture.js';
+import { checkHandoffTarget } from './handoff/check-target.js';
+import type { HandoffTarget } from './handoff/types.js';
 import type { Logger } from './logger.js';
 import { DEFAULT_BODY_TIMEOUT_MS } from './read-body.js';
 
@@ -102,6 +104,12 @@ export interface BaseReceiverOptions {
    * Captures are sensitive data. A hook that throws is logged and never changes the answer.
    */
   capture?: (delivery: CapturedDelivery) => void;
+  /**
+   * Hand-off mode (docs/handoff.md): after verify, validate and the dedup key, write the delivery to
+   * this queue engine and answer 2xx once it confirmed the write; handlers run in workers
+   * (`receiver.runJob`). Default: none, handlers run in the request.
+   */
+  handoff?: HandoffTarget;
 }
 
 /** The options with defaults applied and checked. */
@@ -118,6 +126,7 @@ export interface ResolvedOptions {
   logger: Logger | undefined;
   clock: Clock;
   capture: ((delivery: CapturedDelivery) => void) | undefined;
+  handoff: HandoffTarget | undefined;
 }
 
 function positiveInteger(factory: string, name: string, value: number): number {
@@ -151,6 +160,7 @@ export function resolveOptions(
     logger,
     clock = systemClock,
     capture,
+    handoff,
   } = options;
   const { list, problem } = checkSecrets(secret);
   if (problem) throw new WebhookError('secret_invalid', `${factory}: ${problem.reason}.`);
@@ -216,5 +226,6 @@ export function resolveOptions(
     logger,
     clock,
     capture,
+    handoff: checkHandoffTarget(factory, handoff),
   };
 }

@@ -61,6 +61,8 @@ export type ReceiveResult =
   | 'ignored'
   /** Already completed earlier: acknowledged, no handler ran. */
   | 'duplicate'
+  /** Hand-off mode: written to the queue engine, which confirmed it; a worker runs the handlers. */
+  | 'queued'
   /** Another attempt of the same delivery holds the claim: the sender should retry later. */
   | 'in_progress'
   /** Refused before any handler ran (signature, size, shape, method). */

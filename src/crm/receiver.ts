@@ -3,6 +3,7 @@
  */
 import { createReceiver, type WebhookReceiver } from '../core/create-receiver.js';
 import { checkMaxEventAge } from '../core/event-age.js';
+import { atReceipt } from '../core/handoff/at-receipt.js';
 import { type BaseReceiverOptions, resolveOptions } from '../core/receiver-options.js';
 import { type CrmDedupKey, crmDedupKeyOf } from './dedup-key.js';
 import { CRM_EVENT_NAMES } from './event-names.js';
@@ -86,8 +87,13 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
     {
       service: 'crm',
       headerNames,
-      parse: (body, headers, secretIndex) =>
-        parseCrmEvent(body, headers, { secretIndex, headerNames, maxEventAgeMs, clock }),
+      parse: (body, headers, secretIndex, receivedAt) =>
+        parseCrmEvent(body, headers, {
+          secretIndex,
+          headerNames,
+          maxEventAgeMs,
+          clock: atReceipt(clock, receivedAt),
+        }),
       dedupKey,
     },
     resolved,

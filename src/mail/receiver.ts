@@ -3,6 +3,7 @@
  */
 import { createReceiver, type WebhookReceiver } from '../core/create-receiver.js';
 import { checkMaxEventAge } from '../core/event-age.js';
+import { atReceipt } from '../core/handoff/at-receipt.js';
 import { type BaseReceiverOptions, resolveOptions } from '../core/receiver-options.js';
 import { WebhookError } from '../shared/errors.js';
 import { type MailDedupKey, mailDedupKeyOf } from './dedup-key.js';
@@ -98,8 +99,14 @@ export function createMailReceiver(options: MailReceiverOptions): MailReceiver {
     {
       service: 'mail',
       headerNames,
-      parse: (body, headers, secretIndex) =>
-        parseMailEvent(body, headers, { secretIndex, headerNames, requireBodyEvent, maxEventAgeMs, clock }),
+      parse: (body, headers, secretIndex, receivedAt) =>
+        parseMailEvent(body, headers, {
+          secretIndex,
+          headerNames,
+          requireBodyEvent,
+          maxEventAgeMs,
+          clock: atReceipt(clock, receivedAt),
+        }),
       dedupKey: dedupKey as (event: MailWebhookEvent) => string,
     },
     resolved,

@@ -47,9 +47,13 @@ export const WEBHOOK_ERROR_STATUS = {
   store_unavailable: 503,
   handler_failed: 500,
   handler_timeout: 503,
+  // Hand-off mode (docs/handoff.md): the queue engine did not confirm the write in time.
+  handoff_unavailable: 503,
   // Reported to onError/the logger only (the sender already got its answer).
   lease_lost: 500,
   internal_error: 500,
+  // Hand-off workers: a job that is not a job of this receiver (dead-lettered, never retried).
+  job_invalid: 500,
   // Reference emitter (@svc/webhooks/testing): the services' webhook-management API
   webhook_not_found: 404,
   delivery_not_found: 404,

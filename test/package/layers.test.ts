@@ -19,6 +19,7 @@ const FLOORS: Record<string, number> = {
   mail: 4,
   crm: 4,
   adapters: 5,
+  handoff: 5,
   manage: 5,
   index: 6,
   testing: 6,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runDemo } from '../../examples/demo/scenario.js';
+import { redisAvailable } from '../support/servers.js';
 
 describe('the demo scenario (npm run demo)', () => {
   it('plays the whole timeline over real HTTP and ends with the expected summary', async () => {
@@ -36,5 +37,18 @@ describe('the demo scenario (npm run demo)', () => {
     expect(text).toContain('opened not sent: webhook paused');
     expect(text).toMatch(/attempt 2: 500 handler_failed, next attempt 09:02:09\.000/);
     expect(text).toContain('== Summary');
+    // Chapter 8: the same outage in hand-off mode (needs the machine's redis-server).
+    if (redisAvailable()) {
+      expect(summary.handoff).toMatchObject({
+        deliveries: 12,
+        attempts: 12,
+        succeeded: 12,
+        failed: 0,
+        handled: 12,
+        webhook: 'active',
+      });
+      expect(summary.handoff!.failedRuns).toBeGreaterThanOrEqual(12);
+      expect(text).toContain('attempt 1: 200 queued for a worker');
+    }
   });
 });

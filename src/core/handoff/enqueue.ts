@@ -1,0 +1,94 @@
+/**
+ * The hand-off dispatch mode of the receive path (core/receive-path.ts): after verify, validate and the dedup key, the
+ * delivery is written to the queue engine and acknowledged once the engine confirmed the write.
+ * Nothing is acknowledged that was not persisted: a refusal, or no answer within the bound, is 503
+ * with `Retry-After` (email-service §6 rule 4 and crm-service §6 rule 5 retry it).
+ */
+import type { DispatchableEvent, HandlerRegistry } from '../handler-registry.js';
+import { emit } from '../logger.js';
+import { acknowledged, failure } from '../outcomes.js';
+import { readHeaderString } from '../read-header.js';
+import { DEFAULT_STORE_TIMEOUT_MS, type ResolvedOptions } from '../receiver-options.js';
+import type { HeadersInput, ReceiveOutcome } from '../receiver-types.js';
+import { report } from '../report.js';
+import type { ServiceSpec } from '../service-spec.js';
+import { toBase64 } from './job-codec.js';
+import { HANDOFF_JOB_VERSION, type HandoffJob, type HandoffTarget } from './types.js';
+
+/** A verified, parsed delivery with its dedup key, as the pipeline hands it over. */
+export interface VerifiedDelivery<E> {
+  event: E;
+  key: string;
+  body: Uint8Array;
+  headers: HeadersInput;
+  secretIndex: number;
+  startedAt: number;
+}
+
+/** Writes the job for `delivery` to `options.handoff` and answers 200 `queued`/`duplicate` or 503. */
+export function enqueueDelivery<E extends DispatchableEvent>(
+  spec: ServiceSpec<E>,
+  options: ResolvedOptions,
+  registry: HandlerRegistry,
+  target: HandoffTarget,
+  delivery: VerifiedDelivery<E>,
+): Promise<ReceiveOutcome> {
+  const { service, headerNames } = spec;
+  const { event, key } = delivery;
+  const { deliveryId, name } = event;
+  const headers: Record<string, string> = {};
+  for (const header of [headerNames.event, headerNames.deliveryId]) {
+    const value = readHeaderString(delivery.headers, header);
+    if (value !== undefined) headers[header] = value;
+  }
+  const job: HandoffJob = {
+    v: HANDOFF_JOB_VERSION,
+    service,
+    deliveryId,
+    event: name,
+    key,
+    receivedAt: delivery.startedAt,
+    secretIndex: delivery.secretIndex,
+    headers,
+    body: toBase64(delivery.body),
+  };
+  const timeoutMs = target.timeoutMs ?? (options.storeTimeoutMs || DEFAULT_STORE_TIMEOUT_MS);
+  const controller = new AbortController();
+  const fields = { service, deliveryId, event: name, key };
+  return new Promise<ReceiveOutcome>((resolve) => {
+    const refuse = (error: unknown): void => {
+      report(registry.errorHooks, options.logger, 'error', 'hand-off enqueue failed', fields, error, {
+        phase: 'enqueue',
+        event,
+        deliveryId,
+        key,
+      });
+      resolve(failure('handoff_unavailable', { deliveryId, event: name }));
+    };
+    // Past the bound the sender gets 503 even if the engine writes the job later: its retry then
+    // finds the job (the engine's uniqueness on `key`) and is acknowledged as a duplicate.
+    const timer = setTimeout(() => {
+      controller.abort(new Error(`hand-off enqueue did not answer within ${timeoutMs} ms`));
+      refuse(controller.signal.reason);
+    }, timeoutMs);
+    let pending: Promise<unknown>;
+    try {
+      pending = Promise.resolve(target.enqueue(job, { signal: controller.signal }));
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    pending.then(
+      (result) => {
+        clearTimeout(timer);
+        if (controller.signal.aborted) return;
+        const outcome = result === 'duplicate' ? 'duplicate' : 'queued';
+        emit(options.logger, 'debug', `webhook ${outcome} for a worker`, fields);
+        resolve(acknowledged(outcome, deliveryId, name));
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        if (!controller.signal.aborted) refuse(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,64 @@
+/**
+ * Building a {@link HandoffJob} from a verified delivery, and checking one read back from an engine.
+ * Base64 without `node:` modules (the root entry runs on Web-Crypto-only runtimes).
+ */
+import { WebhookError } from '../../shared/errors.js';
+import { HANDOFF_JOB_VERSION, type HandoffJob } from './types.js';
+
+/** Largest job body accepted back from an engine: base64 of the 1 MiB default `maxBodyBytes`, x4. */
+const MAX_JOB_BODY_CHARS = 8 * 1_048_576;
+
+/** Base64 of `bytes`, in chunks so large bodies do not overflow the argument list. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+/** Bytes of base64 `text`; throws on anything that is not base64. */
+export function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+function invalid(reason: string): WebhookError {
+  return new WebhookError('job_invalid', `Invalid hand-off job: ${reason}.`);
+}
+
+function isText(value: unknown, max = 2048): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= max;
+}
+
+/**
+ * The job `data` as a {@link HandoffJob} of `service`, or a `job_invalid` error naming the first
+ * problem (a job written by hand, by another library version, or for the other service). The reason
+ * never quotes the job's content beyond field names.
+ */
+export function checkJob(data: unknown, service: 'mail' | 'crm'): HandoffJob {
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw invalid('job data is not an object');
+  const job = data as Record<string, unknown>;
+  if (job.v !== HANDOFF_JOB_VERSION)
+    throw invalid(`format version ${JSON.stringify(job.v) ?? 'undefined'} is not ${HANDOFF_JOB_VERSION}`);
+  if (job.service !== service) throw invalid(`job of another service, not '${service}'`);
+  for (const field of ['deliveryId', 'event', 'key'] as const) {
+    if (!isText(job[field])) throw invalid(`${field} is not a non-empty string`);
+  }
+  if (typeof job.receivedAt !== 'number' || !Number.isFinite(job.receivedAt))
+    throw invalid('receivedAt is not a number');
+  if (!Number.isSafeInteger(job.secretIndex) || (job.secretIndex as number) < 0)
+    throw invalid('secretIndex is not a whole number');
+  const headers = job.headers;
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers))
+    throw invalid('headers is not an object');
+  for (const value of Object.values(headers)) {
+    if (typeof value !== 'string') throw invalid('a header value is not a string');
+  }
+  if (typeof job.body !== 'string' || job.body.length > MAX_JOB_BODY_CHARS)
+    throw invalid('body is not a base64 string');
+  return job as unknown as HandoffJob;
+}

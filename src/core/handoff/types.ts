@@ -1,0 +1,146 @@
+/**
+ * The hand-off contract between a receiver and a queue engine: the job a receiver writes, the target
+ * it writes it to, and what the engine's workers call to run the handlers (docs/handoff.md).
+ */
+
+/**
+ * The version of {@link HandoffJob} this library writes and reads. A job with another `v` (written by
+ * hand, or by a version of this library with another format) is refused with `job_invalid`.
+ *
+ * @example
+ * ```ts
+ * import { HANDOFF_JOB_VERSION } from '@svc/webhooks';
+ *
+ * if (job.v !== HANDOFF_JOB_VERSION) console.warn('job from another library version', job.v);
+ * ```
+ */
+export const HANDOFF_JOB_VERSION = 1;
+
+/**
+ * What a hand-off receiver enqueues for one verified, validated delivery: the exact verified bytes
+ * (base64) and the two headers its parse reads, so the worker rebuilds the typed event by running the
+ * same parse again. The verified bytes rather than the parsed payload, because parsing is what the
+ * worker's version of the schemas must do (a job outlives a deploy). Never the secret, never the
+ * signature: the job is trusted because only the receiver writes it, after verifying.
+ * Plain JSON: every engine stores it as is.
+ *
+ * @example
+ * ```ts
+ * const job: HandoffJob = {
+ *   v: 1, service: 'mail', deliveryId: 'd_1', event: 'bounced', key: 'mail:delivery:d_1',
+ *   receivedAt: Date.now(), secretIndex: 0,
+ *   headers: { 'x-svcmail-event': 'bounced', 'x-svcmail-id': 'd_1' }, body: 'eyJ0byI6…',
+ * };
+ * ```
+ */
+export interface HandoffJob {
+  /** Format version, {@link HANDOFF_JOB_VERSION}. */
+  v: typeof HANDOFF_JOB_VERSION;
+  /** The receiver's service; a job of the other service is refused (`job_invalid`). */
+  service: 'mail' | 'crm';
+  /** The delivery id of the delivery that was enqueued (retries of it carry the same). */
+  deliveryId: string;
+  /** The event name. */
+  event: string;
+  /** The dedup key (`mail:…`, `crm:…`): the engine's unique job id and the worker's claim key. */
+  key: string;
+  /** When the receiver got the delivery, epoch ms of its clock. */
+  receivedAt: number;
+  /** Which configured secret verified the signature (an index, never the secret). */
+  secretIndex: number;
+  /** The service's event and delivery-id headers as received, by lowercase name. */
+  headers: Record<string, string>;
+  /** The verified body bytes, base64. */
+  body: string;
+}
+
+/**
+ * What {@link HandoffTarget.enqueue} reports: `'enqueued'` for a new job, `'duplicate'` when the
+ * engine already held a job with this key (both are acknowledged 2xx).
+ *
+ * @example
+ * ```ts
+ * const result: EnqueueResult = await target.enqueue(job, { signal });
+ * ```
+ */
+export type EnqueueResult = 'enqueued' | 'duplicate';
+
+/**
+ * A queue engine as a receiver sees it (option `handoff`). `enqueue` must resolve only once the
+ * engine confirmed the job is stored, and must be idempotent on `job.key` (the engine's own
+ * uniqueness: a BullMQ `jobId`, a pg-boss singleton key): a second enqueue of the same key, while the
+ * first job is queued, running or kept as completed or failed, stores nothing new. A rejection, or no
+ * answer within `timeoutMs`, answers the delivery 503 `handoff_unavailable` with `Retry-After`.
+ *
+ * @example
+ * ```ts
+ * import { createMailReceiver } from '@svc/webhooks';
+ * import { createBullmqHandoff } from '@svc/webhooks/bullmq';
+ *
+ * const receiver = createMailReceiver({ secret, dedup, handoff: createBullmqHandoff({ queue }) });
+ * ```
+ */
+export interface HandoffTarget {
+  /** Stores `job`, keyed on `job.key`. `signal` aborts when the receiver stops waiting. */
+  enqueue(job: HandoffJob, options: { signal: AbortSignal }): Promise<EnqueueResult | undefined>;
+  /** How long the receiver waits for `enqueue`, in ms; then 503. Default 2 000 (`storeTimeoutMs`'s). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Options of `receiver.runJob`.
+ *
+ * @example
+ * ```ts
+ * await receiver.runJob(job.data, { attempt: job.attemptsMade + 1, signal });
+ * ```
+ */
+export interface RunJobOptions {
+  /** Aborts the handlers (a worker shutting down); passed on through the handlers' `signal`. */
+  signal?: AbortSignal;
+  /** The engine's attempt number of this job, from 1; handlers read it as `context.attempt`. */
+  attempt?: number;
+  /**
+   * Handler time budget in ms, from the job's start; then `signal` aborts and `runJob` rejects with
+   * `handler_timeout` (the claim is kept until the handlers settle). Default: the receiver's
+   * `leaseMs` minus 1 s, so the claim outlives every run.
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * How `runJob` ended without an error: `'processed'` (handlers ran, completion recorded),
+ * `'duplicate'` (the dedup record was already completed: nothing ran), `'ignored'` (no handler
+ * registered for the event any more). Failures reject with a `WebhookError`: `job_invalid` (never
+ * retry: dead-letter it), `handler_failed` (cause: the handler's error), `handler_timeout`,
+ * `delivery_in_progress` (another worker holds the claim), `store_unavailable` (retry all of these).
+ *
+ * @example
+ * ```ts
+ * const result: RunJobResult = await receiver.runJob(job);
+ * ```
+ */
+export type RunJobResult = 'processed' | 'duplicate' | 'ignored';
+
+/**
+ * The part of a receiver a worker needs: both receivers have it.
+ *
+ * @example
+ * ```ts
+ * function startWorker(receiver: HandoffRunner) {
+ *   engine.work(async (job) => receiver.runJob(job.data, { attempt: job.attempt }));
+ * }
+ * ```
+ */
+export interface HandoffRunner {
+  /** Which service this receiver is for. */
+  readonly service: 'mail' | 'crm';
+  /**
+   * Runs one enqueued job: checks the job (`job_invalid`), parses its bytes again, claims its dedup
+   * key, runs the same `.on(...)` handlers with an `AbortSignal` and `attempt`, then completes the
+   * claim (resolves) or releases it (rejects, so the engine retries).
+   */
+  runJob(job: unknown, options?: RunJobOptions): Promise<RunJobResult>;
+  /** Reports a worker-side failure (phase `job`) to the receiver's `onError` hooks and logger. */
+  reportJobError(error: unknown, facts: { deliveryId?: string; key?: string; message: string }): void;
+}

@@ -1,0 +1,122 @@
+/**
+ * The receiver's side of the BullMQ engine: `createBullmqHandoff({ queue })` is the `handoff` option
+ * of a receiver. Each delivery becomes one `queue.add` (one Lua script, one round trip to Redis)
+ * with `jobId` derived from the dedup key, so BullMQ's own uniqueness makes the enqueue idempotent.
+ */
+
+import type { HandoffJob, HandoffTarget } from '../../core/handoff/types.js';
+import { WebhookError } from '../../shared/errors.js';
+import type { BullmqAddOptions, BullmqQueueLike } from './bullmq-like.js';
+import { bullmqJobId } from './job-id.js';
+
+/**
+ * Default attempts of a hand-off job: 10 (the first run and 9 retries) before it becomes a dead
+ * letter. With the default backoff the retries span about 8.5 minutes (1 s, 2 s, 4 s … 256 s).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_BULLMQ_ATTEMPTS, createBullmqHandoff } from '@svc/webhooks/bullmq';
+ *
+ * createBullmqHandoff({ queue, attempts: DEFAULT_BULLMQ_ATTEMPTS * 2 });
+ * ```
+ */
+export const DEFAULT_BULLMQ_ATTEMPTS = 10;
+
+/**
+ * Default first retry delay, in ms, doubled on each retry (BullMQ's `exponential` backoff).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_BULLMQ_BACKOFF_MS, createBullmqHandoff } from '@svc/webhooks/bullmq';
+ *
+ * createBullmqHandoff({ queue, backoffMs: DEFAULT_BULLMQ_BACKOFF_MS * 5 });
+ * ```
+ */
+export const DEFAULT_BULLMQ_BACKOFF_MS = 1_000;
+
+/**
+ * Options of {@link createBullmqHandoff}.
+ *
+ * @example
+ * ```ts
+ * const options: BullmqHandoffOptions = { queue, attempts: 5, backoffMs: 2_000 };
+ * ```
+ */
+export interface BullmqHandoffOptions {
+  /**
+   * Your BullMQ `Queue`. On a Redis Cluster give it a hash-tag prefix (`prefix: '{svc-webhooks}'`)
+   * so all of the queue's keys live in one slot, as BullMQ's Lua scripts require.
+   */
+  queue: BullmqQueueLike;
+  /** The BullMQ job name. Default `'webhook'`. */
+  jobName?: string;
+  /** Runs of a job before it becomes a dead letter (BullMQ `attempts`). Default 10. */
+  attempts?: number;
+  /** First retry delay in ms, doubled each retry (BullMQ `exponential` backoff). Default 1 000. */
+  backoffMs?: number;
+  /**
+   * How completed jobs are kept (BullMQ `removeOnComplete`). Default `{ age: 86_400, count: 10_000 }`
+   * (a day, at most 10 000): a kept job makes a late copy of its delivery a no-op in Redis; after it
+   * is removed, a copy is enqueued again and the worker's dedup claim answers `duplicate`.
+   */
+  removeOnComplete?: BullmqAddOptions['removeOnComplete'];
+  /** How long the receiver waits for Redis to confirm the job, in ms; then 503. Default 2 000. */
+  timeoutMs?: number;
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new WebhookError(
+      'options_invalid',
+      `createBullmqHandoff: ${name} must be a positive whole number (got ${String(value)}).`,
+    );
+  }
+  return value;
+}
+
+/**
+ * A {@link HandoffTarget} writing to a BullMQ queue: pass it as a receiver's `handoff` option. A job
+ * with the same dedup key already in the queue (waiting, delayed, running, kept as completed, or a dead
+ * letter) is not added again: BullMQ ignores an `add` whose `jobId` exists.
+ *
+ * @example
+ * ```ts
+ * import { Queue } from 'bullmq';
+ * import { createMailReceiver } from '@svc/webhooks';
+ * import { createBullmqHandoff } from '@svc/webhooks/bullmq';
+ *
+ * const queue = new Queue('svc-webhooks', { connection, prefix: '{svc-webhooks}' });
+ * const receiver = createMailReceiver({ secret, dedup, handoff: createBullmqHandoff({ queue }) });
+ * ```
+ */
+export function createBullmqHandoff(options: BullmqHandoffOptions): HandoffTarget {
+  if (typeof options?.queue?.add !== 'function') {
+    throw new WebhookError('options_invalid', 'createBullmqHandoff: pass { queue } with a BullMQ Queue.');
+  }
+  const {
+    queue,
+    jobName = 'webhook',
+    attempts = DEFAULT_BULLMQ_ATTEMPTS,
+    backoffMs = DEFAULT_BULLMQ_BACKOFF_MS,
+    removeOnComplete = { age: 86_400, count: 10_000 },
+    timeoutMs = 2_000,
+  } = options;
+  positive('attempts', attempts);
+  positive('backoffMs', backoffMs);
+  positive('timeoutMs', timeoutMs);
+  const backoff = { type: 'exponential', delay: backoffMs } as const;
+  return {
+    timeoutMs,
+    async enqueue(job: HandoffJob) {
+      await queue.add(jobName, job, {
+        jobId: bullmqJobId(job.key),
+        attempts,
+        backoff,
+        removeOnComplete,
+        // Exhausted jobs stay as dead letters until re-driven or removed (listBullmqDeadLetters).
+        removeOnFail: false,
+      });
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * The pg-boss job id of a dedup key. pg-boss ids are UUIDs and `send` with an id that the queue
+ * already holds stores nothing and resolves `null` (its insert is `ON CONFLICT DO NOTHING`), so a
+ * deterministic id is pg-boss's own uniqueness keyed on the dedup key: no extra query per delivery.
+ */
+import { createHash } from 'node:crypto';
+
+/**
+ * The UUID (version 8, name-based on SHA-256) that the job of dedup key `key` gets. Look a delivery's
+ * job up with it: `boss.getJobById(queue, pgBossJobId(key))`.
+ *
+ * @example
+ * ```ts
+ * import { pgBossJobId } from '@svc/webhooks/pg-boss';
+ *
+ * const job = await boss.getJobById('webhooks', pgBossJobId('crm:delivery:7d6c…'));
+ * console.log(job?.state); // 'created' | 'active' | 'completed' | 'failed' …
+ * ```
+ */
+export function pgBossJobId(key: string): string {
+  const hex = createHash('sha256').update(`svc-webhooks:${key}`).digest('hex');
+  // RFC 9562 version 8 (custom) with the RFC variant bits: a valid UUID for Postgres's uuid type.
+  const variant = ((Number.parseInt(hex[16] ?? '0', 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

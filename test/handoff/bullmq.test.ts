@@ -1,0 +1,253 @@
+/**
+ * The BullMQ hand-off against a real redis-server: enqueue and acknowledge, one job per dedup key,
+ * retries then dead letters and re-drive, bad job data, Redis down at enqueue.
+ */
+import { createMailReceiver, type MailReceiver } from '@svc/webhooks';
+import {
+  bullmqJobId,
+  createBullmqHandoff,
+  createBullmqWorker,
+  listBullmqDeadLetters,
+  redriveBullmqDeadLetter,
+} from '@svc/webhooks/bullmq';
+import { createRedisStore } from '@svc/webhooks/redis';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deferred, deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
+import { type RedisServer, redisAvailable, startRedis } from '../support/servers.js';
+
+let redis: RedisServer;
+let admin: Redis;
+const closers: (() => Promise<unknown>)[] = [];
+let sequence = 0;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  admin = new Redis(redis.port, '127.0.0.1', { maxRetriesPerRequest: null });
+  admin.on('error', () => undefined); // the outage test stops the server on purpose
+});
+
+afterAll(async () => {
+  for (const close of closers.reverse()) await close().catch(() => undefined);
+  admin?.disconnect();
+  await redis?.close();
+});
+
+/** Polls `check` until it returns true (real time: the worker runs on its own). */
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+interface Setup {
+  queue: Queue;
+  receiver: MailReceiver;
+  queueName: string;
+  connection: Redis;
+  startWorker(): ReturnType<typeof createBullmqWorker>;
+}
+
+function setup(handoff: { attempts?: number; backoffMs?: number; timeoutMs?: number } = {}): Setup {
+  const queueName = `handoff-${process.pid}-${++sequence}`;
+  const connection = new Redis(redis.port, '127.0.0.1', { maxRetriesPerRequest: null });
+  connection.on('error', () => undefined);
+  const queue = new Queue(queueName, { connection });
+  queue.on('error', () => undefined); // connection errors while the server is stopped, on purpose
+  const dedup = createRedisStore({ client: admin, prefix: `${queueName}:dedup:` });
+  const receiver = createMailReceiver({
+    secret: MAIL_SECRET,
+    dedup,
+    timeoutMs: 2_000,
+    leaseMs: 3_000,
+    handoff: createBullmqHandoff({ queue, backoffMs: 10, ...handoff }),
+  });
+  closers.push(async () => {
+    await queue.close();
+    connection.disconnect();
+  });
+  return {
+    queue,
+    receiver,
+    queueName,
+    connection,
+    startWorker() {
+      const worker = createBullmqWorker(receiver, {
+        queueName,
+        connection,
+        shutdownSignals: [],
+        workerOptions: { stalledInterval: 1_000, lockDuration: 2_000 },
+      });
+      closers.push(() => worker.close());
+      return worker;
+    },
+  };
+}
+
+describe.runIf(redisAvailable())('BullMQ hand-off', () => {
+  it('acknowledges once Redis stored the job, and a worker runs the handler with signal and attempt', async () => {
+    const { queue, receiver, startWorker } = setup();
+    const seen: { id: string; attempt: number | undefined; signal: boolean }[] = [];
+    receiver.on('delivered', (event, context) => {
+      seen.push({
+        id: event.deliveryId,
+        attempt: context.attempt,
+        signal: context.signal instanceof AbortSignal,
+      });
+    });
+    const delivery = mailDelivery('delivered');
+    const outcome = await deliver(receiver, delivery);
+    expect([outcome.status, outcome.result, outcome.body]).toEqual([
+      200,
+      'queued',
+      '{"ok":true,"result":"queued"}',
+    ]);
+    // Stored before the answer: the job is in Redis now, and no handler ran in the request.
+    const job = await queue.getJob(bullmqJobId(`mail:delivery:${delivery.deliveryId}`));
+    expect(job?.data).toMatchObject({
+      v: 1,
+      service: 'mail',
+      deliveryId: delivery.deliveryId,
+      event: 'delivered',
+    });
+    expect(JSON.stringify(job?.data)).not.toContain(MAIL_SECRET);
+    expect(seen).toEqual([]);
+    startWorker();
+    await until(() => seen.length === 1, 'the handler');
+    expect(seen).toEqual([{ id: delivery.deliveryId, attempt: 1, signal: true }]);
+  });
+
+  it('answers a duplicate 2xx while its job is queued and while it runs, and keeps one job', async () => {
+    const { queue, receiver, startWorker } = setup();
+    const running = deferred();
+    const release = deferred();
+    let runs = 0;
+    receiver.on('delivered', async () => {
+      runs++;
+      running.resolve();
+      await release.promise;
+    });
+    const delivery = mailDelivery('delivered');
+    const first = await Promise.all([deliver(receiver, delivery), deliver(receiver, delivery)]);
+    expect(first.map((o) => o.status)).toEqual([200, 200]);
+    expect(await queue.getJobCounts('wait')).toEqual({ wait: 1 });
+    startWorker();
+    await running.promise;
+    const whileRunning = await deliver(receiver, delivery);
+    expect(whileRunning.status).toBe(200);
+    expect(await queue.getJobCounts('wait', 'active')).toEqual({ wait: 0, active: 1 });
+    release.resolve();
+    await until(async () => (await queue.getJobCounts('completed')).completed === 1, 'completion');
+    const afterwards = await deliver(receiver, delivery);
+    expect(afterwards.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await queue.getJobCounts('wait', 'active', 'completed', 'delayed')).toEqual({
+      wait: 0,
+      active: 0,
+      completed: 1,
+      delayed: 0,
+    });
+    expect(runs).toBe(1);
+  });
+
+  it('retries a throwing handler per the policy, dead-letters it, lists it, and re-drives it once fixed', async () => {
+    const { queue, receiver, startWorker } = setup({ attempts: 3, backoffMs: 10 });
+    let fixed = false;
+    const attempts: (number | undefined)[] = [];
+    let effects = 0;
+    const errors: string[] = [];
+    receiver.onError((_error, info) => errors.push(info.phase));
+    receiver.on('delivered', (_event, { attempt }) => {
+      attempts.push(attempt);
+      if (!fixed) throw new Error('downstream refused the suppression');
+      effects++;
+    });
+    const delivery = mailDelivery('delivered');
+    expect((await deliver(receiver, delivery)).status).toBe(200);
+    startWorker();
+    await until(async () => (await queue.getFailedCount()) === 1, 'the dead letter');
+    expect(attempts).toEqual([1, 2, 3]);
+    const letters = await listBullmqDeadLetters(queue);
+    expect(letters).toEqual([
+      expect.objectContaining({
+        jobId: bullmqJobId(`mail:delivery:${delivery.deliveryId}`),
+        key: `mail:delivery:${delivery.deliveryId}`,
+        deliveryId: delivery.deliveryId,
+        event: 'delivered',
+        attemptsMade: 3,
+        reason: expect.stringContaining('downstream refused the suppression'),
+      }),
+    ]);
+    expect(errors).toContain('job'); // "dead-lettered after 3 attempts"
+    // A copy of the delivery arriving now is acknowledged and adds nothing.
+    expect((await deliver(receiver, delivery)).status).toBe(200);
+    expect(await queue.getJobCounts('wait', 'delayed')).toEqual({ wait: 0, delayed: 0 });
+    fixed = true;
+    await redriveBullmqDeadLetter(queue, letters[0]!.jobId);
+    await until(async () => (await queue.getJobCounts('completed')).completed === 1, 'the re-driven run');
+    expect(effects).toBe(1);
+    expect(attempts).toEqual([1, 2, 3, 1]);
+    expect(await queue.getFailedCount()).toBe(0);
+  });
+
+  it('dead-letters bad job data with a clear reason, without retrying or crashing the worker', async () => {
+    const { queue, receiver, startWorker } = setup();
+    let handled = 0;
+    receiver.on('delivered', () => {
+      handled++;
+    });
+    const good = mailDelivery('delivered');
+    await deliver(receiver, good);
+    const written = (await queue.getJob(bullmqJobId(`mail:delivery:${good.deliveryId}`)))!.data;
+    await queue.add('webhook', 'not an object', { jobId: 'by-hand-1', attempts: 5 });
+    await queue.add('webhook', { ...written, v: 0 }, { jobId: 'older-version', attempts: 5 });
+    await queue.add('webhook', { ...written, body: '!!not base64!!' }, { jobId: 'bad-body', attempts: 5 });
+    await queue.add(
+      'webhook',
+      { ...written, body: btoa('{"event":"delivered"') },
+      { jobId: 'bad-json', attempts: 5 },
+    );
+    await queue.add('webhook', { ...written, service: 'crm' }, { jobId: 'other-service', attempts: 5 });
+    startWorker();
+    await until(async () => (await queue.getFailedCount()) === 5 && handled === 1, 'five dead letters');
+    const reasons = Object.fromEntries(
+      (await listBullmqDeadLetters(queue)).map((l) => [l.jobId, [l.reason, l.attemptsMade]]),
+    );
+    expect(reasons).toEqual({
+      'by-hand-1': ['Invalid hand-off job: job data is not an object.', 1],
+      'older-version': ['Invalid hand-off job: format version 0 is not 1.', 1],
+      'bad-body': ['Invalid hand-off job: body is not base64.', 1],
+      'bad-json': ['Invalid hand-off job: its body no longer parses (invalid_json).', 1],
+      'other-service': ["Invalid hand-off job: job of another service, not 'mail'.", 1],
+    });
+    // The worker lives on: a new delivery is still handled.
+    await deliver(receiver, mailDelivery('delivered'));
+    await until(() => handled === 2, 'the next delivery');
+  });
+
+  it('answers 503 while Redis is down, acknowledges nothing it did not store, and takes the retries after', async () => {
+    const { queue, receiver, startWorker } = setup({ timeoutMs: 300 });
+    const handled = new Set<string>();
+    receiver.on('delivered', (event) => {
+      handled.add(event.deliveryId);
+    });
+    await queue.waitUntilReady();
+    await redis.stop();
+    const deliveries = Array.from({ length: 5 }, () => mailDelivery('delivered'));
+    const down = await Promise.all(deliveries.map((d) => deliver(receiver, d)));
+    expect(down.map((o) => [o.status, o.code, o.headers['retry-after']])).toEqual(
+      deliveries.map(() => [503, 'handoff_unavailable', '1']),
+    );
+    await redis.start();
+    // The sender's retries: each one acknowledged, each event handled once.
+    const retried = await Promise.all(deliveries.map((d) => deliver(receiver, d)));
+    expect(retried.map((o) => o.status)).toEqual(deliveries.map(() => 200));
+    startWorker();
+    await until(() => handled.size === 5, 'every retried delivery');
+    const counts = await queue.getJobCounts('completed', 'failed', 'wait', 'delayed');
+    expect(counts).toEqual({ completed: 5, failed: 0, wait: 0, delayed: 0 });
+  });
+});
