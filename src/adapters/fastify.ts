@@ -4,7 +4,6 @@
  */
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyTooLarge } from '../core/read-body.js';
-import { receiveNowOf } from '../core/receive-now.js';
 import type { ReceiveOutcome, WebhookReceiverLike } from '../core/receiver-types.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { disconnectSignal } from './node/disconnect-signal.js';
@@ -69,20 +68,15 @@ export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (scope
     if (!request.raw.readableEnded) lingerThenClose(request.raw, reply.raw);
     return send(reply, receiver.reject(toWebhookError(error, bodyLimit)));
   });
-  const receive = receiveNowOf(receiver);
-  scope.post(path, (request, reply) => {
-    const outcome = receive({
-      body: (request.body as Uint8Array | undefined) ?? EMPTY,
-      headers: request.headers,
-      signal: disconnectSignal(reply.raw),
-    });
-    // Finished synchronously (the usual case with the memory store): answer without a microtask.
-    if (!(outcome instanceof Promise)) {
-      send(reply, outcome);
-      return;
-    }
-    return outcome.then((settled) => send(reply, settled));
-  });
+  scope.post(path, (request, reply) =>
+    receiver
+      .receive({
+        body: (request.body as Uint8Array | undefined) ?? EMPTY,
+        headers: request.headers,
+        signal: disconnectSignal(reply.raw),
+      })
+      .then((outcome) => send(reply, outcome)),
+  );
   done();
 };
 

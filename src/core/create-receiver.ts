@@ -11,7 +11,6 @@ import type { HandoffRunner } from './handoff/types.js';
 import { describeError, emit } from './logger.js';
 import { failure, methodNotAllowed, toResponse } from './outcomes.js';
 import { readRequestBody } from './read-body.js';
-import { withReceiveNow } from './receive-now.js';
 import { createReceivePath } from './receive-path.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { ReceiveInput, WebhookReceiverLike } from './receiver-types.js';
@@ -114,5 +113,5 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
       return receiver;
     },
   };
-  return withReceiveNow(receiver, receiveNow);
+  return receiver;
 }

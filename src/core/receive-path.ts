@@ -21,12 +21,14 @@ import { acknowledged, failure, methodNotAllowed } from './outcomes.js';
 import { createProcessDelivery, type Delivery } from './process-delivery.js';
 import { bodyTooLarge } from './read-body.js';
 import { readHeader, readHeaderString } from './read-header.js';
-import type { ReceiveNow } from './receive-now.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { HeadersInput, ReceiveInput, ReceiveOutcome } from './receiver-types.js';
 import { report } from './report.js';
 import type { ServiceSpec } from './service-spec.js';
 import { storeOpsFor } from './store-ops.js';
+
+/** The receive function of a receiver: the outcome, or a promise of it when something had to wait. */
+export type ReceiveNow = (input: ReceiveInput) => Awaitable<ReceiveOutcome>;
 
 /** One request's bytes as they travel from the size check to the parser. */
 interface Received {

@@ -24,6 +24,9 @@ describe('receiver handler types', () => {
       expectTypeOf(context).toEqualTypeOf<HandlerContext>();
       expectTypeOf(context.signal).toEqualTypeOf<AbortSignal>();
       expectTypeOf(context.timeLeftMs).returns.toBeNumber();
+      expectTypeOf(context.idempotencyKey).toBeString();
+      // The former name stays, with the same type, until the next major version.
+      expectTypeOf(context.attemptKey).toEqualTypeOf(context.idempotencyKey);
     });
     mail.on('clicked', (event) => {
       expectTypeOf(event.payload.url).toBeString();

@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { receiveNowOf } from '../../core/receive-now.js';
-import type { WebhookReceiverLike } from '../../core/receiver-types.js';
+import type { ReceiveOutcome, WebhookReceiverLike } from '../../core/receiver-types.js';
 import { isWebhookError, WebhookError } from '../../shared/errors.js';
 import { disconnectSignal } from './disconnect-signal.js';
 import { lingerThenClose } from './linger.js';
@@ -40,14 +39,18 @@ export function handleNodeRequest(
   };
   return readRawBody(req, receiver.maxBodyBytes, fix, receiver.bodyTimeoutMs).then((body) => {
     // No Request/Response objects on this path: Node headers go to the receiver as they are. Our
-    // receivers never reject; one built elsewhere might, and must still get an answer written.
-    const outcome = receiveNowOf(receiver)({
-      body,
-      headers: req.headers,
-      method: req.method,
-      signal: disconnectSignal(res),
-    });
-    if (outcome instanceof Promise) return outcome.then((settled) => writeOutcome(res, settled), refuse);
-    writeOutcome(res, outcome);
+    // receivers never reject; one built elsewhere might (or throw), and must still get an answer.
+    let outcome: Promise<ReceiveOutcome>;
+    try {
+      outcome = receiver.receive({
+        body,
+        headers: req.headers,
+        method: req.method,
+        signal: disconnectSignal(res),
+      });
+    } catch (error) {
+      return refuse(error);
+    }
+    return outcome.then((settled) => writeOutcome(res, settled), refuse);
   }, refuse);
 }
