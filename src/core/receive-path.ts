@@ -96,7 +96,8 @@ export function createReceivePath<E extends DispatchableEvent>(
     }
     const { deliveryId, name } = event;
     const handlers = registry.handlersFor(event);
-    if (handlers.length === 0) {
+    // Hand-off mode enqueues even then: the workers' registrations decide (handoff/run-job.ts).
+    if (handlers.length === 0 && !options.handoff) {
       // Nothing to run, so nothing to deduplicate: acknowledge so the sender stops retrying.
       if (logger) emit(logger, 'debug', 'webhook ignored: no handler', { service, deliveryId, event: name });
       return acknowledged('ignored', deliveryId, name);

@@ -250,4 +250,30 @@ describe.runIf(redisAvailable())('BullMQ hand-off', () => {
     const counts = await queue.getJobCounts('completed', 'failed', 'wait', 'delayed');
     expect(counts).toEqual({ completed: 5, failed: 0, wait: 0, delayed: 0 });
   });
+
+  it('costs the receiver one round trip to Redis per delivery: one script call, new or duplicate', async () => {
+    const { queue, receiver, connection } = setup();
+    await deliver(receiver, mailDelivery('delivered')); // warm-up: script load, queue meta
+    // MONITOR shows every command a client sent; commands run inside a script are marked "lua". Only
+    // the receiver's clients count (the queue's connection; the dedup store's, unused at receipt):
+    // other tests' workers still poll the server.
+    const addressOf = async (client: Redis) =>
+      String(await client.client('INFO')).match(/addr=(\S+)/)?.[1] ?? 'unknown';
+    const receiverClients = new Set([await addressOf(connection), await addressOf(admin)]);
+    const monitor = await admin.monitor();
+    const sent: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (receiverClients.has(source)) sent.push(String(args[0]).toLowerCase());
+    });
+    const delivery = mailDelivery('delivered');
+    await deliver(receiver, delivery);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const forNew = sent.splice(0);
+    await deliver(receiver, delivery);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const forDuplicate = sent.splice(0);
+    monitor.disconnect();
+    expect([forNew, forDuplicate]).toEqual([['evalsha'], ['evalsha']]);
+    expect(await queue.getJobCounts('wait')).toEqual({ wait: 2 });
+  });
 });

@@ -84,10 +84,16 @@ function text(value: unknown): string | undefined {
  *
  * @example
  * ```ts
+ * import { createMailReceiver } from '@svc/webhooks';
  * import { createBullmqWorker } from '@svc/webhooks/bullmq';
- * import { receiver } from './receiver.js'; // the same module (and handlers) the HTTP server uses
+ * import { createRedisStore } from '@svc/webhooks/redis';
+ * import { Redis } from 'ioredis';
  *
- * createBullmqWorker(receiver, { queueName: 'svc-webhooks', connection: { host: '127.0.0.1', port: 6379 } });
+ * const connection = new Redis({ maxRetriesPerRequest: null });
+ * // The same handlers the HTTP server registers (share the module that creates the receiver).
+ * const receiver = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET!, dedup: createRedisStore({ client: connection }) })
+ *   .on('bounced', async (event, { signal }) => suppress(event.payload.to, { signal }));
+ * createBullmqWorker(receiver, { queueName: 'svc-webhooks', connection });
  * ```
  */
 export function createBullmqWorker(

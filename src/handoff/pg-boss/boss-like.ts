@@ -3,7 +3,16 @@
  * do not depend on pg-boss's (an ESM-only package) and any pg-boss 12 instance fits.
  */
 
-/** A pg-boss job as `work()` hands it over (the fields we read). */
+/**
+ * A pg-boss job as `work()` hands it over (the fields we read).
+ *
+ * @example
+ * ```ts
+ * import type { PgBossJobLike } from '@svc/webhooks/pg-boss';
+ *
+ * const attempt = (job: PgBossJobLike) => job.retryCount + 1;
+ * ```
+ */
 export interface PgBossJobLike {
   id: string;
   name: string;
@@ -16,7 +25,16 @@ export interface PgBossJobLike {
   signal?: AbortSignal;
 }
 
-/** A stored job as `findJobs()` / `getJobById()` return it (the fields we read). */
+/**
+ * A stored job as `findJobs()` / `getJobById()` return it (the fields we read).
+ *
+ * @example
+ * ```ts
+ * import type { PgBossStoredJobLike } from '@svc/webhooks/pg-boss';
+ *
+ * const waiting = (jobs: PgBossStoredJobLike[]) => jobs.filter((job) => job.state === 'created').length;
+ * ```
+ */
 export interface PgBossStoredJobLike {
   id: string;
   name: string;
@@ -31,7 +49,16 @@ export interface PgBossStoredJobLike {
   sourceRetryCount?: number | null;
 }
 
-/** Queue settings we create the queues with. */
+/**
+ * Queue settings we create the queues with (pg-boss's own option names, seconds).
+ *
+ * @example
+ * ```ts
+ * import type { PgBossQueueSettings } from '@svc/webhooks/pg-boss';
+ *
+ * const settings: PgBossQueueSettings = { deadLetter: 'webhooks-dead', retryLimit: 10, retryBackoff: true };
+ * ```
+ */
 export interface PgBossQueueSettings {
   deadLetter?: string;
   retryLimit?: number;
@@ -41,7 +68,16 @@ export interface PgBossQueueSettings {
   expireInSeconds?: number;
 }
 
-/** A per-job outcome of a `perJobResults` handler. */
+/**
+ * A per-job outcome of a `perJobResults` handler.
+ *
+ * @example
+ * ```ts
+ * import type { PgBossJobResult } from '@svc/webhooks/pg-boss';
+ *
+ * const refused: PgBossJobResult = { id: job.id, status: 'deadletter', output: { code: 'job_invalid' } };
+ * ```
+ */
 export interface PgBossJobResult {
   id: string;
   status: 'completed' | 'failed' | 'deadletter';

@@ -156,4 +156,35 @@ describe.runIf(postgresAvailable())('pg-boss hand-off: worker processes crash', 
       await boss.stop({ graceful: false });
     }
   }, 60_000);
+  it('SIGTERM past the shutdown deadline: the running handler is aborted and released, and runs again in another worker', async () => {
+    const { server, env, completed, boss } = await setup();
+    const slow = await spawnWorker({
+      ...env,
+      HANDLER_MS: '20000',
+      CONCURRENCY: '1',
+      LEASE_MS: '30000',
+      EXPIRE_SECONDS: '60',
+      SHUTDOWN_MS: '300',
+    });
+    let next: WorkerProcess | undefined;
+    try {
+      const delivery = crmDelivery('deal.won');
+      expect((await post(server.url, delivery)).status).toBe(200);
+      expect(await until(() => slow.running.size === 1)).toBe(true);
+      const stoppedAt = Date.now();
+      slow.child.kill('SIGTERM');
+      expect((await slow.exited).code).toBe(0);
+      expect(Date.now() - stoppedAt).toBeLessThan(10_000); // not the handler's 20 s
+      expect(slow.done).toEqual([]);
+      // Released, not left to expire (60 s): another worker runs it after pg-boss's 1 s retry delay.
+      next = await spawnWorker({ ...env, HANDLER_MS: '10', LEASE_MS: '30000', EXPIRE_SECONDS: '60' });
+      expect(await until(() => next!.done.includes(delivery.deliveryId), 15_000)).toBe(true);
+      expect(await until(async () => (await completed()) === 1)).toBe(true);
+    } finally {
+      slow.child.kill('SIGKILL');
+      next?.child.kill('SIGKILL');
+      await server.close();
+      await boss.stop({ graceful: false });
+    }
+  }, 60_000);
 });

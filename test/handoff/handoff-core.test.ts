@@ -1,0 +1,178 @@
+/**
+ * The engine-agnostic hand-off core, with a hand-written HandoffTarget that keeps jobs in an array
+ * (the contract a queue engine implements): what is enqueued and when, the 503 paths, and
+ * `receiver.runJob` (parse again, claim, handlers, complete or release).
+ */
+import { Buffer } from 'node:buffer';
+import {
+  createMailReceiver,
+  HANDOFF_JOB_VERSION,
+  type HandoffJob,
+  type HandoffTarget,
+  type MailReceiverOptions,
+} from '@svc/webhooks';
+import { describe, expect, it } from 'vitest';
+import { deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
+import { createManualClock } from '../support/clock.js';
+
+const MAIL_AT = Date.parse('2024-05-01T10:00:00.123Z'); // the fixture payload's timestamp
+const MINUTE = 60_000;
+
+function arrayTarget(): HandoffTarget & { jobs: HandoffJob[] } {
+  const jobs: HandoffJob[] = [];
+  return {
+    jobs,
+    async enqueue(job) {
+      if (jobs.some((j) => j.key === job.key)) return 'duplicate';
+      jobs.push(structuredClone(job));
+      return 'enqueued';
+    },
+  };
+}
+
+function setup(options: Partial<MailReceiverOptions> = {}) {
+  const target = arrayTarget();
+  const errors: string[] = [];
+  const receiver = createMailReceiver({
+    secret: ['whsec_other_secret_0001', MAIL_SECRET],
+    handoff: target,
+    ...options,
+  });
+  receiver.onError((_error, info) => errors.push(info.phase));
+  return { target, receiver, errors };
+}
+
+describe('hand-off receiver', () => {
+  it('enqueues a verified delivery as a job without the secret and answers 200 queued, then duplicate', async () => {
+    const { target, receiver } = setup();
+    let ran = 0;
+    receiver.on('delivered', () => {
+      ran++;
+    });
+    const delivery = mailDelivery('delivered');
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, result: 'queued' });
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, result: 'duplicate' });
+    expect(ran).toBe(0);
+    expect(target.jobs).toHaveLength(1);
+    const job = target.jobs[0]!;
+    expect(job).toMatchObject({
+      v: HANDOFF_JOB_VERSION,
+      service: 'mail',
+      deliveryId: delivery.deliveryId,
+      event: 'delivered',
+      key: `mail:delivery:${delivery.deliveryId}`,
+      secretIndex: 1,
+      headers: { 'x-svcmail-event': 'delivered', 'x-svcmail-id': delivery.deliveryId },
+    });
+    expect(Buffer.from(job.body, 'base64').equals(Buffer.from(delivery.body))).toBe(true);
+    expect(JSON.stringify(job)).not.toContain(MAIL_SECRET);
+    expect(JSON.stringify(job)).not.toContain('x-svcmail-sig');
+  });
+
+  it('enqueues nothing for a bad signature or an invalid payload', async () => {
+    const { target, receiver } = setup();
+    expect(
+      (await deliver(receiver, mailDelivery('delivered', { secret: 'whsec_wrong_secret_00001' }))).status,
+    ).toBe(401);
+    expect(
+      (await deliver(receiver, mailDelivery('delivered', { rawBody: '{"event":"delivered"' }))).status,
+    ).toBe(400);
+    expect(target.jobs).toEqual([]);
+  });
+
+  it('answers 503 handoff_unavailable with Retry-After when the engine refuses or does not answer in time', async () => {
+    const errors: string[] = [];
+    const refusing = createMailReceiver({
+      secret: MAIL_SECRET,
+      handoff: { enqueue: () => Promise.reject(new Error('READONLY')) },
+    }).onError((_e, info) => errors.push(info.phase));
+    const silent = createMailReceiver({
+      secret: MAIL_SECRET,
+      handoff: { enqueue: () => new Promise(() => undefined), timeoutMs: 20 },
+    });
+    for (const receiver of [refusing, silent]) {
+      expect(await deliver(receiver, mailDelivery('delivered'))).toMatchObject({
+        status: 503,
+        code: 'handoff_unavailable',
+        headers: { 'retry-after': '1' },
+      });
+    }
+    expect(errors).toEqual(['enqueue']);
+  });
+
+  it('refuses a handoff option without enqueue when the receiver is created', () => {
+    expect(() => createMailReceiver({ secret: MAIL_SECRET, handoff: {} as HandoffTarget })).toThrow(
+      expect.objectContaining({ code: 'options_invalid' }),
+    );
+  });
+});
+
+describe('receiver.runJob', () => {
+  it('runs the handlers once with attempt and signal, then reports duplicates; unhandled events are ignored', async () => {
+    const { target, receiver } = setup();
+    const seen: unknown[] = [];
+    receiver.on('delivered', (event, { attempt, signal, attemptKey }) => {
+      seen.push([event.deliveryId, attempt, signal.aborted, attemptKey]);
+    });
+    const delivery = mailDelivery('delivered');
+    await deliver(receiver, delivery);
+    await deliver(receiver, mailDelivery('opened'));
+    const [job, opened] = target.jobs;
+    expect(await receiver.runJob(job, { attempt: 3 })).toBe('processed');
+    expect(await receiver.runJob(job, { attempt: 4 })).toBe('duplicate');
+    expect(await receiver.runJob(opened)).toBe('ignored');
+    expect(seen).toEqual([[delivery.deliveryId, 3, false, `mail:delivery:${delivery.deliveryId}`]]);
+  });
+
+  it('releases the claim when a handler throws, so the next attempt runs it again', async () => {
+    const { target, receiver, errors } = setup();
+    let calls = 0;
+    receiver.on('delivered', () => {
+      calls++;
+      if (calls === 1) throw new Error('database down');
+    });
+    await deliver(receiver, mailDelivery('delivered'));
+    await expect(receiver.runJob(target.jobs[0], { attempt: 1 })).rejects.toMatchObject({
+      code: 'handler_failed',
+      message: 'The webhook handler failed: database down',
+    });
+    expect(await receiver.runJob(target.jobs[0], { attempt: 2 })).toBe('processed');
+    expect([calls, errors]).toEqual([2, ['handler']]);
+  });
+
+  it('refuses bad job data with job_invalid and a reason, running nothing', async () => {
+    const { target, receiver } = setup();
+    receiver.on('delivered', () => {
+      throw new Error('must not run');
+    });
+    await deliver(receiver, mailDelivery('delivered'));
+    const job = target.jobs[0]!;
+    const cases: [unknown, string][] = [
+      [null, 'job data is not an object'],
+      [{ ...job, v: 2 }, 'format version 2 is not 1'],
+      [{ ...job, service: 'crm' }, "job of another service, not 'mail'"],
+      [{ ...job, key: '' }, 'key is not a non-empty string'],
+      [{ ...job, body: '***' }, 'body is not base64'],
+      [{ ...job, deliveryId: 'someone-else' }, 'deliveryId or event differ from the body and headers'],
+    ];
+    for (const [data, reason] of cases) {
+      await expect(receiver.runJob(data)).rejects.toMatchObject({
+        code: 'job_invalid',
+        message: `Invalid hand-off job: ${reason}.`,
+      });
+    }
+  });
+
+  it('checks maxEventAgeMs as at receipt, however long the job waited', async () => {
+    const clock = createManualClock(MAIL_AT + 14 * MINUTE);
+    const { target, receiver } = setup({ clock, maxEventAgeMs: 15 * MINUTE });
+    let ran = 0;
+    receiver.on('delivered', () => {
+      ran++;
+    });
+    expect((await deliver(receiver, mailDelivery('delivered'))).status).toBe(200);
+    clock.advance(60 * MINUTE); // an hour-long outage of the workers
+    expect(await receiver.runJob(target.jobs[0])).toBe('processed');
+    expect(ran).toBe(1);
+  });
+});
