@@ -45,5 +45,20 @@ export default defineConfig({
   target: 'es2022',
   platform: 'neutral',
   outDir: 'dist',
-  external: [/^node:/, 'zod', 'ioredis', 'redis', 'pg', 'express', 'fastify', 'next', 'msw'],
+  // Keep `node:crypto` as written: a bare `crypto` reads as an npm package to bundlers and to the
+  // dependency checks over the build (test/package/build-output.test.ts, .ci/run).
+  removeNodeProtocol: false,
+  external: [
+    /^node:/,
+    'zod',
+    'ioredis',
+    'redis',
+    'pg',
+    'express',
+    'fastify',
+    'next',
+    'msw',
+    'bullmq',
+    'pg-boss',
+  ],
 });
