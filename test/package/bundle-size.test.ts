@@ -54,6 +54,8 @@ const EXPECTED: Record<(typeof CONSUMER_CASES)[number]['name'], Expected> = {
   './testing createMailEmitter': { budget: 160 * KB, zod: true },
   './testing/msw': { budget: 16 * KB, zod: false },
   './manage': { budget: 20 * KB, zod: false },
+  './bullmq': { budget: 16 * KB, zod: false },
+  './pg-boss': { budget: 16 * KB, zod: false },
 };
 
 let consumer: string;

@@ -44,7 +44,7 @@ export async function bundleConsumer(consumer: string, source: string): Promise<
     conditions: ['import'],
     target: 'es2022',
     // node: modules and the optional peers are the app's own; zod is bundled, as the app's bundler does.
-    external: ['node:*', 'msw', 'fastify', 'express', 'next', 'ioredis', 'redis', 'pg'],
+    external: ['node:*', 'msw', 'fastify', 'express', 'next', 'ioredis', 'redis', 'pg', 'bullmq', 'pg-boss'],
     write: false,
     logLevel: 'silent',
     nodePaths: [join(root, 'node_modules')],
@@ -83,4 +83,6 @@ export const CONSUMER_CASES = [
   },
   { name: './testing/msw', source: "export { mailApiHandlers } from '@svc/webhooks/testing/msw';" },
   { name: './manage', source: "export { createMailClient } from '@svc/webhooks/manage';" },
+  { name: './bullmq', source: "export { createBullmqHandoff } from '@svc/webhooks/bullmq';" },
+  { name: './pg-boss', source: "export { createPgBossHandoff } from '@svc/webhooks/pg-boss';" },
 ] as const;
