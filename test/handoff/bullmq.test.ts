@@ -229,7 +229,7 @@ describe.runIf(redisAvailable())('BullMQ hand-off', () => {
   });
 
   it('answers 503 while Redis is down, acknowledges nothing it did not store, and takes the retries after', async () => {
-    const { queue, receiver, startWorker } = setup({ timeoutMs: 300 });
+    const { queue, receiver, startWorker, connection } = setup({ timeoutMs: 300 });
     const handled = new Set<string>();
     receiver.on('delivered', (event) => {
       handled.add(event.deliveryId);
@@ -242,6 +242,8 @@ describe.runIf(redisAvailable())('BullMQ hand-off', () => {
       deliveries.map(() => [503, 'handoff_unavailable', '1']),
     );
     await redis.start();
+    // The sender's retries come later (CRM 1 s and 2 s, email a minute): by then the client reconnected.
+    await until(() => connection.status === 'ready', 'the reconnect');
     // The sender's retries: each one acknowledged, each event handled once.
     const retried = await Promise.all(deliveries.map((d) => deliver(receiver, d)));
     expect(retried.map((o) => o.status)).toEqual(deliveries.map(() => 200));
