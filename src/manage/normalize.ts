@@ -59,6 +59,12 @@ function camel(record: Json): Json {
   return out;
 }
 
+/** The record's own `success` flag, else whether its HTTP status was a 2xx. */
+function successOf(record: Record<string, unknown>, statusCode: unknown): boolean {
+  if (typeof record.success === 'boolean') return record.success;
+  return typeof statusCode === 'number' && statusCode >= 200 && statusCode < 300;
+}
+
 /** An email attempt record with the fields recovery relies on, or null when it lacks them. */
 export function mailAttemptOf(raw: Json): MailDeliveryAttempt | null {
   const record = camel(raw);
@@ -66,10 +72,7 @@ export function mailAttemptOf(raw: Json): MailDeliveryAttempt | null {
   const attemptedAt = pick(record, 'attemptedAt', 'createdAt', 'timestamp');
   if (typeof deliveryId !== 'string' || typeof attemptedAt !== 'string') return null;
   const statusCode = pick(record, 'statusCode', 'responseStatus', 'status');
-  const success =
-    typeof record.success === 'boolean'
-      ? record.success
-      : typeof statusCode === 'number' && statusCode >= 200 && statusCode < 300;
+  const success = successOf(record, statusCode);
   return {
     ...record,
     deliveryId,
@@ -86,10 +89,7 @@ export function crmDeliveryOf(raw: Json): CrmDelivery | null {
   if (typeof id !== 'string') return null;
   const statusCode = pick(record, 'statusCode', 'httpStatus', 'responseStatus');
   const attempts = pick(record, 'attempts', 'attemptCount');
-  const success =
-    typeof record.success === 'boolean'
-      ? record.success
-      : typeof statusCode === 'number' && statusCode >= 200 && statusCode < 300;
+  const success = successOf(record, statusCode);
   return {
     ...record,
     id,
