@@ -7,8 +7,11 @@ import type { Options } from 'tsup';
 /** Repository root. */
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 
-// Everything the build output depends on; the build is reused while none of it changes.
-function inputsHash(): string {
+/**
+ * A short digest of every file under src/ plus `files` (repository-relative) and `extra`: a build is
+ * reused while none of it changes.
+ */
+export function sourcesHash(files: readonly string[], extra = ''): string {
   const hash = createHash('sha256');
   const walk = (dir: string) => {
     for (const name of readdirSync(dir).sort()) {
@@ -18,12 +21,17 @@ function inputsHash(): string {
     }
   };
   walk(join(root, 'src'));
-  for (const file of ['tsup.config.ts', 'entries.json', 'package.json', 'tsconfig.json']) {
-    hash.update(file).update(readFileSync(join(root, file)));
-  }
-  hash.update(process.env.SVC_WEBHOOKS_TSUP_CONFIG ?? '');
+  for (const file of files) hash.update(file).update(readFileSync(join(root, file)));
+  hash.update(extra);
   return hash.digest('hex').slice(0, 16);
 }
+
+// Everything the build output depends on.
+const inputsHash = () =>
+  sourcesHash(
+    ['tsup.config.ts', 'entries.json', 'package.json', 'tsconfig.json'],
+    process.env.SVC_WEBHOOKS_TSUP_CONFIG ?? '',
+  );
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,24 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { root } from '../../package/dist.js';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root, sourcesHash } from '../../package/dist.js';
 
-// Everything the bin depends on; the build is reused while none of it changes.
-function inputsHash(): string {
-  const hash = createHash('sha256');
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else hash.update(relative(root, path)).update(readFileSync(path));
-    }
-  };
-  walk(join(root, 'src'));
-  for (const file of ['tsup.cli.config.ts', 'package.json'])
-    hash.update(file).update(readFileSync(join(root, file)));
-  return hash.digest('hex').slice(0, 16);
-}
+// Everything the bin depends on.
+const inputsHash = () => sourcesHash(['tsup.cli.config.ts', 'package.json']);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
