@@ -23,7 +23,7 @@ export {
 } from './api/mail-api.js';
 export type { MailApiKeyRecord } from './api/mail-api-keys.js';
 export { createRealClock } from './clock/real-clock.js';
-export type { SchedulerClock, TimerId } from './clock/types.js';
+export type { EmitterClock, SchedulerClock, TimerId } from './clock/types.js';
 export { createVirtualClock, type VirtualClock, type VirtualClockOptions } from './clock/virtual-clock.js';
 export type { InProcessHandler, TransportOptions } from './emitter/attempt.js';
 export { type CrmEmitter, createCrmEmitter } from './emitter/crm-emitter.js';
@@ -46,8 +46,12 @@ export type {
   AttemptRecord,
   DeliveryRecord,
   DeliveryStatus,
+  EmittedAttempt,
+  EmittedDelivery,
+  EmittedDeliveryStatus,
   EmitterEvent,
   EmitterOptions,
+  EmitterReport,
 } from './emitter/types.js';
 export {
   createFixtures,

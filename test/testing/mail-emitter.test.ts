@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createMailReceiver } from '@svc/webhooks';
 import { describe, expect, it } from 'vitest';
-import { createMailEmitter, createVirtualClock, type EmitterEvent } from '../../src/testing/index.js';
+import { createMailEmitter, createVirtualClock, type EmitterReport } from '../../src/testing/index.js';
 
 const START = Date.parse('2025-03-01T12:00:00.000Z');
 const hmac = (secret: string, body: string): string =>
@@ -13,7 +13,7 @@ function setup(
 ) {
   const clock = createVirtualClock({ start: START });
   const received: { at: number; request: Request; body: string }[] = [];
-  const events: EmitterEvent[] = [];
+  const events: EmitterReport[] = [];
   const emitter = createMailEmitter({
     clock,
     seed: 'mail',

@@ -1,5 +1,5 @@
 import { WebhookError } from '../../shared/errors.js';
-import type { AttemptRecord } from '../emitter/types.js';
+import type { EmittedAttempt } from '../emitter/types.js';
 
 /**
  * The deliveries answer: `{ data, next_cursor }`, newest first. The spec shows no query parameters
@@ -7,9 +7,9 @@ import type { AttemptRecord } from '../emitter/types.js';
  * `limit` (1–500; without it every record in one page) and `cursor` (the previous page's `next_cursor`).
  */
 export function deliveryPage(
-  attempts: AttemptRecord[],
+  attempts: EmittedAttempt[],
   query: URLSearchParams,
-): { data: AttemptRecord[]; next_cursor: string | null } {
+): { data: EmittedAttempt[]; next_cursor: string | null } {
   const since = query.get('since');
   const sinceMs = since === null ? null : Date.parse(since);
   if (sinceMs !== null && Number.isNaN(sinceMs)) {

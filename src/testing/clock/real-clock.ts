@@ -1,7 +1,7 @@
-import type { SchedulerClock } from './types.js';
+import type { EmitterClock } from './types.js';
 
 /**
- * The wall clock as a {@link SchedulerClock}: real timers, real waiting. For demos and for running
+ * The wall clock as a {@link EmitterClock}: real timers, real waiting. For demos and for running
  * an emitter against a staging receiver in real time.
  *
  * @example
@@ -11,7 +11,7 @@ import type { SchedulerClock } from './types.js';
  * const emitter = createMailEmitter({ clock: createRealClock(), allowPrivateNetworks: true });
  * ```
  */
-export function createRealClock(): SchedulerClock {
+export function createRealClock(): EmitterClock {
   const handles = new Map<number, ReturnType<typeof setTimeout>>();
   let nextId = 1;
   return {

@@ -1,5 +1,5 @@
 /**
- * A timer handle returned by {@link SchedulerClock.setTimeout}.
+ * A timer handle returned by {@link EmitterClock.setTimeout}.
  *
  * @example
  * ```ts
@@ -11,17 +11,18 @@ export type TimerId = number;
 
 /**
  * The time source and scheduler every emitter runs on. {@link createVirtualClock} moves only when
- * told to; {@link createRealClock} follows the wall clock.
+ * told to; {@link createRealClock} follows the wall clock. Every one is also a receiver's `Clock`
+ * (`now`, `setTimeout`, `clearTimeout`), so a receiver can share it.
  *
  * @example
  * ```ts
- * import { createMailEmitter, createRealClock, type SchedulerClock } from '@svc/webhooks/testing';
+ * import { createMailEmitter, createRealClock, type EmitterClock } from '@svc/webhooks/testing';
  *
- * const clock: SchedulerClock = createRealClock();
+ * const clock: EmitterClock = createRealClock();
  * const emitter = createMailEmitter({ clock });
  * ```
  */
-export interface SchedulerClock {
+export interface EmitterClock {
   /** Epoch milliseconds. */
   now(): number;
   /** Runs `callback` after `ms`; an async callback's work is awaited by a virtual clock's `advance`. */
@@ -36,3 +37,13 @@ export interface SchedulerClock {
    */
   track<T>(work: Promise<T>): Promise<T>;
 }
+
+/**
+ * @deprecated Use {@link EmitterClock}: a receiver's clock is the core's `Clock`.
+ *
+ * @example
+ * ```ts
+ * const clock: EmitterClock = createRealClock(); // was SchedulerClock
+ * ```
+ */
+export type SchedulerClock = EmitterClock;

@@ -1,5 +1,5 @@
 import { createTimerHeap, type Timer } from './timer-heap.js';
-import type { SchedulerClock, TimerId } from './types.js';
+import type { EmitterClock, TimerId } from './types.js';
 
 /**
  * Options of {@link createVirtualClock}.
@@ -26,7 +26,7 @@ export interface VirtualClockOptions {
  * await clock.runAll(); // every retry, in virtual time
  * ```
  */
-export interface VirtualClock extends SchedulerClock {
+export interface VirtualClock extends EmitterClock {
   /** Moves time forward by `ms`, firing due timers in order and awaiting their async work. */
   advance(ms: number): Promise<void>;
   /** Moves time to `epochMs` (never backwards), like {@link VirtualClock.advance}. */

@@ -1,4 +1,4 @@
-import type { SchedulerClock } from '../clock/types.js';
+import type { EmitterClock } from '../clock/types.js';
 
 /**
  * An in-process receiver: the web-standard handler of a receiver or an app, called without a network.
@@ -65,7 +65,7 @@ function describeError(error: unknown): string {
  * crm-service §6 rule 4: redirects are not followed, so a 3xx is a failure), within the time limit.
  */
 export async function performAttempt(
-  clock: SchedulerClock,
+  clock: EmitterClock,
   transport: TransportOptions,
   url: string,
   headers: Record<string, string>,

@@ -1,5 +1,5 @@
 import type { CrmEventName } from '../../crm/event-names.js';
-import type { AttemptRecord, DeliveryStatus, EmitterOptions } from './types.js';
+import type { EmittedAttempt, EmittedDeliveryStatus, EmitterOptions } from './types.js';
 
 /**
  * A CRM webhook (crm-service §2). The secret is full in the create and rotate responses, masked elsewhere.
@@ -70,10 +70,10 @@ export interface CrmDeliverySummary {
   /** Attempts made so far (at most 3). */
   attempts: number;
   success: boolean;
-  status: DeliveryStatus;
+  status: EmittedDeliveryStatus;
   createdAt: string;
   /** Every attempt, oldest first. */
-  attemptLog: AttemptRecord[];
+  attemptLog: EmittedAttempt[];
 }
 
 /**

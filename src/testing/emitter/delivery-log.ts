@@ -3,14 +3,10 @@ import type { LiveDelivery } from './engine.js';
 
 /**
  * Deliveries by id and by webhook, newest last. `retentionMs` drops deliveries whose every attempt
- * is older (email-service §8: 90 days); `keepPerWebhook` keeps only the most recent (crm-service §8: 50).
+ * is older (email-service §8: 90 days); `perWebhook` keeps only the most recent (crm-service §8: 50).
  */
-export function createDeliveryLog(options: {
-  now: () => number;
-  retentionMs?: number;
-  keepPerWebhook?: number;
-}) {
-  const { now, retentionMs = Number.POSITIVE_INFINITY, keepPerWebhook = Number.POSITIVE_INFINITY } = options;
+export function createDeliveryLog(options: { now: () => number; retentionMs?: number; perWebhook?: number }) {
+  const { now, retentionMs = Number.POSITIVE_INFINITY, perWebhook = Number.POSITIVE_INFINITY } = options;
   const byId = new Map<string, LiveDelivery>();
   const byWebhook = new Map<string, LiveDelivery[]>();
 
@@ -23,7 +19,7 @@ export function createDeliveryLog(options: {
     const list = byWebhook.get(webhookId) ?? [];
     const cutoff = now() - retentionMs;
     const kept = list.filter((d) => d.record.status === 'pending' || lastActivity(d) >= cutoff);
-    while (kept.length > keepPerWebhook) kept.shift();
+    while (kept.length > perWebhook) kept.shift();
     if (kept.length !== list.length) {
       const keep = new Set(kept);
       for (const d of list) if (!keep.has(d)) byId.delete(d.record.id);
@@ -38,7 +34,7 @@ export function createDeliveryLog(options: {
       const list = byWebhook.get(delivery.record.webhookId) ?? [];
       list.push(delivery);
       byWebhook.set(delivery.record.webhookId, list);
-      if (list.length > keepPerWebhook) prune(delivery.record.webhookId);
+      if (list.length > perWebhook) prune(delivery.record.webhookId);
     },
     /** The deliveries of a webhook still retained, oldest first. */
     list(webhookId: string): LiveDelivery[] {

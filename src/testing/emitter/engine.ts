@@ -1,14 +1,15 @@
+import { signPayload } from '../../verify/sign-payload.js';
 import { isoTime } from '../clock/iso-time.js';
-import type { SchedulerClock } from '../clock/types.js';
+import type { EmitterClock } from '../clock/types.js';
 import { performAttempt, type TransportOptions } from './attempt.js';
-import type { AttemptKind, AttemptRecord, DeliveryRecord, EmitterEvent } from './types.js';
+import type { AttemptKind, EmittedAttempt, EmittedDelivery, EmitterReport } from './types.js';
 
-/** Where an attempt goes: the URL and the signed headers. */
-export type PreparedAttempt = { url: string; headers: Record<string, string> } | { cancel: string };
+/** Where an attempt goes: the URL and the secret to sign with, or why it is not sent. */
+export type PreparedAttempt = { url: string; secret: string } | { cancel: string };
 
 /** A delivery as the engine holds it: the record, the signature cache and the pending timer. */
 export interface LiveDelivery {
-  record: DeliveryRecord;
+  record: EmittedDelivery;
   /**
    * The signed headers and the secret they were signed with: the body never changes, so the signature
    * (and the header object around it) is made again only after a rotation.
@@ -21,25 +22,24 @@ export interface LiveDelivery {
 /** What a service tells the engine. */
 export interface EngineConfig {
   service: 'mail' | 'crm';
-  clock: SchedulerClock;
+  clock: EmitterClock;
   transport: TransportOptions;
   /** Attempts of the automatic schedule. */
   maxAttempts: number;
   /** When attempt `failed + 1` runs (epoch ms), after attempt `failed` failed. */
   nextAttemptAt(delivery: LiveDelivery, failed: number): number;
-  /**
-   * URL and signed headers for the next attempt, or a reason to cancel (webhook paused, inactive,
-   * gone). Synchronous when the headers are already signed for the current secret.
-   */
-  prepare(delivery: LiveDelivery, kind: AttemptKind): PreparedAttempt | Promise<PreparedAttempt>;
+  /** URL and current secret for the next attempt, or a reason to cancel (webhook paused, inactive, gone). */
+  prepare(delivery: LiveDelivery, kind: AttemptKind): PreparedAttempt;
+  /** The service's request headers of a delivery around its signature. */
+  headers(record: EmittedDelivery, signature: string): Record<string, string>;
   /** A scheduled delivery reached `succeeded` or `failed`. */
   onSettled(delivery: LiveDelivery): void;
   /** Reports an event; a function is only called when someone listens (snapshots cost). */
-  emit(event: EmitterEvent | (() => EmitterEvent)): void;
+  emit(event: EmitterReport | (() => EmitterReport)): void;
 }
 
 /** A copy of a delivery record that later attempts do not change. */
-export function snapshot(record: DeliveryRecord): DeliveryRecord {
+export function snapshot(record: EmittedDelivery): EmittedDelivery {
   return { ...record, attempts: record.attempts.map((a) => ({ ...a })) };
 }
 
@@ -51,9 +51,25 @@ export function snapshot(record: DeliveryRecord): DeliveryRecord {
 export function createDeliveryEngine(config: EngineConfig) {
   const { service, clock, transport, maxAttempts } = config;
 
-  async function attempt(delivery: LiveDelivery, kind: AttemptKind): Promise<AttemptRecord | null> {
-    const pending = config.prepare(delivery, kind);
-    const prepared = pending instanceof Promise ? await pending : pending;
+  /**
+   * The headers of the next attempt, with the signature of the exact body under `secret`: signed when
+   * the secret differs from the last attempt's (a rotation) and reused otherwise, since the same bytes
+   * and secret give the same signature. Synchronous once signed.
+   */
+  function signed(
+    delivery: LiveDelivery,
+    secret: string,
+  ): Record<string, string> | Promise<Record<string, string>> {
+    if (delivery.signed?.secret === secret) return delivery.signed.headers;
+    return signPayload(delivery.record.body, secret).then((signature) => {
+      const headers = config.headers(delivery.record, signature);
+      delivery.signed = { secret, headers };
+      return headers;
+    });
+  }
+
+  async function attempt(delivery: LiveDelivery, kind: AttemptKind): Promise<EmittedAttempt | null> {
+    const prepared = config.prepare(delivery, kind);
     const record = delivery.record;
     if ('cancel' in prepared) {
       if (kind !== 'retry' && record.status === 'pending') {
@@ -68,15 +84,11 @@ export function createDeliveryEngine(config: EngineConfig) {
       }
       return null;
     }
+    const pending = signed(delivery, prepared.secret);
+    const headers = pending instanceof Promise ? await pending : pending;
     const attemptedAt = clock.now();
-    const outcome = await performAttempt(
-      clock,
-      transport,
-      prepared.url,
-      prepared.headers,
-      delivery.record.body,
-    );
-    const entry: AttemptRecord = {
+    const outcome = await performAttempt(clock, transport, prepared.url, headers, record.body);
+    const entry: EmittedAttempt = {
       deliveryId: record.id,
       webhookId: record.webhookId,
       event: record.event,
@@ -115,18 +127,18 @@ export function createDeliveryEngine(config: EngineConfig) {
     return entry;
   }
 
-  function run(delivery: LiveDelivery): Promise<AttemptRecord | null> {
+  function run(delivery: LiveDelivery): Promise<EmittedAttempt | null> {
     delivery.timer = undefined;
     return attempt(delivery, 'scheduled');
   }
 
   return {
     /** Starts a delivery: the first attempt now (tracked by the clock), retries on timers. */
-    start(delivery: LiveDelivery): Promise<AttemptRecord | null> {
+    start(delivery: LiveDelivery): Promise<EmittedAttempt | null> {
       return clock.track(run(delivery));
     },
     /** One manual attempt (retry or test) outside the schedule. */
-    once(delivery: LiveDelivery, kind: AttemptKind): Promise<AttemptRecord | null> {
+    once(delivery: LiveDelivery, kind: AttemptKind): Promise<EmittedAttempt | null> {
       return clock.track(attempt(delivery, kind));
     },
     /** Stops the pending retries of a delivery. */

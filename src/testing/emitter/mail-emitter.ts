@@ -1,16 +1,12 @@
 import type { MailEventName } from '../../mail/event-names.js';
-import { mailPayloadSchemas } from '../../mail/schemas.js';
 import type { MailPayloadOf } from '../../mail/types.js';
 import { WebhookError } from '../../shared/errors.js';
-import { createFixtures } from '../fixtures/fixtures.js';
 import type { Overrides } from '../fixtures/overrides.js';
-import { mailDeliveryHeaders } from '../headers.js';
-import { createEmitterBase, type DeliveryContext } from './emitter-base.js';
-import type { MailEmitterOptions } from './mail-types.js';
+import type { MailEmitterOptions, MailWebhook } from './mail-types.js';
 import { createMailWebhooks } from './mail-webhooks.js';
-import type { AttemptRecord, DeliveryRecord } from './types.js';
-
-const DAY = 86_400_000;
+import { createServiceEmitter } from './service-emitter.js';
+import { mailEmitterSpec } from './specs.js';
+import type { EmittedAttempt, EmittedDelivery } from './types.js';
 
 /**
  * A reference implementation of the email service's delivery side, in memory, on an injected clock:
@@ -31,72 +27,30 @@ const DAY = 86_400_000;
  * ```
  */
 export function createMailEmitter(options: MailEmitterOptions = {}) {
-  const {
-    clientId = 'client_test',
-    retryOffsetsMs = [60_000, 120_000],
-    pauseAfter = 10,
-    retentionMs = 90 * DAY,
-    validate = true,
-    vendor = 'Svc',
-  } = options;
-  const webhooks = createMailWebhooks(options, {
-    clock: () => base.clock,
-    random: () => base.random,
-    onDelete: (id) => base.drop(id),
-  });
-  const base = createEmitterBase({
-    service: 'mail',
+  const spec = mailEmitterSpec(options);
+  const base = createServiceEmitter(
+    spec,
     options,
-    retentionMs,
-    nextAttemptAt: (delivery, failed) => delivery.createdAtMs + (retryOffsetsMs[failed - 1] ?? 0),
-    headers: (record, signature) => mailDeliveryHeaders(vendor, record.event, signature, record.id),
-    prepare(delivery: DeliveryContext, kind) {
-      const webhook = webhooks.find(delivery.record.webhookId);
-      if (!webhook) return { cancel: 'webhook deleted' };
-      // email-service §3: nothing is sent while paused (test sends are probes, allowed).
-      if (webhook.status === 'paused' && kind === 'scheduled') return { cancel: 'webhook paused' };
-      // Signed with the current secret (re-signed only after a rotation).
-      return base.signedAttempt(delivery, webhook.url, webhook.secret);
+    (hooks) => createMailWebhooks(options, hooks),
+    // email-service §3: a success resets the count; the pauseAfter-th fully failed delivery in a row pauses.
+    (delivery, webhook: MailWebhook) => {
+      const { status } = delivery.record;
+      if (status === 'succeeded') webhook.consecutiveFailures = 0;
+      else if (status === 'failed' && ++webhook.consecutiveFailures >= spec.pauseAfter) pause(webhook);
     },
-    onSettled(delivery) {
-      const webhook = webhooks.find(delivery.record.webhookId);
-      if (!webhook) return;
-      if (delivery.record.status === 'succeeded') webhook.consecutiveFailures = 0;
-      else if (delivery.record.status === 'failed' && ++webhook.consecutiveFailures >= pauseAfter) {
-        // email-service §3: 10 consecutive deliveries each failed all 3 attempts -> paused.
-        webhooks.pause(webhook);
-        for (const pending of base.log.list(webhook.id)) base.engine.cancel(pending);
-        base.emit({
-          type: 'webhook_paused',
-          service: 'mail',
-          at: base.clock.now(),
-          webhookId: webhook.id,
-          consecutiveFailures: webhook.consecutiveFailures,
-        });
-      }
-    },
-  });
-  const fixtures = createFixtures({
-    seed: options.seed === undefined ? undefined : `${options.seed}:fixtures`,
-    now: base.clock.now,
-    clientId,
-  });
+  );
+  const { webhooks } = base;
 
-  function validated(event: string, payload: unknown): void {
-    if (!validate) return;
-    const schema = (
-      mailPayloadSchemas as Record<
-        string,
-        { safeParse(v: unknown): { success: boolean; error?: { message: string } } }
-      >
-    )[event];
-    const result = schema?.safeParse(payload);
-    if (!result?.success) {
-      throw new WebhookError(
-        'invalid_payload',
-        `Not a valid ${event} payload: ${result?.error?.message ?? 'unknown event'}`,
-      );
-    }
+  function pause(webhook: MailWebhook): void {
+    webhooks.pause(webhook);
+    base.cancelPending(webhook.id);
+    base.report({
+      type: 'webhook_paused',
+      service: 'mail',
+      at: base.clock.now(),
+      webhookId: webhook.id,
+      consecutiveFailures: webhook.consecutiveFailures,
+    });
   }
 
   return {
@@ -111,34 +65,15 @@ export function createMailEmitter(options: MailEmitterOptions = {}) {
      * webhook subscribed to `event` it resolves to `[]` and reports `no_subscriber` to `onEvent`, or
      * rejects with `webhook_not_found` under the `requireSubscriber` option.
      */
-    async emit<N extends MailEventName>(
+    emit<N extends MailEventName>(
       event: N,
       payload?: Overrides<MailPayloadOf<N>>,
-      emitOptions: { fixture?: boolean } = {},
-    ): Promise<DeliveryRecord[]> {
-      const body = emitOptions.fixture === false ? { ...payload } : fixtures.mail(event, payload);
-      validated(event, body);
-      let skipped = 0;
-      const targets = webhooks.subscribed(event, (webhookId) => {
-        skipped++;
-        base.emit({
-          type: 'skipped',
-          service: 'mail',
-          at: base.clock.now(),
-          webhookId,
-          event,
-          reason: 'webhook paused',
-        });
-      });
-      if (targets.length === 0 && skipped === 0) base.noSubscriber(event);
-      return base.deliver(
-        targets.map((w) => w.id),
-        event,
-        JSON.stringify(body),
-      );
+      emitOptions?: { fixture?: boolean },
+    ): Promise<EmittedDelivery[]> {
+      return base.emit(event, payload, emitOptions);
     },
     /** Attempt records of a webhook, newest first, kept 90 days (`GET /api/v1/webhooks/:id/deliveries`). */
-    listDeliveries(webhookId: string): AttemptRecord[] {
+    listDeliveries(webhookId: string): EmittedAttempt[] {
       webhooks.get(webhookId);
       return base.log
         .list(webhookId)
@@ -151,7 +86,7 @@ export function createMailEmitter(options: MailEmitterOptions = {}) {
      * Sends one delivery again, once, with the same `X-SvcMAIL-Id` and bytes (email-service §6 rule 5).
      * Refused with `webhook_paused` (409) while the webhook is paused: reactivate it first.
      */
-    async retryDelivery(webhookId: string, deliveryId: string): Promise<AttemptRecord> {
+    async retryDelivery(webhookId: string, deliveryId: string): Promise<EmittedAttempt> {
       const webhook = webhooks.get(webhookId);
       base.log.get(deliveryId, webhookId);
       if (webhook.status === 'paused') {
@@ -165,18 +100,18 @@ export function createMailEmitter(options: MailEmitterOptions = {}) {
       return attempt;
     },
     /** Sends a synthetic signed `delivered` event (email-service §6 rule 7): one attempt, not counted towards pausing. */
-    async sendTest(webhookId: string): Promise<DeliveryRecord> {
+    async sendTest(webhookId: string): Promise<EmittedDelivery> {
       webhooks.get(webhookId);
-      const body = fixtures.mail('delivered', {
+      const payload = base.fixtures.mail('delivered', {
         message_id: `test_${base.nextId().slice(0, 8)}`,
         to: 'test@example.com',
       });
-      return base.test(webhookId, 'delivered', JSON.stringify(body));
+      return base.test(webhookId, 'delivered', payload);
     },
   };
 }
 
-const byNewest = (a: AttemptRecord, b: AttemptRecord): number =>
+const byNewest = (a: EmittedAttempt, b: EmittedAttempt): number =>
   b.attemptedAt.localeCompare(a.attemptedAt) || b.attempt - a.attempt;
 
 /**

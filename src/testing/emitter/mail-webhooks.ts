@@ -1,51 +1,23 @@
 import { MAIL_EVENT_NAMES, type MailEventName } from '../../mail/event-names.js';
 import { WebhookError } from '../../shared/errors.js';
-import type { SchedulerClock } from '../clock/types.js';
-import { type Random, randomToken } from '../random.js';
+import { randomToken } from '../random.js';
 import { checkWebhookUrl, type UrlPolicyOptions } from '../url-policy.js';
 import { asObject, eventsField, stringField } from './input.js';
 import type { CreateMailWebhookInput, MailWebhook, UpdateMailWebhookInput } from './mail-types.js';
-import { generateSecret, maskSecret } from './secrets.js';
-
-interface Hooks {
-  clock: () => SchedulerClock;
-  random: () => Random;
-  onDelete(webhookId: string): void;
-}
+import { createWebhookRegistry, type RegistryHooks } from './webhook-registry.js';
 
 /** The email webhooks of one emitter and their management operations (email-service §4). */
-export function createMailWebhooks(policy: UrlPolicyOptions, hooks: Hooks) {
-  const webhooks = new Map<string, MailWebhook>();
-  const iso = (): string => new Date(hooks.clock().now()).toISOString();
-  const masked = (w: MailWebhook): MailWebhook => ({
-    ...w,
-    events: [...w.events],
-    secret: maskSecret(w.secret),
-  });
-
-  function get(id: string): MailWebhook {
-    const webhook = webhooks.get(id);
-    if (!webhook) throw new WebhookError('webhook_not_found', `No webhook with id ${id}.`);
-    return webhook;
-  }
+export function createMailWebhooks(policy: UrlPolicyOptions, hooks: RegistryHooks) {
+  // email-service §3: nothing is sent while paused.
+  const registry = createWebhookRegistry<MailWebhook>(hooks, (w) => w.status === 'active');
+  const { iso, get, masked } = registry;
 
   return {
-    find: (id: string): MailWebhook | undefined => webhooks.get(id),
-    get,
+    ...registry,
     pause(webhook: MailWebhook): void {
       webhook.status = 'paused';
       webhook.pausedAt = iso();
       webhook.updatedAt = webhook.pausedAt;
-    },
-    /** Active webhooks subscribed to `event`; paused ones are reported to `onSkip`. */
-    subscribed(event: string, onSkip: (webhookId: string) => void): MailWebhook[] {
-      const targets: MailWebhook[] = [];
-      for (const webhook of webhooks.values()) {
-        if (!(webhook.events as string[]).includes(event)) continue;
-        if (webhook.status === 'paused') onSkip(webhook.id);
-        else targets.push(webhook);
-      }
-      return targets;
     },
     api: {
       /**
@@ -58,25 +30,20 @@ export function createMailWebhooks(policy: UrlPolicyOptions, hooks: Hooks) {
         const events = eventsField<MailEventName>(body, MAIL_EVENT_NAMES, true)!;
         const description = stringField(body, 'description', false) ?? '';
         const now = iso();
-        const webhook: MailWebhook = {
-          id: randomToken(hooks.random(), 'wh_', 8),
+        return registry.add({
+          id: randomToken(hooks.random, 'wh_', 8),
           url,
           events,
           description,
-          secret: generateSecret(hooks.random()),
+          secret: registry.newSecret(),
           status: 'active',
           consecutiveFailures: 0,
           createdAt: now,
           updatedAt: now,
           pausedAt: null,
-        };
-        webhooks.set(webhook.id, webhook);
-        return { ...webhook, events: [...events] };
+        });
       },
-      /** One webhook, secret masked. */
-      getWebhook: (id: string): MailWebhook => masked(get(id)),
-      /** Every webhook, secrets masked, in creation order. */
-      listWebhooks: (): MailWebhook[] => [...webhooks.values()].map(masked),
+      ...registry.api,
       /**
        * Changes url, events, description or status (`PATCH /api/v1/webhooks/:id`); `status: 'active'`
        * reactivates a paused webhook and resets its failure count.
@@ -106,22 +73,6 @@ export function createMailWebhooks(policy: UrlPolicyOptions, hooks: Hooks) {
         webhook.updatedAt = iso();
         return masked(webhook);
       },
-      /** Replaces the secret at once (`POST /api/v1/webhooks/:id/rotate-secret`); the new one is returned in full. */
-      rotateSecret(id: string): { id: string; secret: string } {
-        const webhook = get(id);
-        webhook.secret = generateSecret(hooks.random());
-        webhook.updatedAt = iso();
-        return { id, secret: webhook.secret };
-      },
-      /** Removes a webhook; its pending retries are cancelled. */
-      deleteWebhook(id: string): { id: string; deleted: true } {
-        get(id);
-        webhooks.delete(id);
-        hooks.onDelete(id);
-        return { id, deleted: true };
-      },
-      /** The full current secret, for tests (the service itself never shows it again). */
-      revealSecret: (id: string): string => get(id).secret,
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { SchedulerClock } from '../clock/types.js';
+import type { EmitterClock } from '../clock/types.js';
 import type { UrlPolicyOptions } from '../url-policy.js';
 import type { TransportOptions } from './attempt.js';
 
@@ -13,15 +13,16 @@ import type { TransportOptions } from './attempt.js';
 export type AttemptKind = 'scheduled' | 'retry' | 'test';
 
 /**
- * One recorded attempt (email-service §6 rule 5, crm-service §6 rule 6).
+ * One attempt the emitter made, as the emulated service records it (email-service §6 rule 5,
+ * crm-service §6 rule 6). Not the receiver's view: that is the handler's `context.attempt`.
  *
  * @example
  * ```ts
- * const [last]: AttemptRecord[] = emitter.listDeliveries(webhookId); // newest first
+ * const [last]: EmittedAttempt[] = emitter.listDeliveries(webhookId); // newest first
  * if (last) console.log(last.attempt, last.statusCode, last.error);
  * ```
  */
-export interface AttemptRecord {
+export interface EmittedAttempt {
   deliveryId: string;
   webhookId: string;
   event: string;
@@ -42,56 +43,65 @@ export interface AttemptRecord {
 }
 
 /**
- * Where a delivery stands. `cancelled`: stopped before its attempts ran out (paused, inactive, deleted).
+ * Where an emitted delivery stands on the sending side. `cancelled`: stopped before its attempts ran
+ * out (paused, inactive, deleted).
  *
  * @example
  * ```ts
- * const status: DeliveryStatus = emitter.getDelivery(deliveryId).status; // 'failed' after 3 attempts
+ * const status: EmittedDeliveryStatus = emitter.getDelivery(deliveryId).status; // 'failed' after 3 attempts
  * ```
  */
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+export type EmittedDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
 /**
- * One delivery: one event to one webhook, with one delivery id across every attempt.
+ * One delivery the emitter sent: one event to one webhook, with one delivery id across every attempt,
+ * as the emulated service records it.
  *
  * @example
  * ```ts
- * const [delivery]: DeliveryRecord[] = await emitter.emit('opened'); // one per subscribed webhook
+ * const [delivery]: EmittedDelivery[] = await emitter.emit('opened'); // one per subscribed webhook
  * if (delivery) console.log(delivery.id, delivery.nextAttemptAt);
  * ```
  */
-export interface DeliveryRecord {
+export interface EmittedDelivery {
   /** The delivery id (`X-SvcMAIL-Id` / `X-Svc-Delivery`). */
   id: string;
   webhookId: string;
   event: string;
-  status: DeliveryStatus;
+  status: EmittedDeliveryStatus;
   /** ISO time the delivery was created (its first attempt). */
   createdAt: string;
   /** ISO time of the next scheduled attempt, or null. */
   nextAttemptAt: string | null;
   /** A synthetic test delivery (email `POST …/test`): one attempt, never counted towards pausing. */
   test: boolean;
-  attempts: AttemptRecord[];
+  attempts: EmittedAttempt[];
   /** The exact body bytes sent, as text (identical for every attempt). */
   body: string;
 }
 
 /**
- * What an emitter reports as it works; the demo prints these as a timeline.
+ * What an emitter reports to `onEvent` as it works (attempts, settled deliveries, pauses, skipped
+ * events); the demo prints these as a timeline. Not a webhook event: those are `MailEvent` / `CrmEvent`.
  *
  * @example
  * ```ts
  * createMailEmitter({
- *   onEvent: (event: EmitterEvent) => {
- *     if (event.type === 'webhook_paused') console.log('paused', event.webhookId);
+ *   onEvent: (report: EmitterReport) => {
+ *     if (report.type === 'webhook_paused') console.log('paused', report.webhookId);
  *   },
  * });
  * ```
  */
-export type EmitterEvent =
-  | { type: 'attempt'; service: 'mail' | 'crm'; at: number; delivery: DeliveryRecord; attempt: AttemptRecord }
-  | { type: 'delivery_settled'; service: 'mail' | 'crm'; at: number; delivery: DeliveryRecord }
+export type EmitterReport =
+  | {
+      type: 'attempt';
+      service: 'mail' | 'crm';
+      at: number;
+      delivery: EmittedDelivery;
+      attempt: EmittedAttempt;
+    }
+  | { type: 'delivery_settled'; service: 'mail' | 'crm'; at: number; delivery: EmittedDelivery }
   | { type: 'webhook_paused'; service: 'mail'; at: number; webhookId: string; consecutiveFailures: number }
   /** `emit()` of an event no webhook subscribes to (paused or inactive ones count as subscribed). */
   | { type: 'no_subscriber'; service: 'mail' | 'crm'; at: number; event: string }
@@ -115,7 +125,7 @@ export type EmitterEvent =
  */
 export interface EmitterOptions extends TransportOptions, UrlPolicyOptions {
   /** The clock every attempt and retry is scheduled on. Default: a new virtual clock. */
-  clock?: SchedulerClock;
+  clock?: EmitterClock;
   /** Seed for ids, secrets and jitter; same seed, same run. Default: crypto randomness. */
   seed?: number | string;
   /** The vendor word that replaces "Svc" in header names and the User-Agent. Default `'Svc'`. */
@@ -123,7 +133,7 @@ export interface EmitterOptions extends TransportOptions, UrlPolicyOptions {
   /** Adds a random 0..jitterMs to each automatic retry. Default 0 (exact offsets). */
   jitterMs?: number;
   /** Called for every attempt, settled delivery, pause, skipped event and event without a subscriber. */
-  onEvent?: (event: EmitterEvent) => void;
+  onEvent?: (event: EmitterReport) => void;
   /**
    * Make `emit()` reject with `webhook_not_found` (404) when no webhook subscribes to the event,
    * instead of resolving to `[]`: catches a test whose webhook listens to other events. Webhooks that
@@ -132,3 +142,43 @@ export interface EmitterOptions extends TransportOptions, UrlPolicyOptions {
    */
   requireSubscriber?: boolean;
 }
+
+/**
+ * @deprecated Use {@link EmittedAttempt}: the name said "record" and read like the receiver's own.
+ *
+ * @example
+ * ```ts
+ * const [last]: EmittedAttempt[] = emitter.listDeliveries(webhookId); // was AttemptRecord[]
+ * ```
+ */
+export type AttemptRecord = EmittedAttempt;
+
+/**
+ * @deprecated Use {@link EmittedDeliveryStatus}.
+ *
+ * @example
+ * ```ts
+ * const status: EmittedDeliveryStatus = emitter.getDelivery(deliveryId).status; // was DeliveryStatus
+ * ```
+ */
+export type DeliveryStatus = EmittedDeliveryStatus;
+
+/**
+ * @deprecated Use {@link EmittedDelivery}: the core's own delivery is another thing.
+ *
+ * @example
+ * ```ts
+ * const [delivery]: EmittedDelivery[] = await emitter.emit('opened'); // was DeliveryRecord[]
+ * ```
+ */
+export type DeliveryRecord = EmittedDelivery;
+
+/**
+ * @deprecated Use {@link EmitterReport}: these are the emitter's reports, not webhook events.
+ *
+ * @example
+ * ```ts
+ * createMailEmitter({ onEvent: (report: EmitterReport) => console.log(report.type) }); // was EmitterEvent
+ * ```
+ */
+export type EmitterEvent = EmitterReport;
