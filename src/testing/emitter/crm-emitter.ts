@@ -2,7 +2,7 @@ import type { CrmEventName } from '../../crm/event-names.js';
 import type { CrmDataOf } from '../../crm/types.js';
 import type { Overrides } from '../fixtures/overrides.js';
 import type { CrmDeliverySummary, CrmEmitterOptions } from './crm-types.js';
-import { createCrmWebhooks } from './crm-webhooks.js';
+import { crmWebhookApi } from './crm-webhooks.js';
 import type { LiveDelivery } from './engine.js';
 import { createServiceEmitter } from './service-emitter.js';
 import { crmEmitterSpec } from './specs.js';
@@ -27,15 +27,13 @@ import type { EmittedDelivery } from './types.js';
  * ```
  */
 export function createCrmEmitter(options: CrmEmitterOptions = {}) {
-  const base = createServiceEmitter(crmEmitterSpec(options), options, (hooks) =>
-    createCrmWebhooks(options, { ...hooks, onDeactivate: hooks.cancelPending }),
-  );
+  const base = createServiceEmitter(crmEmitterSpec(options), options);
   const { webhooks } = base;
 
   return {
     service: 'crm' as const,
     clock: base.clock,
-    ...webhooks.api,
+    ...crmWebhookApi(webhooks, options, base.cancelPending),
     onEvent: base.onEvent,
     /**
      * Emits `event` to every active webhook subscribed to it, one envelope per webhook (its `id` is

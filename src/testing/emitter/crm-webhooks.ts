@@ -3,58 +3,56 @@ import { randomUuid } from '../random.js';
 import { checkWebhookUrl, type UrlPolicyOptions } from '../url-policy.js';
 import type { CreateCrmWebhookInput, CrmWebhook, UpdateCrmWebhookInput } from './crm-types.js';
 import { asObject, booleanField, eventsField, stringField } from './input.js';
-import { createWebhookRegistry, type RegistryHooks } from './webhook-registry.js';
+import type { WebhookRegistry } from './webhook-registry.js';
 
-/** The CRM webhooks of one emitter and their management operations (crm-service §4). */
-export function createCrmWebhooks(
+/**
+ * The CRM webhooks' management operations (crm-service §4) over the emitter's registry;
+ * `onDeactivate` cancels the pending retries of a webhook set inactive.
+ */
+export function crmWebhookApi(
+  registry: WebhookRegistry<CrmWebhook>,
   policy: UrlPolicyOptions,
-  hooks: RegistryHooks & { onDeactivate(webhookId: string): void },
+  onDeactivate: (webhookId: string) => void,
 ) {
-  // crm-service §3: an inactive webhook receives nothing.
-  const registry = createWebhookRegistry<CrmWebhook>(hooks, (w) => w.active);
   const { iso, get, masked } = registry;
-
   return {
-    ...registry,
-    api: {
-      /** Registers a webhook (`POST /v1/webhooks`, 201); the result carries the full secret. */
-      createWebhook(input: CreateCrmWebhookInput): CrmWebhook {
-        const body = asObject(input, 'The webhook');
-        const name = stringField(body, 'name', true)!;
-        const url = checkWebhookUrl(stringField(body, 'url', true), policy);
-        const events = eventsField<CrmEventName>(body, CRM_EVENT_NAMES, true)!;
-        const now = iso();
-        return registry.add({
-          id: randomUuid(hooks.random),
-          name,
-          url,
-          events,
-          active: booleanField(body, 'active') ?? true,
-          secret: registry.newSecret(),
-          createdAt: now,
-          updatedAt: now,
-        });
-      },
-      ...registry.api,
-      /** Event names accepted for subscription (`GET /v1/webhooks/events`). */
-      listEventNames: (): CrmEventName[] => [...CRM_EVENT_NAMES],
-      /** Changes name, url, events or active (`PATCH /v1/webhooks/:id`); deactivating cancels pending retries. */
-      updateWebhook(id: string, input: UpdateCrmWebhookInput): CrmWebhook {
-        const webhook = get(id);
-        const body = asObject(input, 'The update');
-        const name = stringField(body, 'name', false);
-        const url =
-          body.url === undefined ? undefined : checkWebhookUrl(stringField(body, 'url', true), policy);
-        const events = eventsField<CrmEventName>(body, CRM_EVENT_NAMES, false);
-        const active = booleanField(body, 'active');
-        if (name !== undefined) webhook.name = name;
-        if (url !== undefined) webhook.url = url;
-        if (events !== undefined) webhook.events = events;
-        if (active !== undefined) webhook.active = active;
-        webhook.updatedAt = iso();
-        if (active === false) hooks.onDeactivate(id);
-        return masked(webhook);
-      },
+    /** Registers a webhook (`POST /v1/webhooks`, 201); the result carries the full secret. */
+    createWebhook(input: CreateCrmWebhookInput): CrmWebhook {
+      const body = asObject(input, 'The webhook');
+      const name = stringField(body, 'name', true)!;
+      const url = checkWebhookUrl(stringField(body, 'url', true), policy);
+      const events = eventsField<CrmEventName>(body, CRM_EVENT_NAMES, true)!;
+      const now = iso();
+      return registry.add({
+        id: randomUuid(registry.random),
+        name,
+        url,
+        events,
+        active: booleanField(body, 'active') ?? true,
+        secret: registry.newSecret(),
+        createdAt: now,
+        updatedAt: now,
+      });
+    },
+    ...registry.api,
+    /** Event names accepted for subscription (`GET /v1/webhooks/events`). */
+    listEventNames: (): CrmEventName[] => [...CRM_EVENT_NAMES],
+    /** Changes name, url, events or active (`PATCH /v1/webhooks/:id`); deactivating cancels pending retries. */
+    updateWebhook(id: string, input: UpdateCrmWebhookInput): CrmWebhook {
+      const webhook = get(id);
+      const body = asObject(input, 'The update');
+      const name = stringField(body, 'name', false);
+      const url =
+        body.url === undefined ? undefined : checkWebhookUrl(stringField(body, 'url', true), policy);
+      const events = eventsField<CrmEventName>(body, CRM_EVENT_NAMES, false);
+      const active = booleanField(body, 'active');
+      if (name !== undefined) webhook.name = name;
+      if (url !== undefined) webhook.url = url;
+      if (events !== undefined) webhook.events = events;
+      if (active !== undefined) webhook.active = active;
+      webhook.updatedAt = iso();
+      if (active === false) onDeactivate(id);
+      return masked(webhook);
     },
   };
 }

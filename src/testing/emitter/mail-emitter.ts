@@ -3,7 +3,7 @@ import type { MailPayloadOf } from '../../mail/types.js';
 import { WebhookError } from '../../shared/errors.js';
 import type { Overrides } from '../fixtures/overrides.js';
 import type { MailEmitterOptions, MailWebhook } from './mail-types.js';
-import { createMailWebhooks } from './mail-webhooks.js';
+import { mailWebhookApi } from './mail-webhooks.js';
 import { createServiceEmitter } from './service-emitter.js';
 import { mailEmitterSpec } from './specs.js';
 import type { EmittedAttempt, EmittedDelivery } from './types.js';
@@ -31,7 +31,6 @@ export function createMailEmitter(options: MailEmitterOptions = {}) {
   const base = createServiceEmitter(
     spec,
     options,
-    (hooks) => createMailWebhooks(options, hooks),
     // email-service §3: a success resets the count; the pauseAfter-th fully failed delivery in a row pauses.
     (delivery, webhook: MailWebhook) => {
       const { status } = delivery.record;
@@ -42,7 +41,9 @@ export function createMailEmitter(options: MailEmitterOptions = {}) {
   const { webhooks } = base;
 
   function pause(webhook: MailWebhook): void {
-    webhooks.pause(webhook);
+    webhook.status = 'paused';
+    webhook.pausedAt = webhooks.iso();
+    webhook.updatedAt = webhook.pausedAt;
     base.cancelPending(webhook.id);
     base.report({
       type: 'webhook_paused',
@@ -56,7 +57,7 @@ export function createMailEmitter(options: MailEmitterOptions = {}) {
   return {
     service: 'mail' as const,
     clock: base.clock,
-    ...webhooks.api,
+    ...mailWebhookApi(webhooks, options),
     onEvent: base.onEvent,
     /**
      * Emits `event` to every active webhook subscribed to it: the payload is a fixture with

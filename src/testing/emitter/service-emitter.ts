@@ -8,30 +8,17 @@ import { createDeliveryLog } from './delivery-log.js';
 import { createDeliveryEngine, type LiveDelivery, snapshot } from './engine.js';
 import type { EmitterSpec } from './specs.js';
 import type { EmittedAttempt, EmittedDelivery, EmitterOptions, EmitterReport } from './types.js';
-import type { RegistryHooks } from './webhook-registry.js';
-
-/** What the emitter needs of a service's webhooks (see webhook-registry.ts). */
-interface Webhooks<W> {
-  find(id: string): W | undefined;
-  receives(webhook: W): boolean;
-  subscribed(event: string, onSkip: (webhookId: string) => void): W[];
-}
-
-/** What a service's webhooks get from the emitter. */
-export type EmitterHooks = RegistryHooks & { cancelPending(webhookId: string): void };
+import { createWebhookRegistry, type StoredWebhook } from './webhook-registry.js';
 
 /**
- * One service's sending side, driven by its {@link EmitterSpec}: fixtures and validation, subscribed
- * webhooks, deliveries signed with each webhook's current secret, the retry schedule, the delivery
+ * One service's sending side, driven by its {@link EmitterSpec}: fixtures and validation, the webhook
+ * registry, deliveries signed with each webhook's current secret, the retry schedule, the delivery
  * log and the event listeners. `onSettled` sees every automatic delivery that succeeded or failed.
+ * Creating and changing webhooks is left to each service (their fields differ).
  */
-export function createServiceEmitter<
-  W extends { id: string; url: string; secret: string },
-  H extends Webhooks<W>,
->(
-  spec: EmitterSpec,
+export function createServiceEmitter<W extends StoredWebhook>(
+  spec: EmitterSpec<W>,
   options: EmitterOptions & { validate?: boolean },
-  makeWebhooks: (hooks: EmitterHooks) => H,
   onSettled: (delivery: LiveDelivery, webhook: W) => void = () => {},
 ) {
   const { service } = spec;
@@ -54,14 +41,16 @@ export function createServiceEmitter<
   const cancelPending = (webhookId: string): void => {
     for (const delivery of log.list(webhookId)) engine.cancel(delivery);
   };
-  const webhooks = makeWebhooks({
-    clock,
-    random,
-    onDelete: (webhookId) => {
-      for (const delivery of log.drop(webhookId)) engine.cancel(delivery);
+  const webhooks = createWebhookRegistry<W>(
+    {
+      clock,
+      random,
+      onDelete: (webhookId) => {
+        for (const delivery of log.drop(webhookId)) engine.cancel(delivery);
+      },
     },
-    cancelPending,
-  });
+    spec.receives,
+  );
   const { delaysMs, from } = spec.retry;
   const engine = createDeliveryEngine({
     service,
@@ -77,7 +66,7 @@ export function createServiceEmitter<
       const webhook = webhooks.find(delivery.record.webhookId);
       if (!webhook) return { cancel: 'webhook deleted' };
       // Nothing is sent to a paused / inactive webhook (manual retries and test sends are probes).
-      if (kind === 'scheduled' && !webhooks.receives(webhook)) return { cancel: spec.idleReason };
+      if (kind === 'scheduled' && !spec.receives(webhook)) return { cancel: spec.idleReason };
       // The current secret: after a rotation the old one stops at once.
       return { url: webhook.url, secret: webhook.secret };
     },

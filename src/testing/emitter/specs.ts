@@ -1,8 +1,8 @@
 import { crmDataSchemas } from '../../crm/schemas.js';
 import { mailPayloadSchemas } from '../../mail/schemas.js';
 import type { Fixtures, FixturesOptions } from '../fixtures/fixtures.js';
-import type { CrmEmitterOptions } from './crm-types.js';
-import type { MailEmitterOptions } from './mail-types.js';
+import type { CrmEmitterOptions, CrmWebhook } from './crm-types.js';
+import type { MailEmitterOptions, MailWebhook } from './mail-types.js';
 
 type SafeParser = { safeParse(v: unknown): { success: boolean; error?: { message: string } } };
 
@@ -13,8 +13,10 @@ type Facts = { id: string; event: string; timestamp: string };
  * What makes one service's sending side differ from the other's; everything else (webhooks, the
  * delivery engine, signing, records) is one implementation. The two specs sit side by side below.
  */
-export interface EmitterSpec {
+export interface EmitterSpec<W = unknown> {
   service: 'mail' | 'crm';
+  /** Whether a webhook gets deliveries; a subscribed one that does not is skipped. */
+  receives(webhook: W): boolean;
   /** Fixture options of the payload generator (the account id in every payload). */
   fixtures: FixturesOptions;
   /** A schema-valid payload of `event` with `overrides` applied: what `emit()` sends by default. */
@@ -42,7 +44,9 @@ export interface EmitterSpec {
 const DAY = 86_400_000;
 
 /** The email service (email-service §3, §6, §8), with the emitter's options applied. */
-export function mailEmitterSpec(options: MailEmitterOptions = {}): EmitterSpec & { pauseAfter: number } {
+export function mailEmitterSpec(
+  options: MailEmitterOptions = {},
+): EmitterSpec<MailWebhook> & { pauseAfter: number } {
   const {
     vendor = 'Svc',
     clientId = 'client_test',
@@ -52,6 +56,8 @@ export function mailEmitterSpec(options: MailEmitterOptions = {}): EmitterSpec &
   } = options;
   return {
     service: 'mail',
+    // email-service §3: nothing is sent while paused.
+    receives: (webhook) => webhook.status === 'active',
     fixtures: { clientId },
     payload: (fixtures, event, overrides) => fixtures.mail(event as 'delivered', overrides),
     schemas: mailPayloadSchemas as unknown as Record<string, SafeParser>,
@@ -76,7 +82,7 @@ export function mailEmitterSpec(options: MailEmitterOptions = {}): EmitterSpec &
 }
 
 /** The CRM service (crm-service §2, §3, §6, §8), with the emitter's options applied. */
-export function crmEmitterSpec(options: CrmEmitterOptions = {}): EmitterSpec {
+export function crmEmitterSpec(options: CrmEmitterOptions = {}): EmitterSpec<CrmWebhook> {
   const {
     vendor = 'Svc',
     tenantId = 'tenant_test',
@@ -85,6 +91,8 @@ export function crmEmitterSpec(options: CrmEmitterOptions = {}): EmitterSpec {
   } = options;
   return {
     service: 'crm',
+    // crm-service §3: an inactive webhook receives nothing.
+    receives: (webhook) => webhook.active,
     fixtures: { tenantId },
     payload: (fixtures, event, overrides) => fixtures.crm(event as 'deal.won', overrides),
     schemas: crmDataSchemas as unknown as Record<string, SafeParser>,

@@ -4,7 +4,7 @@ import type { Random } from '../random.js';
 import { generateSecret, maskSecret } from './secrets.js';
 
 /** The fields every webhook record has, in both services. */
-interface StoredWebhook {
+export interface StoredWebhook {
   id: string;
   url: string;
   events: string[];
@@ -13,7 +13,7 @@ interface StoredWebhook {
 }
 
 /** What a registry needs from its emitter. */
-export interface RegistryHooks {
+interface RegistryHooks {
   clock: EmitterClock;
   random: Random;
   onDelete(webhookId: string): void;
@@ -43,7 +43,7 @@ export function createWebhookRegistry<W extends StoredWebhook>(
     masked,
     get,
     find: (id: string): W | undefined => webhooks.get(id),
-    receives,
+    random: hooks.random,
     newSecret: (): string => generateSecret(hooks.random),
     /** Stores a new webhook; returns it with its full secret (the only time it is shown). */
     add(webhook: W): W {
@@ -87,3 +87,6 @@ export function createWebhookRegistry<W extends StoredWebhook>(
     },
   };
 }
+
+/** One service's webhooks. */
+export type WebhookRegistry<W extends StoredWebhook> = ReturnType<typeof createWebhookRegistry<W>>;
