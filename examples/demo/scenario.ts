@@ -3,12 +3,12 @@
  * Express receiver. Simulated minutes pass in milliseconds; every line shows the simulated time.
  */
 import {
-  type AttemptRecord,
   createCrmEmitter,
   createMailEmitter,
   createSignedRequest,
   createVirtualClock,
-  type EmitterEvent,
+  type EmittedAttempt,
+  type EmitterReport,
 } from '@svc/webhooks/testing';
 import { startHandoffDemoReceiver } from './handoff-receiver.js';
 import { startDemoReceiver } from './receiver-app.js';
@@ -53,7 +53,7 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
   const crmAttemptTimes: number[] = [];
   let pausedAt: string | null = null;
 
-  const outcome = (attempt: AttemptRecord): string => {
+  const outcome = (attempt: EmittedAttempt): string => {
     if (attempt.statusCode === 0) return `no response (${attempt.error})`;
     const body = attempt.responseBody ?? '';
     const code = /"code":"([a-z_]+)"/.exec(body)?.[1];
@@ -66,7 +66,7 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
           : (code ?? attempt.error);
     return `${attempt.statusCode} ${result}`;
   };
-  const onEvent = (event: EmitterEvent): void => {
+  const onEvent = (event: EmitterReport): void => {
     if (event.type === 'attempt') {
       const { attempt, delivery } = event;
       if (attempt.responseBody?.includes('duplicate')) duplicates[event.service]++;

@@ -1,6 +1,6 @@
 /** `svc-webhooks emulate [--port P] [--speed X]`: both services as a local HTTP server with a live page. */
 import type { Command } from 'commander';
-import type { EmitterEvent } from '../../testing/emitter/types.js';
+import type { EmitterReport } from '../../testing/emitter/types.js';
 import { createScaledClock } from '../emulate/scaled-clock.js';
 import { startEmulatorServer } from '../emulate/server.js';
 import { createEmulatorState, realDuration } from '../emulate/state.js';
@@ -76,7 +76,7 @@ async function emulate(out: Output, options: EmulateOptions): Promise<ExitCode> 
   return EXIT.ok;
 }
 
-function printEvent(out: Output, event: EmitterEvent, speed: number): void {
+function printEvent(out: Output, event: EmitterReport, speed: number): void {
   if (out.json) {
     const { type, service, at } = event;
     const line: Record<string, unknown> = { type, service, at: new Date(at).toISOString() };

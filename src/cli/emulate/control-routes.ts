@@ -8,7 +8,7 @@ import { isCrmEventName } from '../../crm/event-names.js';
 import { isMailEventName, type MailEventName } from '../../mail/event-names.js';
 import { isWebhookError, WebhookError } from '../../shared/errors.js';
 import { json } from '../../testing/api/responses.js';
-import type { DeliveryRecord } from '../../testing/emitter/types.js';
+import type { EmittedDelivery } from '../../testing/emitter/types.js';
 import type { EmulatorState } from './state.js';
 
 type Params = Record<string, string>;
@@ -82,7 +82,7 @@ async function emitEvent(state: EmulatorState, _params: Params, body: unknown): 
   };
   const data =
     typeof input.data === 'object' && input.data !== null ? (input.data as Record<string, unknown>) : {};
-  let deliveries: DeliveryRecord[];
+  let deliveries: EmittedDelivery[];
   if (input.service === 'mail' && isMailEventName(input.event)) {
     deliveries = await state.mail.emit(input.event as MailEventName, data);
   } else if (input.service === 'crm' && isCrmEventName(input.event)) {

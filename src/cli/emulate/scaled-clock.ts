@@ -3,10 +3,10 @@
  * email service's 1- and 2-minute retries happen after 1 and 2 seconds). Time starts at the real
  * time the emulator started, then runs `speed` times faster; timers wait `ms / speed` real ms.
  */
-import type { SchedulerClock } from '../../testing/clock/types.js';
+import type { EmitterClock } from '../../testing/clock/types.js';
 
-/** A {@link SchedulerClock} that runs `speed` times as fast as the wall clock. */
-export function createScaledClock(speed: number, wallNow: () => number = Date.now): SchedulerClock {
+/** A {@link EmitterClock} that runs `speed` times as fast as the wall clock. */
+export function createScaledClock(speed: number, wallNow: () => number = Date.now): EmitterClock {
   const origin = wallNow();
   const handles = new Map<number, ReturnType<typeof setTimeout>>();
   let nextId = 1;

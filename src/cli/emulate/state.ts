@@ -3,17 +3,17 @@
  * the order they were made, and listeners for the page's live updates.
  */
 
-import type { SchedulerClock } from '../../testing/clock/types.js';
+import type { EmitterClock } from '../../testing/clock/types.js';
 import { createCrmEmitter } from '../../testing/emitter/crm-emitter.js';
 import { createMailEmitter } from '../../testing/emitter/mail-emitter.js';
-import type { DeliveryRecord, EmitterEvent } from '../../testing/emitter/types.js';
+import type { EmittedDelivery, EmitterReport } from '../../testing/emitter/types.js';
 
 /** What the page and `GET /_emulator/state` show. */
 export interface EmulatorSnapshot {
   now: number;
   speed: number;
   webhooks: Array<Record<string, unknown> & { service: 'mail' | 'crm'; id: string }>;
-  deliveries: Array<DeliveryRecord & { service: 'mail' | 'crm' }>;
+  deliveries: Array<EmittedDelivery & { service: 'mail' | 'crm' }>;
 }
 
 /**
@@ -24,7 +24,7 @@ export function realDuration(durationMs: number, speed: number): number {
   return speed === 1 ? durationMs : Math.round(durationMs / speed);
 }
 
-function inRealTime(record: DeliveryRecord, speed: number): DeliveryRecord {
+function inRealTime(record: EmittedDelivery, speed: number): EmittedDelivery {
   if (speed === 1) return record;
   return {
     ...record,
@@ -37,14 +37,14 @@ const SHOWN = 200;
 
 /** Both emitters and what the page needs. */
 export function createEmulatorState(
-  clock: SchedulerClock,
+  clock: EmitterClock,
   speed: number,
   options: { attemptTimeoutMs?: number } = {},
 ) {
-  const listeners = new Set<(event: EmitterEvent) => void>();
+  const listeners = new Set<(event: EmitterReport) => void>();
   const order: Array<{ service: 'mail' | 'crm'; id: string }> = [];
   const known = new Set<string>();
-  const onEvent = (event: EmitterEvent) => {
+  const onEvent = (event: EmitterReport) => {
     if ((event.type === 'attempt' || event.type === 'delivery_settled') && !known.has(event.delivery.id)) {
       known.add(event.delivery.id);
       order.push({ service: event.service, id: event.delivery.id });
@@ -63,7 +63,7 @@ export function createEmulatorState(
     crm,
     speed,
     /** Subscribes to every attempt, settled delivery, pause and skip; returns an unsubscribe. */
-    subscribe(listener: (event: EmitterEvent) => void): () => void {
+    subscribe(listener: (event: EmitterReport) => void): () => void {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
