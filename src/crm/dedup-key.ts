@@ -3,8 +3,7 @@
  * services' receivers.
  */
 
-import { boundDedupKey } from '../dedup/bound-key.js';
-import { WebhookError } from '../shared/errors.js';
+import { dedupKeyOf, deliveryKey } from '../dedup/key-strategy.js';
 import type { CrmWebhookEvent } from './types.js';
 
 /**
@@ -35,7 +34,7 @@ export type CrmDedupKey = 'delivery-id' | ((event: CrmWebhookEvent) => string);
  * ```
  */
 export function crmDeliveryKey(deliveryId: string): string {
-  return boundDedupKey('crm', `crm:delivery:${deliveryId}`);
+  return deliveryKey('crm', deliveryId);
 }
 
 /**
@@ -50,18 +49,5 @@ export function crmDeliveryKey(deliveryId: string): string {
  * ```
  */
 export function crmDedupKeyOf(strategy: CrmDedupKey = 'delivery-id'): (event: CrmWebhookEvent) => string {
-  if (typeof strategy === 'function') {
-    return (event) => {
-      const key: unknown = strategy(event);
-      if (typeof key !== 'string' || key.length === 0) {
-        throw new TypeError(`the dedupKey function returned ${typeof key}, not a non-empty string`);
-      }
-      return boundDedupKey('crm', `crm:${key}`);
-    };
-  }
-  if (strategy === 'delivery-id') return (event) => crmDeliveryKey(event.deliveryId);
-  throw new WebhookError(
-    'options_invalid',
-    `dedupKey must be 'delivery-id' or a function (got ${String(strategy)}).`,
-  );
+  return dedupKeyOf('crm', strategy);
 }

@@ -3,9 +3,8 @@
  * serve both services' receivers.
  */
 
-import { boundDedupKey } from '../dedup/bound-key.js';
-import { WebhookError } from '../shared/errors.js';
-import type { MailEvent, MailWebhookEvent } from './types.js';
+import { dedupKeyOf, deliveryKey } from '../dedup/key-strategy.js';
+import type { MailWebhookEvent } from './types.js';
 
 /**
  * How the email-service receiver recognises copies of one event (email-service §6 rule 2: "deduplicate
@@ -41,12 +40,7 @@ export type MailDedupKey = 'delivery-id' | 'message-event' | ((event: MailWebhoo
  * ```
  */
 export function mailDeliveryKey(deliveryId: string): string {
-  return boundDedupKey('mail', `mail:delivery:${deliveryId}`);
-}
-
-function messageIdOf(event: MailEvent): string | undefined {
-  const messageId = (event.payload as { message_id?: unknown }).message_id;
-  return typeof messageId === 'string' && messageId.length > 0 ? messageId : undefined;
+  return deliveryKey('mail', deliveryId);
 }
 
 /**
@@ -62,27 +56,13 @@ function messageIdOf(event: MailEvent): string | undefined {
  * ```
  */
 export function mailDedupKeyOf(strategy: MailDedupKey = 'delivery-id'): (event: MailWebhookEvent) => string {
-  if (typeof strategy === 'function') {
-    return (event) => {
-      const key: unknown = strategy(event);
-      if (typeof key !== 'string' || key.length === 0) {
-        throw new TypeError(`the dedupKey function returned ${typeof key}, not a non-empty string`);
-      }
-      return boundDedupKey('mail', `mail:${key}`);
-    };
-  }
-  if (strategy === 'delivery-id') return (event) => mailDeliveryKey(event.deliveryId);
-  if (strategy === 'message-event') {
-    return (event) => {
-      // The event name comes first: known names contain no ':', so keys cannot collide.
-      const messageId = event.known ? messageIdOf(event) : undefined;
-      return messageId === undefined
-        ? mailDeliveryKey(event.deliveryId)
-        : boundDedupKey('mail', `mail:message:${event.name}:${messageId}`);
-    };
-  }
-  throw new WebhookError(
-    'options_invalid',
-    `dedupKey must be 'delivery-id', 'message-event' or a function (got ${String(strategy)}).`,
-  );
+  return dedupKeyOf('mail', strategy, {
+    // The event name first: known names contain no ':', so keys cannot collide.
+    'message-event': (event) => {
+      const messageId = event.known ? (event.payload as { message_id?: unknown }).message_id : undefined;
+      return typeof messageId === 'string' && messageId.length > 0
+        ? `message:${event.name}:${messageId}`
+        : undefined;
+    },
+  });
 }
