@@ -39,6 +39,8 @@ export {
   DEFAULT_TIMEOUT_MS,
 } from './core/receiver-options.js';
 export type {
+  BodyLimits,
+  BodyReader,
   HeadersInput,
   ReceiveInput,
   ReceiveOutcome,
