@@ -61,6 +61,7 @@ export type {
   ClaimResult,
   CompleteOptions,
   DedupStore,
+  StoreCallOptions,
 } from './dedup/types.js';
 export { MAX_DEDUP_KEY_LENGTH } from './dedup/validate.js';
 export { type MailDedupKey, mailDedupKeyOf, mailDeliveryKey } from './mail/dedup-key.js';
