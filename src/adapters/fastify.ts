@@ -2,7 +2,7 @@
  * @module
  * `@svc/webhooks/fastify`: a receiver as a Fastify 5 (and 4) plugin that hands the receiver the raw body.
  */
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { failure } from '../core/outcomes.js';
 import type { BodyLimits, BodyReader, ReceiveOutcome, WebhookReceiverLike } from '../core/receiver-types.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
@@ -11,17 +11,18 @@ import { lingerThenClose } from './node/linger.js';
 import { readNodeBody } from './node/read-body.js';
 
 /**
- * Options of {@link webhookPlugin}.
+ * Options of the route a {@link createFastifyPlugin} plugin serves: given when creating it, or when
+ * registering it (those win).
  *
  * @example
  * ```ts
- * import type { WebhookPluginOptions } from '@svc/webhooks/fastify';
+ * import type { FastifyRouteOptions } from '@svc/webhooks/fastify';
  *
- * const options: WebhookPluginOptions = { receiver: mailReceiver, path: '/webhooks/mail', bodyLimit: 262_144 };
+ * const options: FastifyRouteOptions = { path: '/webhooks/mail', bodyLimit: 262_144 };
+ * await app.register(createFastifyPlugin(mailReceiver, options));
  * ```
  */
-export interface WebhookPluginOptions {
-  receiver: WebhookReceiverLike;
+export interface FastifyRouteOptions {
   /** Route path inside the plugin's prefix. Default `'/'`. */
   path?: string;
   /**
@@ -38,25 +39,81 @@ export interface WebhookPluginOptions {
 }
 
 /**
- * A Fastify plugin serving one receiver on `POST path`. Inside its own encapsulated scope it swaps
+ * Register options of {@link webhookPlugin}: the receiver and the route's options.
+ *
+ * @example
+ * ```ts
+ * import type { WebhookPluginOptions } from '@svc/webhooks/fastify';
+ *
+ * const options: WebhookPluginOptions = { receiver: mailReceiver, path: '/webhooks/mail', bodyLimit: 262_144 };
+ * ```
+ */
+export interface WebhookPluginOptions extends FastifyRouteOptions {
+  receiver: WebhookReceiverLike;
+}
+
+/**
+ * A Fastify plugin serving `receiver` on `POST path`, registered like any plugin (route options may
+ * also be given at registration, e.g. with a `prefix`). Inside its own encapsulated scope it swaps
  * every content-type parser for one that leaves the body unread, and the route hands the receiver a
  * reader of the raw stream: the signature is checked over the exact bytes while the rest of the app
- * keeps Fastify's JSON parser. The receiver reads within its own limits (or the plugin's `bodyLimit`
- * and `bodyTimeoutMs`, when given) and answers every refusal: 413 `body_too_large`, 408
- * `body_timeout`, with the receiver's error body. The handlers' `signal` aborts if the client
- * disconnects before the answer.
+ * keeps Fastify's JSON parser. The receiver reads within its own limits (or `bodyLimit` and
+ * `bodyTimeoutMs`, when given) and answers every refusal: 413 `body_too_large`, 408 `body_timeout`,
+ * with the receiver's error body. The handlers' `signal` aborts if the client disconnects before the
+ * answer. Do not wrap it in `fastify-plugin` (that would leak the parser into your app).
  *
  * @example
  * ```ts
  * import Fastify from 'fastify';
- * import { webhookPlugin } from '@svc/webhooks/fastify';
+ * import { createFastifyPlugin } from '@svc/webhooks/fastify';
  *
  * const app = Fastify();
- * await app.register(webhookPlugin, { receiver: mailReceiver, path: '/webhooks/mail' });
- * await app.register(webhookPlugin, { receiver: crmReceiver, path: '/webhooks/crm' });
+ * await app.register(createFastifyPlugin(mailReceiver), { prefix: '/webhooks/mail' });
+ * await app.register(createFastifyPlugin(crmReceiver, { path: '/webhooks/crm' }));
+ * ```
+ */
+export function createFastifyPlugin(
+  receiver: WebhookReceiverLike,
+  options: FastifyRouteOptions = {},
+): FastifyPluginCallback<FastifyRouteOptions> {
+  return (scope, registered, done) => {
+    serve(scope, { ...options, ...definedOf(registered), receiver });
+    done();
+  };
+}
+
+/**
+ * A Fastify plugin registered with the receiver in its options: `app.register(webhookPlugin,
+ * { receiver, path })`. The same plugin as {@link createFastifyPlugin}.
+ *
+ * @deprecated Use `createFastifyPlugin(receiver)`: adapter factories are named
+ * `create<Framework><Thing>`. Registering this value with `{ receiver }` keeps working.
+ *
+ * @example
+ * ```ts
+ * import Fastify from 'fastify';
+ * import { createFastifyPlugin } from '@svc/webhooks/fastify';
+ *
+ * const app = Fastify();
+ * // was: app.register(webhookPlugin, { receiver: mailReceiver, path: '/webhooks/mail' })
+ * await app.register(createFastifyPlugin(mailReceiver, { path: '/webhooks/mail' }));
  * ```
  */
 export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (scope, options, done) => {
+  serve(scope, options);
+  done();
+};
+
+/** The route options Fastify passed at registration, without its own keys or unset values. */
+function definedOf(registered: FastifyRouteOptions | undefined): FastifyRouteOptions {
+  const out: FastifyRouteOptions = {};
+  if (registered?.path !== undefined) out.path = registered.path;
+  if (registered?.bodyLimit !== undefined) out.bodyLimit = registered.bodyLimit;
+  if (registered?.bodyTimeoutMs !== undefined) out.bodyTimeoutMs = registered.bodyTimeoutMs;
+  return out;
+}
+
+function serve(scope: FastifyInstance, options: WebhookPluginOptions): void {
   const { receiver, path = '/', bodyLimit, bodyTimeoutMs } = options;
   // Not wrapped in fastify-plugin on purpose: this parser stays inside this scope. It reads nothing:
   // Fastify's own reading has no deadline (slow-loris), and the receiver owns the body's limits.
@@ -78,8 +135,7 @@ export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (scope
     answer(receiver, request, reply, () => Promise.reject(toWebhookError(error))),
   );
   scope.post(path, (request, reply) => answer(receiver, request, reply, reader(request.raw)));
-  done();
-};
+}
 
 type ParserDone = (error: Error | null, body?: unknown) => void;
 
