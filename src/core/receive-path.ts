@@ -181,10 +181,16 @@ export function createReceivePath<E extends DispatchableEvent>(
   }
 
   return function receiveNow(input) {
-    const { method, body } = input;
-    // Wrong method first, before the body is read: nothing else about the request matters.
-    if (method !== undefined && method !== 'POST' && method.toUpperCase() !== 'POST')
-      return methodNotAllowed();
+    let body: ReceiveInput['body'];
+    try {
+      const { method } = input;
+      // Wrong method first, before the body is read: nothing else about the request matters.
+      if (method !== undefined && method !== 'POST' && method.toUpperCase() !== 'POST')
+        return methodNotAllowed();
+      body = input.body;
+    } catch (error) {
+      return unexpected(error);
+    }
     return typeof body === 'function' ? readThenReceive(input, body) : guarded(input, body);
   };
 }

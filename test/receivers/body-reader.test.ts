@@ -120,4 +120,15 @@ describe('ReceiveInput.body as a reader', () => {
       },
     });
   });
+
+  it('never throws, even for an input that is not one (receive resolves 500 internal_error)', async () => {
+    const { receiver } = receiverWithLog();
+    const outcome = await receiver.receive({
+      body: async () => new Uint8Array(0),
+      headers: {},
+      method: 5 as never,
+    });
+    expect(outcome).toMatchObject({ status: 500, code: 'internal_error' });
+    await expect(receiver.receive(undefined as never)).resolves.toMatchObject({ status: 500 });
+  });
 });
