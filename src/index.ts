@@ -39,6 +39,8 @@ export {
   DEFAULT_TIMEOUT_MS,
 } from './core/receiver-options.js';
 export type {
+  BodyLimits,
+  BodyReader,
   HeadersInput,
   ReceiveInput,
   ReceiveOutcome,
@@ -59,6 +61,7 @@ export type {
   ClaimResult,
   CompleteOptions,
   DedupStore,
+  StoreCallOptions,
 } from './dedup/types.js';
 export { MAX_DEDUP_KEY_LENGTH } from './dedup/validate.js';
 export { type MailDedupKey, mailDedupKeyOf, mailDeliveryKey } from './mail/dedup-key.js';
@@ -69,3 +72,35 @@ export { type Clock, systemClock } from './shared/clock.js';
 export type { WebhookErrorCode, WebhookErrorOptions } from './shared/errors.js';
 export { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from './shared/errors.js';
 export * from './verify/index.js';
+
+import { timingSafeEqual as verifyTimingSafeEqual, toBytes as verifyToBytes } from './verify/index.js';
+
+/**
+ * Converts a raw body (`Uint8Array`, `Buffer`, `ArrayBuffer`, string) to bytes: plumbing of the
+ * verifier, also exported by `@svc/webhooks/verify`.
+ *
+ * @deprecated Import it from `@svc/webhooks/verify`, where the signing and verifying helpers live.
+ *
+ * @example
+ * ```ts
+ * import { toBytes } from '@svc/webhooks/verify';
+ *
+ * const bytes = toBytes('{"event":"delivered"}');
+ * ```
+ */
+export const toBytes: typeof verifyToBytes = verifyToBytes;
+
+/**
+ * Compares two byte arrays in constant time: plumbing of the verifier, also exported by
+ * `@svc/webhooks/verify`.
+ *
+ * @deprecated Import it from `@svc/webhooks/verify`, where the signing and verifying helpers live.
+ *
+ * @example
+ * ```ts
+ * import { timingSafeEqual } from '@svc/webhooks/verify';
+ *
+ * timingSafeEqual(new Uint8Array([1, 2]), new Uint8Array([1, 2])); // true
+ * ```
+ */
+export const timingSafeEqual: typeof verifyTimingSafeEqual = verifyTimingSafeEqual;

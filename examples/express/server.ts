@@ -23,7 +23,7 @@ import {
   type Logger,
   type MailWebhookEvent,
 } from '@svc/webhooks';
-import { webhookMiddleware } from '@svc/webhooks/express';
+import { createExpressMiddleware } from '@svc/webhooks/express';
 import express, { type Express } from 'express';
 
 /**
@@ -89,8 +89,8 @@ export function createApp({
   // Webhook routes BEFORE express.json(): the signature covers the raw bytes, and a JSON parser that
   // runs first consumes them (you would get 500 raw_body_unavailable). If express.json() must come
   // first, keep the bytes: express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } }).
-  app.post('/webhooks/mail', webhookMiddleware(mail));
-  app.post('/webhooks/crm', webhookMiddleware(crm));
+  app.post('/webhooks/mail', createExpressMiddleware(mail));
+  app.post('/webhooks/crm', createExpressMiddleware(crm));
 
   // The rest of your API parses JSON as usual.
   app.use(express.json());

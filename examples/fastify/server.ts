@@ -11,7 +11,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { createCrmReceiver, createMailReceiver, type Logger } from '@svc/webhooks';
-import { webhookPlugin } from '@svc/webhooks/fastify';
+import { createFastifyPlugin } from '@svc/webhooks/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 
 export interface AppOptions {
@@ -50,8 +50,8 @@ export function createApp({
   });
   // Each registration is its own encapsulated scope with a raw-Buffer body parser, so the
   // signature is checked over the exact bytes while the rest of the app keeps the JSON parser.
-  app.register(webhookPlugin, { receiver: mail, path: '/webhooks/mail' });
-  app.register(webhookPlugin, { receiver: crm, path: '/webhooks/crm' });
+  app.register(createFastifyPlugin(mail, { path: '/webhooks/mail' }));
+  app.register(createFastifyPlugin(crm, { path: '/webhooks/crm' }));
 
   // Your other routes get parsed JSON as usual.
   app.post('/api/echo', async (request) => request.body);

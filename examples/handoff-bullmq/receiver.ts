@@ -5,7 +5,7 @@
  * run in worker.ts. Start both with `npx tsx start.ts` (see README.md).
  */
 import { createBullmqHandoff } from '@svc/webhooks/bullmq';
-import { webhookMiddleware } from '@svc/webhooks/express';
+import { createExpressMiddleware } from '@svc/webhooks/express';
 import { Queue } from 'bullmq';
 import express from 'express';
 import { Redis } from 'ioredis';
@@ -27,8 +27,8 @@ const { mail, crm } = createReceivers({
 });
 
 const app = express();
-app.post('/webhooks/mail', webhookMiddleware(mail));
-app.post('/webhooks/crm', webhookMiddleware(crm));
+app.post('/webhooks/mail', createExpressMiddleware(mail));
+app.post('/webhooks/crm', createExpressMiddleware(crm));
 
 const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 3000);

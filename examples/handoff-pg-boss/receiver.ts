@@ -4,7 +4,7 @@
  * delivery on pg-boss, answering 200 as soon as PostgreSQL committed the job (503 when it cannot).
  * Handlers run in worker.ts. Start both with `npx tsx start.ts` (see README.md).
  */
-import { webhookPlugin } from '@svc/webhooks/fastify';
+import { createFastifyPlugin } from '@svc/webhooks/fastify';
 import { createPgBossHandoff } from '@svc/webhooks/pg-boss';
 import { createPostgresStore } from '@svc/webhooks/postgres';
 import Fastify from 'fastify';
@@ -40,8 +40,8 @@ const app = Fastify({
   connectionTimeout: 15_000,
   http: { headersTimeout: 5_000, connectionsCheckingInterval: 1_000 },
 });
-app.register(webhookPlugin, { receiver: mail, path: '/webhooks/mail' });
-app.register(webhookPlugin, { receiver: crm, path: '/webhooks/crm' });
+app.register(createFastifyPlugin(mail, { path: '/webhooks/mail' }));
+app.register(createFastifyPlugin(crm, { path: '/webhooks/crm' }));
 
 const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 3000);

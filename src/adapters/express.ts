@@ -15,7 +15,7 @@ import type { NodeRequestLike } from './node/raw-body.js';
  * ```ts
  * import type { ExpressWebhookMiddleware } from '@svc/webhooks/express';
  *
- * const mailRoute: ExpressWebhookMiddleware = webhookMiddleware(mailReceiver);
+ * const mailRoute: ExpressWebhookMiddleware = createExpressMiddleware(mailReceiver);
  * ```
  */
 export type ExpressWebhookMiddleware = (
@@ -30,30 +30,46 @@ const FIX =
   'or keep the bytes with express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } }).';
 
 /**
- * Express middleware (Express 4 and 5) that answers a webhook delivery. It reads the exact bytes
- * from `express.raw()`'s `Buffer`, from `req.rawBody` kept by `express.json({ verify })`, or from the
- * stream when no parser ran (within the receiver's `maxBodyBytes` and `bodyTimeoutMs`). A body
- * already parsed into an object is refused with 500 `raw_body_unavailable` (the fix goes to the
- * receiver's log), never re-serialised. The handlers' `signal` aborts if the sender disconnects.
+ * Express middleware (Express 4 and 5) that answers a webhook delivery. It hands the receiver the
+ * exact bytes from `express.raw()`'s `Buffer` or from `req.rawBody` kept by `express.json({ verify })`,
+ * or a reader of the stream when no parser ran (the receiver reads it within its `maxBodyBytes` and
+ * `bodyTimeoutMs`). A body already parsed into an object is refused with 500 `raw_body_unavailable`
+ * (the fix goes to the receiver's log), never re-serialised. The handlers' `signal` aborts if the
+ * sender disconnects.
  *
  * @example
  * ```ts
  * import express from 'express';
  * import { createMailReceiver } from '@svc/webhooks';
- * import { webhookMiddleware } from '@svc/webhooks/express';
+ * import { createExpressMiddleware } from '@svc/webhooks/express';
  *
  * const mail = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET! })
  *   .on('delivered', async (event) => markDelivered(event.payload.message_id));
  *
  * const app = express();
  * // Before any app.use(express.json()): the signature is over the raw bytes.
- * app.post('/webhooks/mail', webhookMiddleware(mail));
+ * app.post('/webhooks/mail', createExpressMiddleware(mail));
  * app.use(express.json());
  * ```
  */
-export function webhookMiddleware(receiver: WebhookReceiverLike): ExpressWebhookMiddleware {
+export function createExpressMiddleware(receiver: WebhookReceiverLike): ExpressWebhookMiddleware {
   return (req, res, next) => {
     // Express 4 ignores returned promises; handleNodeRequest never rejects, the catch is a last guard.
     handleNodeRequest(receiver, req, res, FIX).catch(next);
   };
 }
+
+/**
+ * The former name of {@link createExpressMiddleware}.
+ *
+ * @deprecated Use `createExpressMiddleware`: adapter factories are named `create<Framework><Thing>`.
+ *
+ * @example
+ * ```ts
+ * import { createExpressMiddleware } from '@svc/webhooks/express';
+ *
+ * app.post('/webhooks/mail', createExpressMiddleware(mailReceiver)); // was: webhookMiddleware(mailReceiver)
+ * ```
+ */
+export const webhookMiddleware: (receiver: WebhookReceiverLike) => ExpressWebhookMiddleware =
+  createExpressMiddleware;

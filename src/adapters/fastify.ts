@@ -1,30 +1,34 @@
 /**
  * @module
- * `@svc/webhooks/fastify`: a receiver as a Fastify 5 (and 4) plugin with its own raw-body parser.
+ * `@svc/webhooks/fastify`: a receiver as a Fastify 5 (and 4) plugin that hands the receiver the raw body.
  */
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
-import { bodyTooLarge } from '../core/read-body.js';
-import type { ReceiveOutcome, WebhookReceiverLike } from '../core/receiver-types.js';
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import { failure } from '../core/outcomes.js';
+import type { BodyLimits, BodyReader, ReceiveOutcome, WebhookReceiverLike } from '../core/receiver-types.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { disconnectSignal } from './node/disconnect-signal.js';
 import { lingerThenClose } from './node/linger.js';
 import { readNodeBody } from './node/read-body.js';
 
 /**
- * Options of {@link webhookPlugin}.
+ * Options of the route a {@link createFastifyPlugin} plugin serves: given when creating it, or when
+ * registering it (those win).
  *
  * @example
  * ```ts
- * import type { WebhookPluginOptions } from '@svc/webhooks/fastify';
+ * import type { FastifyRouteOptions } from '@svc/webhooks/fastify';
  *
- * const options: WebhookPluginOptions = { receiver: mailReceiver, path: '/webhooks/mail', bodyLimit: 262_144 };
+ * const options: FastifyRouteOptions = { path: '/webhooks/mail', bodyLimit: 262_144 };
+ * await app.register(createFastifyPlugin(mailReceiver, options));
  * ```
  */
-export interface WebhookPluginOptions {
-  receiver: WebhookReceiverLike;
+export interface FastifyRouteOptions {
   /** Route path inside the plugin's prefix. Default `'/'`. */
   path?: string;
-  /** Largest body read, in bytes (413 past it). Default: the receiver's `maxBodyBytes`. */
+  /**
+   * Largest body read, in bytes (413 past it). Default: the receiver's `maxBodyBytes`; a larger value
+   * changes nothing (the receiver refuses past its own limit).
+   */
   bodyLimit?: number;
   /**
    * Time allowed to receive the body, in ms (408 `body_timeout` past it, then the connection is
@@ -34,65 +38,141 @@ export interface WebhookPluginOptions {
   bodyTimeoutMs?: number;
 }
 
-const EMPTY = new Uint8Array(0);
+/**
+ * Register options of {@link webhookPlugin}: the receiver and the route's options.
+ *
+ * @example
+ * ```ts
+ * import type { WebhookPluginOptions } from '@svc/webhooks/fastify';
+ *
+ * const options: WebhookPluginOptions = { receiver: mailReceiver, path: '/webhooks/mail', bodyLimit: 262_144 };
+ * ```
+ */
+export interface WebhookPluginOptions extends FastifyRouteOptions {
+  receiver: WebhookReceiverLike;
+}
 
 /**
- * A Fastify plugin serving one receiver on `POST path`. Inside its own encapsulated scope it swaps
- * every content-type parser for one raw-bytes parser, so the signature is checked over the exact
- * bytes while the rest of the app keeps Fastify's JSON parser. Bodies over `bodyLimit` get 413
- * `body_too_large`, bodies slower than `bodyTimeoutMs` 408 `body_timeout`, with the receiver's error
- * body. The handlers' `signal` aborts if the client disconnects before the answer.
+ * A Fastify plugin serving `receiver` on `POST path`, registered like any plugin (route options may
+ * also be given at registration, e.g. with a `prefix`). Inside its own encapsulated scope it swaps
+ * every content-type parser for one that leaves the body unread, and the route hands the receiver a
+ * reader of the raw stream: the signature is checked over the exact bytes while the rest of the app
+ * keeps Fastify's JSON parser. The receiver reads within its own limits (or `bodyLimit` and
+ * `bodyTimeoutMs`, when given) and answers every refusal: 413 `body_too_large`, 408 `body_timeout`,
+ * with the receiver's error body. The handlers' `signal` aborts if the client disconnects before the
+ * answer. Do not wrap it in `fastify-plugin` (that would leak the parser into your app).
  *
  * @example
  * ```ts
  * import Fastify from 'fastify';
- * import { webhookPlugin } from '@svc/webhooks/fastify';
+ * import { createFastifyPlugin } from '@svc/webhooks/fastify';
  *
  * const app = Fastify();
- * await app.register(webhookPlugin, { receiver: mailReceiver, path: '/webhooks/mail' });
- * await app.register(webhookPlugin, { receiver: crmReceiver, path: '/webhooks/crm' });
+ * await app.register(createFastifyPlugin(mailReceiver), { prefix: '/webhooks/mail' });
+ * await app.register(createFastifyPlugin(crmReceiver, { path: '/webhooks/crm' }));
+ * ```
+ */
+export function createFastifyPlugin(
+  receiver: WebhookReceiverLike,
+  options: FastifyRouteOptions = {},
+): FastifyPluginCallback<FastifyRouteOptions> {
+  return (scope, registered, done) => {
+    serve(scope, { ...options, ...definedOf(registered), receiver });
+    done();
+  };
+}
+
+/**
+ * A Fastify plugin registered with the receiver in its options: `app.register(webhookPlugin,
+ * { receiver, path })`. The same plugin as {@link createFastifyPlugin}.
+ *
+ * @deprecated Use `createFastifyPlugin(receiver)`: adapter factories are named
+ * `create<Framework><Thing>`. Registering this value with `{ receiver }` keeps working.
+ *
+ * @example
+ * ```ts
+ * import Fastify from 'fastify';
+ * import { createFastifyPlugin } from '@svc/webhooks/fastify';
+ *
+ * const app = Fastify();
+ * // was: app.register(webhookPlugin, { receiver: mailReceiver, path: '/webhooks/mail' })
+ * await app.register(createFastifyPlugin(mailReceiver, { path: '/webhooks/mail' }));
  * ```
  */
 export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (scope, options, done) => {
-  const { receiver, path = '/', bodyLimit = receiver.maxBodyBytes } = options;
-  const { bodyTimeoutMs = receiver.bodyTimeoutMs } = options;
-  // Not wrapped in fastify-plugin on purpose: these parsers stay inside this scope. Our own reader
-  // rather than `parseAs: 'buffer'`: Fastify has no deadline for reading a body (slow-loris).
-  scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser('*', (request: FastifyRequest) =>
-    readNodeBody(request.raw, bodyLimit, bodyTimeoutMs),
-  );
-  // A refused body (oversized, too slow, malformed) never reaches the handler: answer with our error
-  // body, and cut a connection whose upload we stopped reading once the answer had its chance.
-  scope.setErrorHandler((error, request, reply) => {
-    if (!request.raw.readableEnded) lingerThenClose(request.raw, reply.raw);
-    return send(reply, receiver.reject(toWebhookError(error, bodyLimit)));
-  });
-  scope.post(path, (request, reply) =>
-    receiver
-      .receive({
-        body: (request.body as Uint8Array | undefined) ?? EMPTY,
-        headers: request.headers,
-        signal: disconnectSignal(reply.raw),
-      })
-      .then((outcome) => send(reply, outcome)),
-  );
+  serve(scope, options);
   done();
 };
 
-function send(reply: FastifyReply, outcome: ReceiveOutcome): FastifyReply {
-  return reply
-    .code(outcome.status)
-    .headers(outcome.headers)
-    .send(outcome.body ?? undefined);
+/** The route options Fastify passed at registration, without its own keys or unset values. */
+function definedOf(registered: FastifyRouteOptions | undefined): FastifyRouteOptions {
+  const out: FastifyRouteOptions = {};
+  if (registered?.path !== undefined) out.path = registered.path;
+  if (registered?.bodyLimit !== undefined) out.bodyLimit = registered.bodyLimit;
+  if (registered?.bodyTimeoutMs !== undefined) out.bodyTimeoutMs = registered.bodyTimeoutMs;
+  return out;
 }
 
-function toWebhookError(error: unknown, bodyLimit: number): WebhookError {
+function serve(scope: FastifyInstance, options: WebhookPluginOptions): void {
+  const { receiver, path = '/', bodyLimit, bodyTimeoutMs } = options;
+  // Not wrapped in fastify-plugin on purpose: this parser stays inside this scope. It reads nothing:
+  // Fastify's own reading has no deadline (slow-loris), and the receiver owns the body's limits.
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', (_request: FastifyRequest, _payload: unknown, parsed: ParserDone) =>
+    parsed(null, undefined),
+  );
+  const reader =
+    (raw: FastifyRequest['raw']): BodyReader =>
+    (limits: BodyLimits) =>
+      readNodeBody(
+        raw,
+        bodyLimit === undefined ? limits.maxBodyBytes : Math.min(bodyLimit, limits.maxBodyBytes),
+        bodyTimeoutMs ?? limits.bodyTimeoutMs,
+      );
+  // What Fastify refuses itself (a malformed Content-Type) is answered by the receiver too, with its
+  // error body, through a reader that refuses.
+  scope.setErrorHandler((error, request, reply) =>
+    answer(receiver, request, reply, () => Promise.reject(toWebhookError(error))),
+  );
+  scope.post(path, (request, reply) => answer(receiver, request, reply, reader(request.raw)));
+}
+
+type ParserDone = (error: Error | null, body?: unknown) => void;
+
+function answer(
+  receiver: WebhookReceiverLike,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: BodyReader,
+): Promise<unknown> {
+  const send = (outcome: ReceiveOutcome) => {
+    // An upload the receiver stopped reading: answer, then cut the connection once the answer had
+    // its chance, instead of reading the rest.
+    if (!request.raw.readableEnded) lingerThenClose(request.raw, reply.raw);
+    return reply
+      .code(outcome.status)
+      .headers(outcome.headers)
+      .send(outcome.body ?? undefined);
+  };
+  // Our receivers never reject; one built elsewhere might (or throw), and must still get an answer.
+  const failed = (error: unknown) => send(failure(toWebhookError(error)));
+  try {
+    return receiver
+      .receive({
+        body,
+        headers: request.headers,
+        method: request.method,
+        signal: disconnectSignal(reply.raw),
+      })
+      .then(send, failed);
+  } catch (error) {
+    return Promise.resolve(failed(error));
+  }
+}
+
+function toWebhookError(error: unknown): WebhookError {
   if (isWebhookError(error)) return error;
   const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return bodyTooLarge(bodyLimit, error);
-  }
   if (typeof code === 'string' && code.startsWith('FST_ERR_CTP_')) {
     return new WebhookError('body_unreadable', 'The request body could not be read.', { cause: error });
   }

@@ -49,7 +49,7 @@ export function abandonClaim(
   let delay = FIRST_RETRY_MS;
   let waited = 0;
   const attempt = (): void => {
-    bounded(() => store.abandon!(key, token, { leaseMs }), timeoutMs, 'abandon').then((result) => {
+    bounded(() => store.abandon!(key, token, { leaseMs, timeoutMs }), timeoutMs, 'abandon').then((result) => {
       if (result === true) settled++;
       const wait = settled === 1 ? CONFIRM_AFTER_MS : delay;
       const over =
@@ -70,7 +70,8 @@ export function abandonClaim(
 }
 
 /**
- * `store.claim` with a time bound and a token chosen here. A claim whose answer was not seen in time
+ * `store.claim` with a time bound (passed to the store too, as the call's `timeoutMs`) and a token
+ * chosen here. A claim whose answer was not seen in time
  * (or that failed) is abandoned in the background. On a store without `abandon`, a claim that
  * succeeds after the bound is released again instead (that covers a late answer, not a lost one).
  */
@@ -85,11 +86,11 @@ export function claimWithin(
   let answered = false;
   const call =
     canAbandon || timeoutMs === 0
-      ? () => store.claim(key, { leaseMs, token })
+      ? () => store.claim(key, { leaseMs, token, timeoutMs })
       : () =>
-          store.claim(key, { leaseMs, token }).then((claim) => {
+          store.claim(key, { leaseMs, token, timeoutMs }).then((claim) => {
             if (answered && claim.status === 'claimed')
-              store.release(key, claim.token).catch(() => undefined);
+              store.release(key, claim.token, { timeoutMs }).catch(() => undefined);
             return claim;
           });
   const result = timeoutMs === 0 ? direct(call, 'claim') : bounded(call, timeoutMs, 'claim');

@@ -3,17 +3,16 @@
  * `handle(Request)`. Both `createMailReceiver` and `createCrmReceiver` are thin wrappers of it.
  */
 import type { DedupStore } from '../dedup/types.js';
-import { WebhookError } from '../shared/errors.js';
+import type { WebhookError } from '../shared/errors.js';
 import { createHandlerRegistry, type DispatchableEvent } from './handler-registry.js';
 import type { ErrorHook, InvalidHook, WebhookHandler } from './handler-types.js';
 import { createJobRunner } from './handoff/run-job.js';
 import type { HandoffRunner } from './handoff/types.js';
-import { describeError, emit } from './logger.js';
-import { failure, methodNotAllowed, toResponse } from './outcomes.js';
-import { readRequestBody } from './read-body.js';
+import { toResponse } from './outcomes.js';
+import { createRefusal, readRequestBody } from './read-body.js';
 import { createReceivePath } from './receive-path.js';
 import type { ResolvedOptions } from './receiver-options.js';
-import type { ReceiveInput, WebhookReceiverLike } from './receiver-types.js';
+import type { BodyLimits, ReceiveInput, ReceiveOutcome, WebhookReceiverLike } from './receiver-types.js';
 import type { ServiceSpec } from './service-spec.js';
 
 /**
@@ -36,6 +35,51 @@ export interface WebhookReceiver<Known extends { name: string }, Unknown>
     HandoffRunner {
   /** The dedup store in use (the per-receiver memory store unless one was given). */
   readonly dedup: DedupStore;
+  /**
+   * The `maxBodyBytes` option (largest body accepted, in bytes).
+   *
+   * @deprecated Adapters no longer need it: they pass a `BodyReader` as `ReceiveInput.body` and the
+   * receiver applies its own limits. Keep the option's value in your own code if you need it.
+   *
+   * @example
+   * ```ts
+   * // Before: readRawBody(req, receiver.maxBodyBytes, fix). Now the receiver reads within its limits:
+   * const outcome = await receiver.receive({
+   *   body: ({ maxBodyBytes, bodyTimeoutMs }) => readNodeBody(req, maxBodyBytes, bodyTimeoutMs),
+   *   headers: req.headers,
+   *   method: req.method,
+   * });
+   * ```
+   */
+  readonly maxBodyBytes: number;
+  /**
+   * The `bodyTimeoutMs` option (time allowed to receive the body, in ms).
+   *
+   * @deprecated Adapters no longer need it: the receiver passes it to the `BodyReader` given as
+   * `ReceiveInput.body`.
+   *
+   * @example
+   * ```ts
+   * const body: BodyReader = ({ maxBodyBytes, bodyTimeoutMs }) => readNodeBody(req, maxBodyBytes, bodyTimeoutMs);
+   * ```
+   */
+  readonly bodyTimeoutMs: number;
+  /**
+   * The outcome for a request refused before the receiver saw its body, logged through the receiver's
+   * logger with the error's `cause` in the log only.
+   *
+   * @deprecated Pass a `BodyReader` that rejects with the error as `ReceiveInput.body` instead: the
+   * receiver answers and logs it the same way.
+   *
+   * @example
+   * ```ts
+   * const outcome = await receiver.receive({
+   *   body: () => Promise.reject(new WebhookError('raw_body_unavailable', 'The body was parsed before the receiver.')),
+   *   headers: req.headers,
+   * });
+   * ```
+   */
+  reject(error: WebhookError): ReceiveOutcome;
   /**
    * Runs `handler` for events named `name` (or any of `names`); the event type is narrowed to them.
    * Several handlers of one event run in registration order, then the `onAny` ones.
@@ -65,32 +109,25 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
   const receive = (input: ReceiveInput) => Promise.resolve(receiveNow(input));
   const { maxBodyBytes, bodyTimeoutMs, logger } = options;
 
-  function reject(error: WebhookError): ReturnType<WebhookReceiverLike['reject']> {
-    const outcome = failure(error);
-    // The cause stays in the receiver's own log (a misconfigured route gets its fix there); the
-    // sender only ever sees the short message.
-    emit(logger, outcome.status >= 500 ? 'error' : 'warn', 'webhook request refused', {
-      service: spec.service,
-      code: outcome.code,
-      status: outcome.status,
-      ...(error.cause === undefined ? {} : { error: describeError(error.cause) }),
-    });
-    return outcome;
-  }
-
   const receiver: WebhookReceiver<Known, Unknown> = {
     service: spec.service,
     maxBodyBytes,
     bodyTimeoutMs,
     dedup: options.dedup,
     receive,
-    reject,
+    reject: createRefusal(spec.service, logger),
     ...createJobRunner(spec, options, registry),
-    async handle(request: Request): Promise<Response> {
-      if (request.method !== 'POST') return toResponse(methodNotAllowed());
-      const body = await readRequestBody(request, maxBodyBytes, bodyTimeoutMs);
-      if (body instanceof WebhookError) return toResponse(reject(body));
-      return toResponse(await receiveNow({ body, headers: request.headers, signal: request.signal }));
+    handle(request: Request): Promise<Response> {
+      // The receive path checks the method before it calls the reader, and owns every refusal.
+      const outcome = receiveNow({
+        // Resolves with the refusal rather than rejecting; the receive path answers it the same way.
+        body: (limits: BodyLimits) =>
+          readRequestBody(request, limits.maxBodyBytes, limits.bodyTimeoutMs) as Promise<Uint8Array>,
+        headers: request.headers,
+        method: request.method,
+        signal: request.signal,
+      });
+      return outcome instanceof Promise ? outcome.then(toResponse) : Promise.resolve(toResponse(outcome));
     },
     on(name, handler) {
       registry.on(name, handler as WebhookHandler<never>);

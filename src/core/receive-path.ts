@@ -19,10 +19,10 @@ import { handleInvalid } from './invalid.js';
 import { emit } from './logger.js';
 import { acknowledged, failure, methodNotAllowed } from './outcomes.js';
 import { createProcessDelivery, type Delivery } from './process-delivery.js';
-import { bodyTooLarge } from './read-body.js';
+import { bodyTooLarge, createRefusal } from './read-body.js';
 import { readHeader, readHeaderString } from './read-header.js';
 import type { ResolvedOptions } from './receiver-options.js';
-import type { HeadersInput, ReceiveInput, ReceiveOutcome } from './receiver-types.js';
+import type { BodyLimits, BodyReader, HeadersInput, ReceiveInput, ReceiveOutcome } from './receiver-types.js';
 import { report } from './report.js';
 import type { ServiceSpec } from './service-spec.js';
 import { storeOpsFor } from './store-ops.js';
@@ -47,20 +47,19 @@ export function createReceivePath<E extends DispatchableEvent>(
   options: ResolvedOptions,
   registry: HandlerRegistry,
 ): ReceiveNow {
-  const { secrets, maxBodyBytes, logger, clock, capture } = options;
+  const { secrets, maxBodyBytes, bodyTimeoutMs, logger, clock, capture } = options;
   const { service, headerNames } = spec;
   const hooks = registry.errorHooks;
   const tooLarge = bodyTooLarge(maxBodyBytes);
+  const limits: BodyLimits = Object.freeze({ maxBodyBytes, bodyTimeoutMs });
+  const refuse = createRefusal(service, logger);
   // Chosen once: node:crypto verifies synchronously; Web Crypto only answers with a promise.
   const verify: Verify = getNodeCrypto() !== null ? verifySignatureSync : verifySignature;
   const processDelivery = createProcessDelivery(options, hooks, storeOpsFor(options));
 
-  function receive(input: ReceiveInput): Awaitable<ReceiveOutcome> {
-    const { headers, method } = input;
-    // Wrong method first: nothing else about the request matters.
-    if (method !== undefined && method !== 'POST' && method.toUpperCase() !== 'POST')
-      return methodNotAllowed();
-    const body = input.body instanceof Uint8Array ? input.body : toBytes(input.body);
+  function receive(input: ReceiveInput, bytes: Uint8Array): Awaitable<ReceiveOutcome> {
+    const { headers } = input;
+    const body = bytes instanceof Uint8Array ? bytes : toBytes(bytes);
     if (body.byteLength > maxBodyBytes)
       return failure(tooLarge, { deliveryId: readHeaderString(headers, headerNames.deliveryId) });
     const received: Received = { headers, body, signal: input.signal, receivedAt: clock.now() };
@@ -154,13 +153,44 @@ export function createReceivePath<E extends DispatchableEvent>(
     return failure(isWebhookError(error) ? error : 'internal_error');
   }
 
-  return function receiveNow(input) {
+  function guarded(input: ReceiveInput, bytes: Uint8Array): Awaitable<ReceiveOutcome> {
     let outcome: Awaitable<ReceiveOutcome>;
     try {
-      outcome = receive(input);
+      outcome = receive(input, bytes);
     } catch (error) {
       return unexpected(error);
     }
     return outcome instanceof Promise ? outcome.then(undefined, unexpected) : outcome;
+  }
+
+  // The receiver reads a streamed body itself, within its own limits; a reader's refusal (too large,
+  // too slow, unreadable, parsed by someone else) becomes the answer, logged once.
+  function readThenReceive(input: ReceiveInput, reader: BodyReader): Promise<ReceiveOutcome> {
+    let pending: Promise<Uint8Array>;
+    try {
+      pending = reader(limits);
+    } catch (error) {
+      return Promise.resolve(refuse(error));
+    }
+    // The receiver's own web reader (handle) answers its refusal as a value instead of rejecting.
+    return Promise.resolve(pending).then(
+      (bytes) =>
+        bytes instanceof Uint8Array || !isWebhookError(bytes) ? guarded(input, bytes) : refuse(bytes),
+      refuse,
+    );
+  }
+
+  return function receiveNow(input) {
+    let body: ReceiveInput['body'];
+    try {
+      const { method } = input;
+      // Wrong method first, before the body is read: nothing else about the request matters.
+      if (method !== undefined && method !== 'POST' && method.toUpperCase() !== 'POST')
+        return methodNotAllowed();
+      body = input.body;
+    } catch (error) {
+      return unexpected(error);
+    }
+    return typeof body === 'function' ? readThenReceive(input, body) : guarded(input, body);
   };
 }

@@ -80,11 +80,11 @@ export interface BaseReceiverOptions {
   /** Handler time budget from the request's arrival, in ms; then `signal` aborts and 503. Default 9 000. */
   timeoutMs?: number;
   /**
-   * Bound on each call to the `dedup` store given, in ms; past it the request fails closed (503).
-   * Default 2 000. The store's own `timeoutMs` (Redis/Postgres stores, default 3 000) and its
-   * client's timeout also apply: the first of them to end decides, with the same outcome (503, and a
-   * claim cut short is abandoned so the sender's retry can run it). Not applied to the default
-   * in-process memory store, which cannot hang.
+   * Bound on each call to the `dedup` store given, in ms; past it the request fails closed (503, and
+   * a claim cut short is abandoned so the sender's retry can run it). Default 2 000. The receiver owns
+   * this deadline: it passes it with every call (`timeoutMs` in the call's options), and the Redis and
+   * Postgres stores use it instead of their own `timeoutMs`, which bounds only calls made directly.
+   * Not applied to the default in-process memory store, which cannot hang.
    */
   storeTimeoutMs?: number;
   /** Largest body accepted, in bytes; larger ones get 413 without being read. Default 1 MiB. */

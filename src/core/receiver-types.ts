@@ -1,10 +1,10 @@
 /**
  * @module
- * The contract between receivers and adapters: bytes and headers in, an outcome (status, headers,
- * small JSON body) out. Adapters for Node servers write the outcome directly; `handle(Request)` turns
+ * The contract between receivers and adapters: the body (bytes, or a reader the receiver calls with its
+ * limits) and headers in, an outcome (status, headers, small JSON body) out. Adapters for Node servers write the outcome directly; `handle(Request)` turns
  * it into a `Response`.
  */
-import type { WebhookError, WebhookErrorCode } from '../shared/errors.js';
+import type { WebhookErrorCode } from '../shared/errors.js';
 
 /**
  * Request headers as any server hands them over: a web `Headers`, or Node's `IncomingHttpHeaders`
@@ -21,6 +21,41 @@ import type { WebhookError, WebhookErrorCode } from '../shared/errors.js';
 export type HeadersInput = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /**
+ * The limits a receiver reads a body within; a {@link BodyReader} gets them from the receiver.
+ *
+ * @example
+ * ```ts
+ * import type { BodyLimits } from '@svc/webhooks';
+ *
+ * const limits: BodyLimits = { maxBodyBytes: 1_048_576, bodyTimeoutMs: 5_000 };
+ * ```
+ */
+export interface BodyLimits {
+  /** Largest body accepted, in bytes: stop reading past it and reject with `body_too_large`. */
+  readonly maxBodyBytes: number;
+  /** Time allowed to receive the whole body, in ms: past it reject with `body_timeout`. */
+  readonly bodyTimeoutMs: number;
+}
+
+/**
+ * Reads a request body for the receiver, within the limits the receiver passes. Resolves with the
+ * exact bytes; rejects with a `WebhookError` when it cannot (`body_too_large`, `body_timeout`,
+ * `body_unreadable`, `raw_body_unavailable`): the receiver turns that into its answer and logs it,
+ * the error's `cause` (e.g. the fix for a misconfigured route) in the log only. Adapters pass one
+ * when the body is still a stream, so the receiver applies its own limits.
+ *
+ * @example
+ * ```ts
+ * import type { BodyReader } from '@svc/webhooks';
+ * import { readNodeBody } from '@svc/webhooks/node';
+ *
+ * const body: BodyReader = ({ maxBodyBytes, bodyTimeoutMs }) => readNodeBody(req, maxBodyBytes, bodyTimeoutMs);
+ * const outcome = await receiver.receive({ body, headers: req.headers, method: req.method });
+ * ```
+ */
+export type BodyReader = (limits: BodyLimits) => Promise<Uint8Array>;
+
+/**
  * What a receiver needs from one request.
  *
  * @example
@@ -32,8 +67,11 @@ export type HeadersInput = Headers | Readonly<Record<string, string | readonly s
  * ```
  */
 export interface ReceiveInput {
-  /** The exact body bytes received. */
-  body: Uint8Array;
+  /**
+   * The exact body bytes received, or a {@link BodyReader} the receiver calls with its limits (after
+   * the method check, so a wrong method is answered without reading the body).
+   */
+  body: Uint8Array | BodyReader;
   headers: HeadersInput;
   /** HTTP method; anything but POST is answered 405. Omit when the route already restricts it. */
   method?: string;
@@ -99,7 +137,9 @@ export interface ReceiveOutcome {
 }
 
 /**
- * What every adapter needs from a receiver (both services' receivers implement it).
+ * What every adapter needs from a receiver (both services' receivers implement it): adapters hand over
+ * the request (bytes or a {@link BodyReader}, headers, method, disconnect signal) and write the outcome
+ * back; every refusal, including a body too large or too slow, is the receiver's.
  *
  * @example
  * ```ts
@@ -112,21 +152,8 @@ export interface ReceiveOutcome {
 export interface WebhookReceiverLike {
   /** Which service this receiver is for. */
   readonly service: 'mail' | 'crm';
-  /** Largest body accepted, in bytes; adapters stop reading past it and answer 413. */
-  readonly maxBodyBytes: number;
-  /**
-   * Time allowed to receive the body, in ms; adapters answer 408 `body_timeout` past it and close the
-   * connection. Optional for receivers built elsewhere (adapters then use 5 000).
-   */
-  readonly bodyTimeoutMs?: number;
   /** The web-standard entry point. */
   handle(request: Request): Promise<Response>;
-  /** The lower-level entry point: bytes and headers in, an outcome out. Never rejects. */
+  /** The lower-level entry point: the request in, an outcome out. Never rejects. */
   receive(input: ReceiveInput): Promise<ReceiveOutcome>;
-  /**
-   * The outcome for a request an adapter refused before the receiver saw it (`body_too_large`,
-   * `body_timeout`, `raw_body_unavailable`, `body_unreadable`), logged through the receiver's logger
-   * like its own, with the error's `cause` (e.g. the fix for a misconfigured route) in the log only.
-   */
-  reject(error: WebhookError): ReceiveOutcome;
 }

@@ -3,6 +3,9 @@
  * disconnected, a saturated Postgres pool) must not hold the request past the sender's 10 s: after
  * `timeoutMs` the call counts as failed and the receiver fails closed (503, no handler runs).
  * A `timeoutMs` of 0 means no bound (the receiver's own in-process memory store cannot hang).
+ * The receiver owns this deadline: it passes `timeoutMs` with every call (`StoreCallOptions`), so a
+ * store with a bound of its own (Redis, Postgres) uses the receiver's instead; the timer here covers
+ * stores that ignore the option.
  * Claims live in claim-within.ts: a claim whose answer was not seen must also be abandoned.
  */
 import type { DedupStore } from '../dedup/types.js';
@@ -67,7 +70,7 @@ export function completeWithin(
   ttlMs: number,
   timeoutMs: number,
 ): Promise<boolean | StoreCallFailed> {
-  return bounded(() => store.complete(key, token, { ttlMs }), timeoutMs, 'complete');
+  return bounded(() => store.complete(key, token, { ttlMs, timeoutMs }), timeoutMs, 'complete');
 }
 
 /** `store.release` with a time bound: `true`, `false` (fenced) or a failure. */
@@ -77,5 +80,5 @@ export function releaseWithin(
   token: string,
   timeoutMs: number,
 ): Promise<boolean | StoreCallFailed> {
-  return bounded(() => store.release(key, token), timeoutMs, 'release');
+  return bounded(() => store.release(key, token, { timeoutMs }), timeoutMs, 'release');
 }

@@ -6,9 +6,16 @@
 
 import type { Clock } from '../shared/clock.js';
 import { DEFAULT_POSTGRES_TABLE, postgresDedupDDL, quoteTable, statements } from './postgres-sql.js';
-import { storeUnavailable, withTimeout } from './store-error.js';
+import { callTimeout, storeUnavailable, withTimeout } from './store-error.js';
 import { createToken } from './token.js';
-import type { AbandonOptions, ClaimOptions, ClaimResult, CompleteOptions, DedupStore } from './types.js';
+import type {
+  AbandonOptions,
+  ClaimOptions,
+  ClaimResult,
+  CompleteOptions,
+  DedupStore,
+  StoreCallOptions,
+} from './types.js';
 import { assertKey, assertMs, assertToken } from './validate.js';
 
 export { DEFAULT_POSTGRES_TABLE, postgresDedupDDL } from './postgres-sql.js';
@@ -48,9 +55,9 @@ export interface PostgresStoreOptions {
   createTable?: boolean;
   /**
    * Longest wait for one query before it fails with `store_unavailable`, in ms; `0` for none. Default
-   * 3000. A receiver also bounds each store call by its own `storeTimeoutMs` (default 2000): the
-   * shorter of the two decides when the delivery is answered 503, and a claim cut short either way is
-   * abandoned (`abandon()`), so the sender's retry can run it.
+   * 3000. It applies to calls made without a `timeoutMs` of their own, i.e. by your code directly
+   * (`prune`, `migrate`, scripts): a receiver passes its `storeTimeoutMs` (default 2000) with every
+   * call it makes, and that one decides.
    */
   timeoutMs?: number;
   /**
@@ -145,13 +152,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const now = (): number | null => (clock ? clock.now() : null);
   let migrated: Promise<void> | undefined;
 
-  async function query<R>(text: string, params: unknown[]): Promise<R[]> {
+  async function query<R>(text: string, params: unknown[], options?: StoreCallOptions): Promise<R[]> {
+    const bound = callTimeout(options, timeoutMs);
     try {
       if (createTable) {
         migrated ??= migrate();
         await migrated;
       }
-      const result = await withTimeout(client.query(text, params), timeoutMs, 'Postgres');
+      const result = await withTimeout(client.query(text, params), bound, 'Postgres');
       return result.rows as R[];
     } catch (error) {
       if (createTable) migrated = undefined; // try again next time
@@ -170,19 +178,20 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
   }
 
-  async function guarded(text: string, params: unknown[]): Promise<boolean> {
-    return (await query(text, params)).length === 1;
+  async function guarded(text: string, params: unknown[], options?: StoreCallOptions): Promise<boolean> {
+    return (await query(text, params, options)).length === 1;
   }
 
   return {
-    async claim(key: string, { leaseMs, token = createToken() }: ClaimOptions): Promise<ClaimResult> {
+    async claim(key: string, options: ClaimOptions): Promise<ClaimResult> {
+      const { leaseMs, token = createToken() } = options;
       assertKey(key);
       assertMs('leaseMs', leaseMs);
       assertToken(token);
       // Rarely the row changes between the statement's snapshot and the INSERT's conflict check
       // (a concurrent release or takeover); the snapshot then shows an expired record: ask again.
       for (let attempt = 0; attempt < 5; attempt++) {
-        const [row] = await query<ClaimRow>(sql.claim, [key, token, leaseMs, now()]);
+        const [row] = await query<ClaimRow>(sql.claim, [key, token, leaseMs, now()], options);
         if (!row) continue; // released between the INSERT and the SELECT
         const expiresAt = Number(row.expires_at);
         if (row.won) return { status: 'claimed', token, leaseEndsAt: expiresAt };
@@ -199,32 +208,32 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       throw storeUnavailable('Postgres', new Error('claim did not settle after 5 attempts'));
     },
 
-    complete: async (key: string, token: string, { ttlMs }: CompleteOptions) => {
+    complete: async (key: string, token: string, options: CompleteOptions) => {
       assertKey(key);
       assertToken(token);
-      assertMs('ttlMs', ttlMs);
-      return guarded(sql.complete, [key, token, ttlMs, now()]);
+      assertMs('ttlMs', options.ttlMs);
+      return guarded(sql.complete, [key, token, options.ttlMs, now()], options);
     },
 
-    release: async (key: string, token: string) => {
+    release: async (key: string, token: string, options?: StoreCallOptions) => {
       assertKey(key);
       assertToken(token);
-      return guarded(sql.release, [key, token, now()]);
+      return guarded(sql.release, [key, token, now()], options);
     },
 
-    async abandon(key: string, token: string, { leaseMs }: AbandonOptions): Promise<boolean> {
+    async abandon(key: string, token: string, options: AbandonOptions): Promise<boolean> {
       assertKey(key);
       assertToken(token);
-      assertMs('leaseMs', leaseMs);
-      const [row] = await query<{ ok: boolean }>(sql.abandon, [key, token, leaseMs, now()]);
+      assertMs('leaseMs', options.leaseMs);
+      const [row] = await query<{ ok: boolean }>(sql.abandon, [key, token, options.leaseMs, now()], options);
       return row?.ok === true;
     },
 
-    extend: async (key: string, token: string, { leaseMs }: ClaimOptions) => {
+    extend: async (key: string, token: string, options: ClaimOptions) => {
       assertKey(key);
       assertToken(token);
-      assertMs('leaseMs', leaseMs);
-      return guarded(sql.extend, [key, token, leaseMs, now()]);
+      assertMs('leaseMs', options.leaseMs);
+      return guarded(sql.extend, [key, token, options.leaseMs, now()], options);
     },
 
     async prune(): Promise<number> {

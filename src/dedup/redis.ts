@@ -14,9 +14,16 @@ import {
   EXTEND_SCRIPT,
   RELEASE_SCRIPT,
 } from './redis-scripts.js';
-import { storeUnavailable, withTimeout } from './store-error.js';
+import { callTimeout, storeUnavailable, withTimeout } from './store-error.js';
 import { createToken } from './token.js';
-import type { AbandonOptions, ClaimOptions, ClaimResult, CompleteOptions, DedupStore } from './types.js';
+import type {
+  AbandonOptions,
+  ClaimOptions,
+  ClaimResult,
+  CompleteOptions,
+  DedupStore,
+  StoreCallOptions,
+} from './types.js';
 import { assertKey, assertMs, assertToken } from './validate.js';
 
 export type { IoRedisLike, NodeRedisLike, RedisClientLike } from './redis-client.js';
@@ -41,10 +48,9 @@ export interface RedisStoreOptions {
   clock?: Clock;
   /**
    * Longest wait for one command before it fails with `store_unavailable`, in ms; `0` for none.
-   * Default 3000, well inside the senders' 10-second limit. A receiver also bounds each store call by
-   * its own `storeTimeoutMs` (default 2000): the shorter of the two decides when the delivery is
-   * answered 503, and a claim cut short either way is abandoned (`abandon()`), so the sender's retry
-   * can run it. Configure the client too (ioredis `commandTimeout` and `maxRetriesPerRequest`,
+   * Default 3000, well inside the senders' 10-second limit. It applies to calls made without a
+   * `timeoutMs` of their own, i.e. by your code directly (purge jobs, scripts): a receiver passes its
+   * `storeTimeoutMs` (default 2000) with every call it makes, and that one decides. Configure the client too (ioredis `commandTimeout` and `maxRetriesPerRequest`,
    * node-redis `disableOfflineQueue`) so it does not queue commands for long while disconnected.
    */
   timeoutMs?: number;
@@ -112,26 +118,39 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   // '-1' tells the scripts to read the server's TIME.
   const now = (): string => (clock ? String(clock.now()) : '-1');
 
-  async function run(script: typeof claimScript, key: string, args: string[]): Promise<unknown> {
+  async function run(
+    script: typeof claimScript,
+    key: string,
+    args: string[],
+    options: StoreCallOptions | undefined,
+  ): Promise<unknown> {
+    const bound = callTimeout(options, timeoutMs);
     try {
-      return await withTimeout(evalScript(client, script, prefix + key, args), timeoutMs, 'Redis');
+      return await withTimeout(evalScript(client, script, prefix + key, args), bound, 'Redis');
     } catch (error) {
       throw storeUnavailable('Redis', error);
     }
   }
 
-  async function compareAndSet(script: typeof claimScript, key: string, token: string, ms: string) {
-    const reply = await run(script, key, [token, ms, now()]);
+  async function compareAndSet(
+    script: typeof claimScript,
+    key: string,
+    token: string,
+    ms: string,
+    options: StoreCallOptions | undefined,
+  ) {
+    const reply = await run(script, key, [token, ms, now()], options);
     if (reply !== 1 && reply !== 0) throw unexpected(reply);
     return reply === 1;
   }
 
   return {
-    async claim(key: string, { leaseMs, token = createToken() }: ClaimOptions): Promise<ClaimResult> {
+    async claim(key: string, options: ClaimOptions): Promise<ClaimResult> {
+      const { leaseMs, token = createToken() } = options;
       assertKey(key);
       assertMs('leaseMs', leaseMs);
       assertToken(token);
-      const reply = await run(claimScript, key, [token, String(leaseMs), now()]);
+      const reply = await run(claimScript, key, [token, String(leaseMs), now()], options);
       if (!Array.isArray(reply)) throw unexpected(reply);
       const [status, endsAt] = reply as unknown[];
       if (status === 'completed') return { status };
@@ -142,31 +161,31 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       throw unexpected(reply);
     },
 
-    async complete(key: string, token: string, { ttlMs }: CompleteOptions): Promise<boolean> {
+    async complete(key: string, token: string, options: CompleteOptions): Promise<boolean> {
       assertKey(key);
       assertToken(token);
-      assertMs('ttlMs', ttlMs);
-      return compareAndSet(completeScript, key, token, String(ttlMs));
+      assertMs('ttlMs', options.ttlMs);
+      return compareAndSet(completeScript, key, token, String(options.ttlMs), options);
     },
 
-    async release(key: string, token: string): Promise<boolean> {
+    async release(key: string, token: string, options?: StoreCallOptions): Promise<boolean> {
       assertKey(key);
       assertToken(token);
-      return compareAndSet(releaseScript, key, token, '0');
+      return compareAndSet(releaseScript, key, token, '0', options);
     },
 
-    async abandon(key: string, token: string, { leaseMs }: AbandonOptions): Promise<boolean> {
+    async abandon(key: string, token: string, options: AbandonOptions): Promise<boolean> {
       assertKey(key);
       assertToken(token);
-      assertMs('leaseMs', leaseMs);
-      return compareAndSet(abandonScript, key, token, String(leaseMs));
+      assertMs('leaseMs', options.leaseMs);
+      return compareAndSet(abandonScript, key, token, String(options.leaseMs), options);
     },
 
-    async extend(key: string, token: string, { leaseMs }: ClaimOptions): Promise<boolean> {
+    async extend(key: string, token: string, options: ClaimOptions): Promise<boolean> {
       assertKey(key);
       assertToken(token);
-      assertMs('leaseMs', leaseMs);
-      return compareAndSet(extendScript, key, token, String(leaseMs));
+      assertMs('leaseMs', options.leaseMs);
+      return compareAndSet(extendScript, key, token, String(options.leaseMs), options);
     },
   };
 }

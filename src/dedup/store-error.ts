@@ -1,4 +1,5 @@
 import { isWebhookError, WebhookError } from '../shared/errors.js';
+import type { StoreCallOptions } from './types.js';
 
 /**
  * Failures of a shared store: the receiver must fail closed (503, the sender retries), so every
@@ -28,4 +29,20 @@ export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, store: st
     );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The time bound of one store call: the call's own `timeoutMs` when it has one (a receiver passes the
+ * deadline it owns), otherwise the store's `fallback` (calls made directly by user code).
+ */
+export function callTimeout(options: StoreCallOptions | undefined, fallback: number): number {
+  const timeoutMs = options?.timeoutMs;
+  if (timeoutMs === undefined) return fallback;
+  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0) {
+    throw new WebhookError(
+      'options_invalid',
+      'timeoutMs must be a non-negative number of milliseconds (0: no bound).',
+    );
+  }
+  return timeoutMs;
 }

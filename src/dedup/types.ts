@@ -24,6 +24,28 @@ export type ClaimResult =
   | { status: 'completed' };
 
 /**
+ * What every store call may carry. A receiver owns the deadline of each call it makes (it knows the
+ * sender's 10-second window and the lease) and passes it here; a store with a time bound of its own
+ * (the Redis and Postgres stores' `timeoutMs`) uses the call's instead, and keeps its own for calls
+ * made without one (your code calling the store directly: purge jobs, scripts).
+ *
+ * @example
+ * ```ts
+ * import type { StoreCallOptions } from '@svc/webhooks';
+ *
+ * const options: StoreCallOptions = { timeoutMs: 500 }; // this call fails with store_unavailable after 500 ms
+ * await store.release('mail:delivery:dlv_1', token, options);
+ * ```
+ */
+export interface StoreCallOptions {
+  /**
+   * How long this call may take, in ms, before it fails with `store_unavailable` (0 = no bound).
+   * Default: the store's own bound, if it has one. Stores without a time bound may ignore it.
+   */
+  timeoutMs?: number;
+}
+
+/**
  * Options of {@link DedupStore.claim}.
  *
  * @example
@@ -33,7 +55,7 @@ export type ClaimResult =
  * const options: ClaimOptions = { leaseMs: 30_000, token: crypto.randomUUID() };
  * ```
  */
-export interface ClaimOptions {
+export interface ClaimOptions extends StoreCallOptions {
   /** How long the claim holds before another caller may take it over, in milliseconds. */
   leaseMs: number;
   /**
@@ -55,7 +77,7 @@ export interface ClaimOptions {
  * const options: AbandonOptions = { leaseMs: 30_000 }; // the leaseMs the claim was made with
  * ```
  */
-export interface AbandonOptions {
+export interface AbandonOptions extends StoreCallOptions {
   /**
    * The `leaseMs` the abandoned claim was made with. The store remembers the abandoned token at
    * least this long, so a copy of the claim that is still queued somewhere and runs later is a no-op.
@@ -73,7 +95,7 @@ export interface AbandonOptions {
  * const options: CompleteOptions = { ttlMs: 7 * 24 * 60 * 60 * 1000 }; // recognise duplicates for a week
  * ```
  */
-export interface CompleteOptions {
+export interface CompleteOptions extends StoreCallOptions {
   /** How long the completed record is kept (and duplicates are recognised), in milliseconds. */
   ttlMs: number;
 }
@@ -111,7 +133,7 @@ export interface DedupStore {
   /** Marks a claimed key completed for `ttlMs`. `false` if `token` no longer owns the key. */
   complete(key: string, token: string, options: CompleteOptions): Promise<boolean>;
   /** Drops a claim so the next attempt runs again. `false` if `token` no longer owns the key. */
-  release(key: string, token: string): Promise<boolean>;
+  release(key: string, token: string, options?: StoreCallOptions): Promise<boolean>;
   /**
    * Makes sure a claim made with `token` holds no lease, whether it already ran or is still queued or
    * in flight. A live lease of `token` is dropped; a free or expired key gets a marker that is free

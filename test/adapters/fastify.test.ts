@@ -1,5 +1,5 @@
 import { createMailReceiver } from '@svc/webhooks';
-import { webhookPlugin } from '@svc/webhooks/fastify';
+import { createFastifyPlugin, webhookPlugin } from '@svc/webhooks/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../examples/fastify/server.js';
@@ -109,5 +109,33 @@ describe('examples/fastify', () => {
   it('cuts a client that trickles its headers (headersTimeout 5 s) with 408', async () => {
     // One byte per 100 ms, never done: only the server's headersTimeout ends it.
     expect(await slowHeaders(target.baseUrl, PATHS.mail)).toMatch(/^HTTP\/1\.1 408 /);
+  });
+});
+
+describe('createFastifyPlugin', () => {
+  it('serves the receiver under a register prefix, with route options given at creation or registration', async () => {
+    const { mail, crm, handled } = createTestReceivers();
+    const app = Fastify();
+    await app.register(createFastifyPlugin(mail), { prefix: PATHS.mail });
+    await app.register(createFastifyPlugin(crm, { path: '/ignored', bodyLimit: 100 }), {
+      path: PATHS.crm,
+    });
+    const target = await fastifyTarget(app, handled);
+    try {
+      const delivery = mailDelivery();
+      const ok = await fetch(`${target.baseUrl}${PATHS.mail}`, {
+        method: 'POST',
+        body: delivery.body,
+        headers: delivery.headers,
+      });
+      expect(ok.status).toBe(200);
+      expect(handled(delivery.deliveryId)).toBe(1);
+      // The creation-time bodyLimit applies; the registration-time path replaced the creation-time one.
+      const large = await fetch(`${target.baseUrl}${PATHS.crm}`, { method: 'POST', body: 'x'.repeat(101) });
+      expect(large.status).toBe(413);
+      expect((await fetch(`${target.baseUrl}/ignored`, { method: 'POST', body: '{}' })).status).toBe(404);
+    } finally {
+      await target.close();
+    }
   });
 });

@@ -25,6 +25,9 @@ import {
 } from './support.js';
 
 type AnyReceiver = WebhookReceiverLike & {
+  /** Deprecated members the concrete receivers keep. */
+  readonly maxBodyBytes: number;
+  reject(error: Error): ReceiveOutcome;
   on(name: never, handler: (...args: never[]) => unknown): unknown;
   onUnknown(handler: (...args: never[]) => unknown): unknown;
   onError(handler: (error: unknown, info: { phase: string }) => unknown): unknown;

@@ -124,45 +124,25 @@ describe.runIf(redisAvailable())('store stall: Redis (node-redis, as docs/dedup.
   }));
 });
 
-describe.runIf(redisAvailable())('store stall: which timeout decides', () => {
-  let redis: RedisServer;
-  let client: Redis;
-  beforeAll(async () => {
-    redis = await startRedis();
-    client = new Redis(redis.url, { maxRetriesPerRequest: 1 }); // no client timeout: only ours apply
-    client.on('error', () => {});
-    await client.ping();
-  });
-  afterAll(async () => {
-    client?.disconnect();
-    await redis?.close();
-  });
-
-  // The shorter of the receiver's storeTimeoutMs and the store's timeoutMs ends the wait; either way
-  // the answer is 503 and the claim is abandoned, so the retry after the stall runs the handler.
-  const cases: [string, { storeTimeoutMs: number; timeoutMs: number }, (error: unknown) => void][] = [
+/**
+ * The receiver owns the deadline of every call it makes: it passes its storeTimeoutMs to the store,
+ * which uses it instead of its own timeoutMs, whether the receiver's is shorter or longer. The store's
+ * own timeoutMs bounds only calls made on it directly.
+ */
+function whichTimeoutDecides(name: string, backend: (timeoutMs: number) => Promise<Backend>): void {
+  const cases: [string, { storeTimeoutMs: number; timeoutMs: number }][] = [
     [
-      "the receiver's storeTimeoutMs, when shorter",
+      "the receiver's storeTimeoutMs, when shorter than the store's timeoutMs",
       { storeTimeoutMs: 300, timeoutMs: 60_000 },
-      (error) => expect(String((error as Error).message)).toMatch(/did not answer within 300 ms/),
     ],
     [
-      "the store's timeoutMs, when shorter",
-      { storeTimeoutMs: 60_000, timeoutMs: 300 },
-      (error) =>
-        expect(error).toMatchObject({
-          code: 'store_unavailable',
-          cause: expect.objectContaining({ message: expect.stringMatching(/within 300 ms/) }),
-        }),
+      "the receiver's storeTimeoutMs, when longer than the store's timeoutMs",
+      { storeTimeoutMs: 900, timeoutMs: 300 },
     ],
   ];
-  for (const [name, timeouts, check] of cases) {
-    it(`${name} decides; the claim is abandoned either way`, async () => {
-      const store = createRedisStore({
-        client,
-        prefix: `which:${timeouts.timeoutMs}:`,
-        timeoutMs: timeouts.timeoutMs,
-      });
+  for (const [title, timeouts] of cases) {
+    it(`${name}: ${title} decides; the claim is abandoned`, async () => {
+      const { store, pause, resume } = await backend(timeouts.timeoutMs);
       const errors: unknown[] = [];
       const receiver = createCrmReceiver({
         secret: CRM_SECRET,
@@ -176,8 +156,11 @@ describe.runIf(redisAvailable())('store stall: which timeout decides', () => {
       receiver.onError((error) => {
         errors.push(error);
       });
+      // Warm: scripts loaded, connections open.
+      expect((await receiver.receive({ ...crmDelivery('deal.won'), method: 'POST' })).status).toBe(200);
+      runs = 0;
       const delivery = crmDelivery('deal.won');
-      redis.pause();
+      pause();
       try {
         const first = await receiver.receive({
           body: delivery.body,
@@ -186,20 +169,87 @@ describe.runIf(redisAvailable())('store stall: which timeout decides', () => {
         });
         expect(first.status).toBe(503);
       } finally {
-        redis.resume();
+        resume();
       }
       expect(errors).toHaveLength(1);
-      check(errors[0]);
-      // The stalled claim ran when Redis resumed, and its abandon right behind it on the connection.
-      const retry = await receiver.receive({
-        body: delivery.body,
-        headers: delivery.headers,
-        method: 'POST',
-      });
-      expect(retry.status).toBe(200);
+      // Whichever timer noticed first (the store's, given the receiver's deadline, or the receiver's
+      // own), the bound was the receiver's.
+      const error = errors[0] as Error & { cause?: Error };
+      const text = `${error.message} ${error.cause?.message ?? ''}`;
+      expect(text).toContain(`within ${timeouts.storeTimeoutMs} ms`);
+      expect(text).not.toContain(`within ${timeouts.timeoutMs} ms`);
+      // The stalled claim ran when the store resumed, and its abandon behind it.
+      await expect
+        .poll(
+          async () =>
+            (await receiver.receive({ body: delivery.body, headers: delivery.headers, method: 'POST' }))
+              .status,
+          { timeout: 10_000, interval: 200 },
+        )
+        .toBe(200);
       expect(runs).toBe(1);
     });
   }
+
+  it(`${name}: a call made on the store directly is bounded by the store's timeoutMs`, async () => {
+    const { store, pause, resume } = await backend(300);
+    await store.claim('direct:warm', { leaseMs: 30_000 });
+    pause();
+    let failure: unknown;
+    try {
+      await store.claim('direct:stalled', { leaseMs: 30_000 }).catch((error: unknown) => {
+        failure = error;
+      });
+    } finally {
+      resume();
+    }
+    expect(failure).toMatchObject({
+      code: 'store_unavailable',
+      cause: expect.objectContaining({ message: expect.stringMatching(/within 300 ms/) }),
+    });
+  });
+}
+
+describe.runIf(redisAvailable())('store stall: which timeout decides (Redis)', () => {
+  let redis: RedisServer;
+  let client: Redis;
+  beforeAll(async () => {
+    redis = await startRedis();
+    client = new Redis(redis.url, { maxRetriesPerRequest: 1 }); // no client timeout: only ours apply
+    client.on('error', () => {});
+    await client.ping();
+  });
+  afterAll(async () => {
+    client?.disconnect();
+    await redis?.close();
+  });
+  let n = 0;
+  whichTimeoutDecides('redis', async (timeoutMs) => ({
+    store: createRedisStore({ client, prefix: `which${++n}:`, timeoutMs }),
+    pause: () => redis.pause(),
+    resume: () => redis.resume(),
+  }));
+});
+
+describe.runIf(postgresAvailable())('store stall: which timeout decides (Postgres)', () => {
+  let postgres: PostgresServer;
+  let pool: pg.Pool;
+  beforeAll(async () => {
+    postgres = await startPostgres();
+    pool = new pg.Pool({ connectionString: postgres.connectionString }); // no client timeout
+    pool.on('error', () => {});
+  });
+  afterAll(async () => {
+    postgres?.resume();
+    await pool?.end();
+    await postgres?.close();
+  });
+  let n = 0;
+  whichTimeoutDecides('postgres', async (timeoutMs) => {
+    const store = createPostgresStore({ client: pool, table: `which_${++n}`, timeoutMs });
+    await store.migrate();
+    return { store, pause: () => postgres.pause(), resume: () => postgres.resume() };
+  });
 });
 
 // Two pool setups: the recommended one (the client gives up on a query after 2 s and drops that

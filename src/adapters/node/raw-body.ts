@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { bodyTooLarge, DEFAULT_BODY_TIMEOUT_MS } from '../../core/read-body.js';
+import type { BodyLimits, BodyReader } from '../../core/receiver-types.js';
 import { WebhookError } from '../../shared/errors.js';
 import { readNodeBody } from './read-body.js';
 
@@ -16,19 +17,54 @@ import { readNodeBody } from './read-body.js';
  */
 export type NodeRequestLike = IncomingMessage & { body?: unknown; rawBody?: unknown };
 
+/** The bytes a body parser kept (`req.rawBody` from a `verify` hook, `express.raw()`'s `req.body`). */
+function keptBytes(req: NodeRequestLike): Uint8Array | undefined {
+  const kept = req.rawBody instanceof Uint8Array ? req.rawBody : req.body;
+  return kept instanceof Uint8Array ? kept : undefined;
+}
+
+function rawBodyUnavailable(fix: string): WebhookError {
+  // The fix is for whoever runs the receiver, not for the sender: it goes to the log via `cause`.
+  return new WebhookError(
+    'raw_body_unavailable',
+    'The receiver could not read the raw request body; its log names the configuration to fix.',
+    {
+      cause: new Error(
+        `A body parser consumed the request before the webhook route and kept no raw bytes, so the signature cannot be checked. ${fix}`,
+      ),
+    },
+  );
+}
+
+/**
+ * `ReceiveInput.body` for a Node request: the bytes a parser kept, or a reader of the unread stream
+ * the receiver calls with its limits, or a reader refusing with `raw_body_unavailable` (a parser
+ * consumed the stream and kept no bytes; `fix` goes to the receiver's log).
+ */
+export function nodeBodyInput(req: NodeRequestLike, fix: string): Uint8Array | BodyReader {
+  const kept = keptBytes(req);
+  if (kept !== undefined) return kept;
+  // A parser that skipped this request (other content type, no body) left the stream unread.
+  if (!req.readableEnded && !req.destroyed) {
+    return (limits: BodyLimits) => readNodeBody(req, limits.maxBodyBytes, limits.bodyTimeoutMs);
+  }
+  return () => Promise.reject(rawBodyUnavailable(fix));
+}
+
 /**
  * The exact body bytes of a Node request however the app is set up: `req.rawBody` kept by a body
  * parser's `verify` hook, a `Buffer` left in `req.body` by `express.raw()`, or the unread stream
  * (size-capped and time-limited, see {@link readNodeBody}). A body a parser already turned into an
  * object or a string is never re-serialised (that changes bytes, and the signature with them): it
  * rejects with `raw_body_unavailable`, whose message (sent to the sender) is generic and whose `cause`
- * names `fix` (for the app's own log: `receiver.reject()` logs it).
+ * names `fix` (for the app's own log). The adapters no longer call it: they hand the receiver a
+ * reader, and the receiver applies its own limits.
  *
  * @example
  * ```ts
  * import { readRawBody } from '@svc/webhooks/node';
  *
- * const bytes = await readRawBody(req, receiver.maxBodyBytes, 'Mount the route before express.json().');
+ * const bytes = await readRawBody(req, 1_048_576, 'Mount the route before express.json().');
  * ```
  */
 export function readRawBody(
@@ -37,25 +73,11 @@ export function readRawBody(
   fix: string,
   timeoutMs: number = DEFAULT_BODY_TIMEOUT_MS,
 ): Promise<Uint8Array> {
-  const kept = req.rawBody instanceof Uint8Array ? req.rawBody : req.body;
-  if (kept instanceof Uint8Array) {
-    if (kept.byteLength > maxBodyBytes) {
-      return Promise.reject(bodyTooLarge(maxBodyBytes));
-    }
+  const kept = keptBytes(req);
+  if (kept !== undefined) {
+    if (kept.byteLength > maxBodyBytes) return Promise.reject(bodyTooLarge(maxBodyBytes));
     return Promise.resolve(kept);
   }
-  // A parser that skipped this request (other content type, no body) left the stream unread.
   if (!req.readableEnded && !req.destroyed) return readNodeBody(req, maxBodyBytes, timeoutMs);
-  // The fix is for whoever runs the receiver, not for the sender: it goes to the log via `cause`.
-  return Promise.reject(
-    new WebhookError(
-      'raw_body_unavailable',
-      'The receiver could not read the raw request body; its log names the configuration to fix.',
-      {
-        cause: new Error(
-          `A body parser consumed the request before the webhook route and kept no raw bytes, so the signature cannot be checked. ${fix}`,
-        ),
-      },
-    ),
-  );
+  return Promise.reject(rawBodyUnavailable(fix));
 }
