@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { createMailReceiver } from '@svc/webhooks';
 import { createBullmqHandoff } from '@svc/webhooks/bullmq';
-import { webhookMiddleware } from '@svc/webhooks/express';
+import { createExpressMiddleware } from '@svc/webhooks/express';
 import { createRedisStore } from '@svc/webhooks/redis';
 import { Queue } from 'bullmq';
 import express from 'express';
@@ -108,7 +108,7 @@ describe.runIf(redisAvailable())('BullMQ hand-off with crashing workers', () => 
       handoff: createBullmqHandoff({ queue, backoffMs: 100 }),
     });
     const app = express();
-    app.post('/webhooks/mail', webhookMiddleware(receiver));
+    app.post('/webhooks/mail', createExpressMiddleware(receiver));
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server!.once('listening', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/mail`;

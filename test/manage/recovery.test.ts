@@ -1,5 +1,5 @@
 import { createCrmReceiver, createMailReceiver, type MailEventName } from '@svc/webhooks';
-import { webhookMiddleware } from '@svc/webhooks/express';
+import { createExpressMiddleware } from '@svc/webhooks/express';
 import {
   createCrmClient,
   createMailClient,
@@ -86,7 +86,7 @@ async function mailHook(path: string, events: MailEventName[]) {
     if (!healthy()) throw new Error('database down');
     count(event.deliveryId);
   });
-  app.post(path, webhookMiddleware(receiver));
+  app.post(path, createExpressMiddleware(receiver));
   return hook;
 }
 
@@ -297,7 +297,7 @@ describe('CRM: more than 50 later deliveries push failures out of the history', 
         if (!health.crm) throw new Error('database down');
         count(event.deliveryId);
       });
-      app.post(`/webhooks/crm-${name}`, webhookMiddleware(receiver));
+      app.post(`/webhooks/crm-${name}`, createExpressMiddleware(receiver));
     }
     const windowStart = clock.now();
     const lost = [];

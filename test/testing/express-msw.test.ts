@@ -1,5 +1,5 @@
 import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
-import { webhookMiddleware } from '@svc/webhooks/express';
+import { createExpressMiddleware } from '@svc/webhooks/express';
 import {
   CRM_TEST_TOKEN,
   createCrmEmitter,
@@ -78,7 +78,7 @@ describe('email emitter -> real Express server with the mail receiver', () => {
       seen.push({ id: String(req.headers['x-svcmail-id']), at: clock.now() - START });
       next();
     });
-    app.post('/webhooks/mail', webhookMiddleware(receiver));
+    app.post('/webhooks/mail', createExpressMiddleware(receiver));
     server.use(app);
 
     const [first] = await mail.emit('bounced');
@@ -158,10 +158,13 @@ describe('CRM emitter -> real Express server with the CRM receiver', () => {
     const record = (event: { deliveryId: string }) => {
       handled.push(event.deliveryId);
     };
-    app.post('/webhooks/crm-new', webhookMiddleware(createCrmReceiver({ secret: newSecret }).onAny(record)));
+    app.post(
+      '/webhooks/crm-new',
+      createExpressMiddleware(createCrmReceiver({ secret: newSecret }).onAny(record)),
+    );
     app.post(
       '/webhooks/crm-both',
-      webhookMiddleware(createCrmReceiver({ secret: [newSecret, oldSecret] }).onAny(record)),
+      createExpressMiddleware(createCrmReceiver({ secret: [newSecret, oldSecret] }).onAny(record)),
     );
     server.use(app);
 
