@@ -153,6 +153,8 @@ async function listenNode(server: ReturnType<typeof createServer>): Promise<numb
 if (process.argv[2] === '--serve') {
   const port = await serve(process.argv[3] as Framework, process.argv[4] as Scenario);
   process.stdout.write(`${JSON.stringify({ port })}\n`);
+  // Exit normally, so a profiler or counter around this process (bench/instructions.mts) writes out.
+  process.once('SIGTERM', () => process.exit(0));
 } else {
   await main();
 }
