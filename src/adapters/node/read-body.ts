@@ -33,8 +33,11 @@ export function readNodeBody(
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let done = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const cleanup = () => {
-      clearTimeout(timer);
+      done = true;
+      if (timer !== undefined) clearTimeout(timer);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -65,11 +68,15 @@ export function readNodeBody(
         new WebhookError('body_unreadable', 'The client closed the connection before the body was complete.'),
       );
     };
-    // A whole-body deadline, not an idle one: a client trickling a byte a second never goes idle.
-    const timer = setTimeout(() => stop(bodyTimeout(timeoutMs)), timeoutMs);
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('error', onError);
     req.once('close', onClose);
+    // A whole-body deadline, not an idle one: a client trickling a byte a second never goes idle. A
+    // small body usually came in the same packet as the headers: Node emits its data and `end` before
+    // this microtask runs, so most requests never start a timer.
+    queueMicrotask(() => {
+      if (!done) timer = setTimeout(() => stop(bodyTimeout(timeoutMs)), timeoutMs);
+    });
   });
 }
