@@ -72,11 +72,14 @@ export function readNodeBody(
     req.once('end', onEnd);
     req.once('error', onError);
     req.once('close', onClose);
-    // A whole-body deadline, not an idle one: a client trickling a byte a second never goes idle. A
-    // small body usually came in the same packet as the headers: Node emits its data and `end` before
-    // this microtask runs, so most requests never start a timer.
-    queueMicrotask(() => {
-      if (!done) timer = setTimeout(() => stop(bodyTimeout(timeoutMs)), timeoutMs);
-    });
+    // A whole-body deadline, not an idle one: a client trickling a byte a second never goes idle. Once
+    // Node has parsed the whole message (`complete`) nothing is left to wait for from the client, and a
+    // small body usually is by the end of the current turn (it came in the packet of the headers), so
+    // the timer starts only for a body still arriving then.
+    if (!req.complete) {
+      queueMicrotask(() => {
+        if (!done && !req.complete) timer = setTimeout(() => stop(bodyTimeout(timeoutMs)), timeoutMs);
+      });
+    }
   });
 }
