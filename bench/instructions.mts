@@ -4,13 +4,15 @@
  * pays. The process runs under callgrind with counting off; after a warm-up (JIT) counting is turned
  * on for `--requests` requests only (`callgrind_control`), so start-up never enters the count.
  *
- *   npx tsx bench/instructions.mts http <node|express|fastify> <hmac|ours|octokit|raw> [--requests 2000] [--warm 3000]
- *   npx tsx bench/instructions.mts receive <bytes> <ceiling|receive> [--requests 5000] [--warm 20000]
+ *   npx tsx bench/instructions.mts http <node|express|fastify> <hmac|ours|octokit|raw> [--requests 6000] [--warm 3000]
+ *   npx tsx bench/instructions.mts receive <bytes> <ceiling|receive> [--requests 20000] [--warm 20000]
  *
  * `http` runs a server of bench/adapters-http.mts (1 KB deliveries, `--connections 1` keep-alive);
- * `receive` a tight loop of `receiver.receive` (memory store, one no-op handler) or of the raw
- * ceiling (node:crypto HMAC + timingSafeEqual + JSON.parse), as in bench/receive-path.mts. Needs
- * `valgrind` on the PATH; slow (a few minutes per count).
+ * `receive` a tight loop of `receiver.receive` (a memory store of 10,000 keys, full after the warm-up;
+ * one no-op handler) or of the raw ceiling (node:crypto HMAC + timingSafeEqual + JSON.parse), as in
+ * bench/receive-path.mts. V8 runs `--single-threaded`, so a count repeats to about 0.1%. Needs
+ * `valgrind` on the PATH; slow (a minute or two per count). `--cpu-prof DIR` runs the same load under
+ * the V8 profiler instead; `--dist DIR` counts another build; `--keep FILE` keeps callgrind's output.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID, timingSafeEqual } from 'node:crypto';
@@ -36,12 +38,14 @@ else throw new Error('usage: see the head of bench/instructions.mts');
 
 /** Child of `receive`: warms up, then runs the count the parent asks for on stdin. */
 async function loop(size: number, contender: string): Promise<void> {
-  const { createMailReceiver } = (await import(
+  const { createMailReceiver, createMemoryStore } = (await import(
     pathToFileURL(join(process.env.SVC_BENCH_DIST!, 'index.js')).href
   )) as typeof import('../src/index.js');
   const body = mailBody(size);
   const header = signatureOf(body, SECRET);
-  const receiver = createMailReceiver({ secret: SECRET });
+  // A store already full after the warm-up, so the count sees the steady state (each claim evicts the
+  // oldest key) rather than a heap that grows, whose major collections fall in or out of the window.
+  const receiver = createMailReceiver({ secret: SECRET, dedup: createMemoryStore({ maxKeys: 10_000 }) });
   receiver.onAny(() => {});
   let n = 0;
   const run =
@@ -86,7 +90,7 @@ async function count(): Promise<void> {
   const distAt = process.argv.indexOf('--dist');
   const dist = distAt === -1 ? await buildDist() : process.argv[distAt + 1]!;
   const http = mode === 'http';
-  const requests = arg('--requests', http ? 2000 : 5000);
+  const requests = arg('--requests', http ? 6000 : 20_000);
   const warm = arg('--warm', http ? 3000 : 20_000);
   const out = join(tmpdir(), `svc-instructions-${process.pid}.out`);
   // --cpu-prof DIR: the same run under the V8 profiler instead, for a profile of where the time goes.
@@ -99,15 +103,21 @@ async function count(): Promise<void> {
     counter[0]!,
     [
       ...counter.slice(1),
-      // No background compilation or GC threads: the JIT and the collector then run at the same points
-      // of every run, so a count repeats (with them, one major GC more or less moves it by 30%).
+      // No background compilation or GC threads, and a heap that grows by fixed rules rather than by
+      // measured allocation rates: the JIT and the collector then run at the same points of every run,
+      // so a count repeats (otherwise one major GC more or less in the window moves it by 10-30%).
       '--single-threaded',
+      '--predictable-gc-schedule',
       '--import',
       'tsx',
       http ? fileURLToPath(new URL('./adapters-http.mts', import.meta.url)) : fileURLToPath(import.meta.url),
       ...(http ? ['--serve', what!, scenario!] : ['--loop', what!, scenario!]),
     ],
-    { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, SVC_BENCH_DIST: dist } },
+    // A memory store full after the warm-up (SVC_BENCH_MAX_KEYS, as in loop()): the steady state.
+    {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, SVC_BENCH_DIST: dist, SVC_BENCH_MAX_KEYS: '2000' },
+    },
   );
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const first = (await lines.next()).value as string;
