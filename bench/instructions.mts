@@ -32,6 +32,12 @@ const arg = (name: string, fallback: number) => {
 };
 const [mode, what, scenario] = process.argv.slice(2);
 
+// V8's collector by function name: scavenges, mark-compact, sweeping, and the write barrier while
+// marking. Whether a major collection falls inside the window moves the total by up to 15%; the count
+// without it compares two builds' own work.
+const COLLECTOR =
+  /Scaveng|MarkCompact|Marking|Sweep|Evacuat|RememberedSet|RecordMigrated|RecordWrite|heap::base|v8::internal::Heap::|GCTracer|MinorMS|SlotSet|LiveObjectVisitor|IterateObjectCache|RootVisitor|BodyDescriptorBase::IteratePointers/;
+
 if (mode === '--loop') await loop(Number(what), scenario!);
 else if (mode === 'http' || mode === 'receive') await count();
 else throw new Error('usage: see the head of bench/instructions.mts');
@@ -155,12 +161,6 @@ async function count(): Promise<void> {
     `${mode} ${what} ${scenario}: ${per(total)} instructions per ${http ? 'request' : 'delivery'}, ${per(total - collector)} without the garbage collector (${requests} counted after ${warm})`,
   );
 }
-
-// V8's collector by function name: scavenges, mark-compact, sweeping, and the write barrier while
-// marking. Whether a major collection falls inside the window moves the total by up to 15%; the count
-// without it compares two builds' own work.
-const COLLECTOR =
-  /Scaveng|MarkCompact|Marking|Sweep|Evacuat|RememberedSet|RecordMigrated|RecordWrite|heap::base|v8::internal::Heap::|GCTracer|MinorMS|SlotSet|LiveObjectVisitor|IterateObjectCache|RootVisitor|BodyDescriptorBase::IteratePointers/;
 
 /** Self instructions of the collector's functions in a callgrind output file. */
 function collectorInstructions(text: string): number {
