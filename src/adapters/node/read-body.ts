@@ -33,11 +33,8 @@ export function readNodeBody(
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let done = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const cleanup = () => {
-      done = true;
-      if (timer !== undefined) clearTimeout(timer);
+      clearTimeout(timer);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -68,18 +65,11 @@ export function readNodeBody(
         new WebhookError('body_unreadable', 'The client closed the connection before the body was complete.'),
       );
     };
+    // A whole-body deadline, not an idle one: a client trickling a byte a second never goes idle.
+    const timer = setTimeout(() => stop(bodyTimeout(timeoutMs)), timeoutMs);
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('error', onError);
     req.once('close', onClose);
-    // A whole-body deadline, not an idle one: a client trickling a byte a second never goes idle. Once
-    // Node has parsed the whole message (`complete`) nothing is left to wait for from the client, and a
-    // small body usually is by the end of the current turn (it came in the packet of the headers), so
-    // the timer starts only for a body still arriving then.
-    if (!req.complete) {
-      queueMicrotask(() => {
-        if (!done && !req.complete) timer = setTimeout(() => stop(bodyTimeout(timeoutMs)), timeoutMs);
-      });
-    }
   });
 }
