@@ -1,29 +1,5 @@
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { ReceiveOutcome } from '../../core/receiver-types.js';
-
-// The receivers' outcome headers are shared frozen objects and their bodies a small set of strings
-// (src/core/outcomes.ts), so the headers written, `content-length` included, are built once per pair
-// rather than per request. Headers that are not frozen may change between requests: never cached.
-const BODIES_PER_HEADERS = 64;
-const written = new WeakMap<Record<string, string>, Map<string | null, OutgoingHttpHeaders>>();
-
-function headersOf(outcome: ReceiveOutcome): OutgoingHttpHeaders {
-  const { headers, body } = outcome;
-  const frozen = Object.isFrozen(headers);
-  let byBody = frozen ? written.get(headers) : undefined;
-  let all = byBody?.get(body);
-  if (all === undefined) {
-    all = { ...headers, 'content-length': body === null ? 0 : Buffer.byteLength(body) };
-    if (frozen) {
-      if (byBody === undefined) {
-        byBody = new Map();
-        written.set(headers, byBody);
-      }
-      if (byBody.size < BODIES_PER_HEADERS) byBody.set(body, all);
-    }
-  }
-  return all;
-}
 
 /**
  * Sends a receiver's {@link ReceiveOutcome} on a Node `ServerResponse` (status, headers, JSON body
@@ -38,8 +14,12 @@ function headersOf(outcome: ReceiveOutcome): OutgoingHttpHeaders {
  */
 export function writeOutcome(res: ServerResponse, outcome: ReceiveOutcome): void {
   if (res.headersSent || res.writableEnded) return;
-  res.writeHead(outcome.status, headersOf(outcome));
-  res.end(outcome.body ?? undefined);
+  const { body } = outcome;
+  res.writeHead(outcome.status, {
+    ...outcome.headers,
+    'content-length': body === null ? 0 : Buffer.byteLength(body),
+  });
+  res.end(body ?? undefined);
 }
 
 /**
