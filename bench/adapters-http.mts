@@ -59,8 +59,16 @@ async function ours<T>(entry: string, dist = process.env.SVC_BENCH_DIST): Promis
 
 async function serve(framework: Framework, scenario: Scenario): Promise<number> {
   const baseline = scenario === 'before' ? process.env.SVC_BENCH_BASELINE : undefined;
-  const { createMailReceiver } = await ours<typeof import('../src/index.js')>('index', baseline);
-  const built = createMailReceiver({ secret: SECRET });
+  const { createMailReceiver, createMemoryStore } = await ours<typeof import('../src/index.js')>(
+    'index',
+    baseline,
+  );
+  // SVC_BENCH_MAX_KEYS (bench/instructions.mts): a small store, full after the warm-up.
+  const maxKeys = Number(process.env.SVC_BENCH_MAX_KEYS) || undefined;
+  const built = createMailReceiver({
+    secret: SECRET,
+    ...(maxKeys ? { dedup: createMemoryStore({ maxKeys }) } : {}),
+  });
   built.onAny(() => {});
   // (e): the same receiver seen only through its public methods, so the adapter awaits receive().
   const receiver =
@@ -153,6 +161,8 @@ async function listenNode(server: ReturnType<typeof createServer>): Promise<numb
 if (process.argv[2] === '--serve') {
   const port = await serve(process.argv[3] as Framework, process.argv[4] as Scenario);
   process.stdout.write(`${JSON.stringify({ port })}\n`);
+  // Exit normally, so a profiler or counter around this process (bench/instructions.mts) writes out.
+  process.once('SIGTERM', () => process.exit(0));
 } else {
   await main();
 }

@@ -7,12 +7,13 @@
  *   npx tsx bench/receive-path.mts [--baseline /path/to/earlier/dist] [--dry-run]
  */
 import { Buffer } from 'node:buffer';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildDist } from '../test/package/dist.js';
 import { writeBenchSection } from './docs-section.mjs';
+import { mailBody, measure, median, ratioCell, signatureOf } from './support.mjs';
 
 type Index = typeof import('../src/index.js');
 const load = async (dir: string): Promise<Index> =>
@@ -31,29 +32,10 @@ const ROUND_MS = 200;
 const WARMUP_MS = 300;
 const secret = 'whsec_bench_2f4b8c1d9e';
 
-/** A valid email-service `delivered` event of exactly `size` bytes (padding in `response`). */
-function mailBody(size: number): Buffer {
-  const base = {
-    event: 'delivered',
-    client_id: 'cl_8f2a',
-    message_id: 'msg_01HZX3K9QF',
-    to: 'ana@example.com',
-    provider: 'gmail',
-    response: '',
-    latency_ms: 412,
-    timestamp: '2026-11-22T18:00:00.000Z',
-  };
-  const empty = Buffer.byteLength(JSON.stringify(base));
-  base.response = `250 2.0.0 OK ${'x'.repeat(Math.max(0, size - empty - 13))}`;
-  const body = Buffer.from(JSON.stringify(base));
-  if (body.length !== size) throw new Error(`body is ${body.length} bytes, wanted ${size}`);
-  return body;
-}
-
 type Contender = { name: string; run: () => unknown };
 
 function contenders(body: Buffer): Contender[] {
-  const header = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  const header = signatureOf(body, secret);
   const mailHeaders = { 'x-svcmail-sig': header, 'x-svcmail-event': 'delivered', 'x-svcmail-id': 'dlv_1' };
   let deliveries = 0;
   const headers = () => ({ ...mailHeaders, 'x-svcmail-id': `dlv_${++deliveries}` });
@@ -92,7 +74,7 @@ function contenders(body: Buffer): Contender[] {
       name: 'ceiling: node:crypto + JSON.parse',
       run: () => {
         if (header.length !== 71 || !header.startsWith('sha256=')) throw new Error('malformed');
-        const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
+        const expected = Buffer.from(signatureOf(body, secret));
         if (!timingSafeEqual(expected, Buffer.from(header))) throw new Error('ceiling did not verify');
         return JSON.parse(body.toString('utf8'));
       },
@@ -126,25 +108,6 @@ function contenders(body: Buffer): Contender[] {
     },
   ];
 }
-
-/** Runs `run` for about `ms` milliseconds; returns operations per second. Awaits only when it must. */
-async function measure(run: () => unknown, ms: number): Promise<number> {
-  const deadline = process.hrtime.bigint() + BigInt(ms) * 1_000_000n;
-  const started = process.hrtime.bigint();
-  let ops = 0;
-  let now = started;
-  while (now < deadline) {
-    for (let i = 0; i < 16; i++) {
-      const result = run();
-      if (result instanceof Promise) await result;
-    }
-    ops += 16;
-    now = process.hrtime.bigint();
-  }
-  return (ops * 1e9) / Number(now - started);
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 type Row = { size: string; name: string; opsPerSec: number; ratio: number };
 const rows: Row[] = [];
@@ -189,7 +152,7 @@ const table = [
   ...names.map((name) => {
     const cells = SIZES.map(([l]) => {
       const row = rows.find((r) => r.size === l && r.name === name)!;
-      return `${Math.round(row.opsPerSec).toLocaleString('en-US')} (${row.ratio.toFixed(2)}x)`;
+      return ratioCell(row.opsPerSec, row.ratio);
     });
     return `| ${name} | ${cells.join(' | ')} |`;
   }),

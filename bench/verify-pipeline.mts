@@ -7,7 +7,7 @@
  *   npx tsx bench/verify-pipeline.mts --dry-run  # prints only
  */
 import { Buffer } from 'node:buffer';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { buildDist } from '../test/package/dist.js';
 import { writeBenchSection } from './docs-section.mjs';
+import { mailBody, measure, median, ratioCell, signatureOf } from './support.mjs';
 
 // Our package as users install it (the tsup build), not the sources through tsx, whose per-function
 // name wrappers cost time users never pay.
@@ -42,30 +43,11 @@ const secret = 'whsec_bench_2f4b8c1d9e';
 // returned unvalidated (known: false).
 const UNVALIDATED_EVENT = 'forwarded';
 
-/** A valid email-service `delivered` event (or `event`) of exactly `size` bytes (padding in `response`). */
-function mailBody(size: number, event = 'delivered'): Buffer {
-  const base = {
-    event,
-    client_id: 'cl_8f2a',
-    message_id: 'msg_01HZX3K9QF',
-    to: 'ana@example.com',
-    provider: 'gmail',
-    response: '',
-    latency_ms: 412,
-    timestamp: '2026-11-22T18:00:00.000Z',
-  };
-  const empty = Buffer.byteLength(JSON.stringify(base));
-  base.response = `250 2.0.0 OK ${'x'.repeat(Math.max(0, size - empty - 13))}`;
-  const body = Buffer.from(JSON.stringify(base));
-  if (body.length !== size) throw new Error(`body is ${body.length} bytes, wanted ${size}`);
-  return body;
-}
-
 /** `check`, when given, must hold for the result of the first, untimed run. */
 type Contender = { name: string; run: () => unknown; check?: (result: unknown) => boolean };
 
 function contenders(body: Buffer): Contender[] {
-  const header = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  const header = signatureOf(body, secret);
   const parse = (bytes: Buffer) => JSON.parse(bytes.toString('utf8'));
   const mailHeaders = { 'x-svcmail-sig': header, 'x-svcmail-event': 'delivered', 'x-svcmail-id': 'dlv_1' };
 
@@ -91,7 +73,7 @@ function contenders(body: Buffer): Contender[] {
 
   const unvalidatedBody = mailBody(body.length, UNVALIDATED_EVENT);
   const unvalidatedHeaders = {
-    'x-svcmail-sig': `sha256=${createHmac('sha256', secret).update(unvalidatedBody).digest('hex')}`,
+    'x-svcmail-sig': signatureOf(unvalidatedBody, secret),
     'x-svcmail-event': UNVALIDATED_EVENT,
     'x-svcmail-id': 'dlv_1',
   };
@@ -111,7 +93,7 @@ function contenders(body: Buffer): Contender[] {
       name: 'ceiling: node:crypto + JSON.parse',
       run: () => {
         if (header.length !== 71 || !header.startsWith('sha256=')) throw new Error('malformed');
-        const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
+        const expected = Buffer.from(signatureOf(body, secret));
         expect(timingSafeEqual(expected, Buffer.from(header)), 'ceiling');
         return parse(body);
       },
@@ -180,29 +162,6 @@ function contenders(body: Buffer): Contender[] {
     },
   ];
 }
-
-/** Runs `run` for about `ms` milliseconds; returns operations per second. Awaits only when it must. */
-async function measure(run: () => unknown, ms: number): Promise<number> {
-  const deadline = process.hrtime.bigint() + BigInt(ms) * 1_000_000n;
-  const started = process.hrtime.bigint();
-  let ops = 0;
-  let now = started;
-  while (now < deadline) {
-    // Batches keep the clock reads out of the measurement for fast contenders.
-    for (let i = 0; i < 16; i++) {
-      const result = run();
-      if (result instanceof Promise) await result;
-    }
-    ops += 16;
-    now = process.hrtime.bigint();
-  }
-  return (ops * 1e9) / Number(now - started);
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-};
 
 /** `rounds`: ops/s of each round, in round order (the rounds of one size interleave contenders). */
 type Row = { size: string; name: string; opsPerSec: number; ratio: number; rounds: number[] };
@@ -284,7 +243,7 @@ const table = [
   ...names.map((name) => {
     const cells = SIZES.map(([l]) => {
       const row = rows.find((r) => r.size === l && r.name === name)!;
-      return `${Math.round(row.opsPerSec).toLocaleString('en-US')} (${row.ratio.toFixed(2)}x)`;
+      return ratioCell(row.opsPerSec, row.ratio);
     });
     return `| ${name} | ${cells.join(' | ')} |`;
   }),

@@ -1,7 +1,8 @@
 /**
  * The context object a delivery's handlers get, which also owns the delivery's deadline. A class
- * rather than closures because one is built per request on the hot path: the `AbortController` and
- * the bound log are created only when a handler reads `signal` or `log`.
+ * rather than closures because one is built per request on the hot path: the `AbortController`, the
+ * listener on the request's signal, `timeLeftMs` and the bound log are created only when a handler
+ * reads `signal`, `timeLeftMs` or `log`.
  */
 import type { Clock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
@@ -13,14 +14,15 @@ export class DeliveryContext implements HandlerContext {
   readonly deadline: number;
   readonly deliveryId: string;
   readonly idempotencyKey: string;
-  /** Bound, so handlers may destructure it. */
-  readonly timeLeftMs: () => number;
   /** Hand-off workers only: the engine's attempt number. */
   attempt?: number;
+  readonly #clock: Clock;
   #controller: AbortController | undefined;
   #reason: unknown;
+  /** The request's signal, until the handlers settled (then {@link dispose} took its reason, if any). */
   #upstream: AbortSignal | undefined;
   #onUpstreamAbort: (() => void) | undefined;
+  #timeLeftMs: (() => number) | undefined;
   #log: HandlerLog | undefined;
   #logger: Logger | undefined;
   #fields: LogFields | undefined;
@@ -40,19 +42,14 @@ export class DeliveryContext implements HandlerContext {
     this.deadline = deadline;
     this.deliveryId = deliveryId;
     this.idempotencyKey = idempotencyKey;
-    this.timeLeftMs = () => Math.max(0, deadline - clock.now());
+    this.#clock = clock;
     this.#logger = logger;
     this.#service = service;
     this.#event = event;
-    if (upstream) {
-      // The sender disconnected (its own timeout, or it gave up): handlers should stop too.
-      if (upstream.aborted) this.#reason = upstream.reason ?? new Error('aborted');
-      else {
-        this.#upstream = upstream;
-        this.#onUpstreamAbort = () => this.#abort(upstream.reason ?? new Error('aborted'));
-        upstream.addEventListener('abort', this.#onUpstreamAbort, { once: true });
-      }
-    }
+    // The sender disconnected (its own timeout, or it gave up): handlers should stop too. Nothing
+    // listens to the request's signal until a handler reads `signal`; until then its state is read
+    // when it matters (expire, dispose), which keeps the first reason first without a listener.
+    this.#upstream = upstream;
   }
 
   /** @deprecated The former name of {@link idempotencyKey}. */
@@ -60,10 +57,27 @@ export class DeliveryContext implements HandlerContext {
     return this.idempotencyKey;
   }
 
+  /** Bound, so handlers may destructure it; built on first read. */
+  get timeLeftMs(): () => number {
+    this.#timeLeftMs ??= () => this.remainingMs();
+    return this.#timeLeftMs;
+  }
+
+  /** Milliseconds until the deadline (0 once it passed). */
+  remainingMs(): number {
+    return Math.max(0, this.deadline - this.#clock.now());
+  }
+
   get signal(): AbortSignal {
     if (!this.#controller) {
       this.#controller = new AbortController();
+      this.#takeUpstreamAbort();
       if (this.#reason !== undefined) this.#controller.abort(this.#reason);
+      else if (this.#upstream) {
+        const upstream = this.#upstream;
+        this.#onUpstreamAbort = () => this.#abort(upstream.reason ?? new Error('aborted'));
+        upstream.addEventListener('abort', this.#onUpstreamAbort, { once: true });
+      }
     }
     return this.#controller.signal;
   }
@@ -84,8 +98,9 @@ export class DeliveryContext implements HandlerContext {
     return this.#fields;
   }
 
-  /** The deadline passed: abort with a `handler_timeout` reason. */
+  /** The deadline passed: abort with a `handler_timeout` reason (unless the sender went first). */
   expire(): void {
+    this.#takeUpstreamAbort();
     this.#abort(
       new WebhookError('handler_timeout', 'The handler deadline passed; the sender stops waiting at 10 s.'),
     );
@@ -93,9 +108,17 @@ export class DeliveryContext implements HandlerContext {
 
   /** Detaches from the request's signal once the handlers settled. */
   dispose(): void {
+    this.#takeUpstreamAbort();
     if (this.#upstream && this.#onUpstreamAbort)
       this.#upstream.removeEventListener('abort', this.#onUpstreamAbort);
     this.#upstream = undefined;
+  }
+
+  /** An abort of the request's signal that no listener has seen yet becomes this context's reason. */
+  #takeUpstreamAbort(): void {
+    const upstream = this.#upstream;
+    if (upstream?.aborted && this.#reason === undefined)
+      this.#reason = upstream.reason ?? new Error('aborted');
   }
 
   #abort(reason: unknown): void {

@@ -188,7 +188,7 @@ export function createProcessDelivery(
    */
   function byDeadline(claimed: Claimed, settled: Promise<void>): Promise<void> {
     const { context } = claimed;
-    return withinDeadline(clock, context.timeLeftMs(), settled, () => {
+    return withinDeadline(clock, context.remainingMs(), settled, () => {
       if (logger)
         emit(logger, 'warn', 'answered at the deadline before the dedup store settled', context.fields());
     });

@@ -61,7 +61,7 @@ export function runHandlers<E>(
   }
   if (!work) return OK;
   const settled = work;
-  return withinDeadline<Settled, RunResult>(clock, context.timeLeftMs(), settled, () => {
+  return withinDeadline<Settled, RunResult>(clock, context.remainingMs(), settled, () => {
     context.expire();
     return { kind: 'timeout', settled };
   });

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { WebhookError } from '../shared/errors.js';
 import { toHex, utf8 } from './bytes.js';
 import { getNodeCrypto } from './node-crypto.js';
@@ -40,7 +41,9 @@ function importKey(secret: string): Promise<unknown> {
   return key;
 }
 
-function nodeCryptoOrThrow() {
+type NodeCrypto = NonNullable<ReturnType<typeof getNodeCrypto>>;
+
+function nodeCryptoOrThrow(): NodeCrypto {
   const node = getNodeCrypto();
   if (!node) {
     throw new WebhookError(
@@ -51,9 +54,27 @@ function nodeCryptoOrThrow() {
   return node;
 }
 
+// node:crypto keys by secret, for the same reason and with the same bound: `createHmac` given a
+// string encodes it into a new buffer on every call; given a KeyObject it uses the key as it is.
+const nodeKeys = new Map<string, KeyObject>();
+
+function nodeKey(node: NodeCrypto, secret: string): KeyObject | string {
+  // An empty key is left to createHmac as it is (a KeyObject of no bytes is refused on some versions),
+  // and so is every key on a runtime whose node:crypto has no KeyObjects.
+  if (secret.length === 0 || typeof node.createSecretKey !== 'function') return secret;
+  let key = nodeKeys.get(secret);
+  if (key === undefined) {
+    if (nodeKeys.size >= KEY_CACHE_LIMIT) nodeKeys.delete(nodeKeys.keys().next().value as string);
+    key = node.createSecretKey(secret, 'utf8');
+    nodeKeys.set(secret, key);
+  }
+  return key;
+}
+
 /** Lowercase hex HMAC-SHA256 of `bytes` keyed with the UTF-8 bytes of `secret`, on Node only. */
 export function hmacHexSync(secret: string, bytes: Uint8Array): string {
-  return nodeCryptoOrThrow().createHmac('sha256', secret).update(bytes).digest('hex');
+  const node = nodeCryptoOrThrow();
+  return node.createHmac('sha256', nodeKey(node, secret)).update(bytes).digest('hex');
 }
 
 /** Lowercase hex HMAC-SHA256: `node:crypto` where present (faster, synchronous), else Web Crypto. */

@@ -1,0 +1,255 @@
+/**
+ * Instructions per request (or per delivery), counted by Valgrind's callgrind: unlike time, the count
+ * barely moves with the load of a shared machine, so it shows whether a change to the receive path
+ * pays. The process runs under callgrind with counting off; after a warm-up (JIT) counting is turned
+ * on for `--requests` requests only (`callgrind_control`), so start-up never enters the count.
+ *
+ *   npx tsx bench/instructions.mts http <node|express|fastify> <hmac|ours|octokit|raw> [--requests 6000] [--warm 3000]
+ *   npx tsx bench/instructions.mts receive <bytes> <ceiling|receive> [--requests 20000] [--warm 20000]
+ *
+ * `http` runs a server of bench/adapters-http.mts (1 KB deliveries, `--connections 1` keep-alive);
+ * `receive` a tight loop of `receiver.receive` (a memory store of 10,000 keys, full after the warm-up;
+ * one no-op handler) or of the raw ceiling (node:crypto HMAC + timingSafeEqual + JSON.parse), as in
+ * bench/receive-path.mts. V8 runs `--single-threaded`, so a count repeats to about 0.1%. Needs
+ * `valgrind` on the PATH; slow (a minute or two per count). `--cpu-prof DIR` runs the same load under
+ * the V8 profiler instead; `--dist DIR` counts another build; `--keep FILE` keeps callgrind's output.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildDist } from '../test/package/dist.js';
+import { mailBody, signatureOf } from './support.mjs';
+
+const SECRET = 'whsec_bench_0123456789abcdef';
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(name);
+  return i === -1 ? fallback : Number(process.argv[i + 1]);
+};
+const [mode, what, scenario] = process.argv.slice(2);
+
+// V8's collector by function name: scavenges, mark-compact, sweeping, and the write barrier while
+// marking. Whether a major collection falls inside the window moves the total by up to 15%; the count
+// without it compares two builds' own work.
+const COLLECTOR =
+  /Scaveng|MarkCompact|Marking|Sweep|Evacuat|RememberedSet|RecordMigrated|RecordWrite|heap::base|v8::internal::Heap::|GCTracer|MinorMS|SlotSet|LiveObjectVisitor|IterateObjectCache|RootVisitor|BodyDescriptorBase::IteratePointers/;
+
+if (mode === '--loop') await loop(Number(what), scenario!);
+else if (mode === 'http' || mode === 'receive') await count();
+else throw new Error('usage: see the head of bench/instructions.mts');
+
+/** Child of `receive`: warms up, then runs the count the parent asks for on stdin. */
+async function loop(size: number, contender: string): Promise<void> {
+  const { createMailReceiver, createMemoryStore } = (await import(
+    pathToFileURL(join(process.env.SVC_BENCH_DIST!, 'index.js')).href
+  )) as typeof import('../src/index.js');
+  const body = mailBody(size);
+  const header = signatureOf(body, SECRET);
+  // A store already full after the warm-up, so the count sees the steady state (each claim evicts the
+  // oldest key) rather than a heap that grows, whose major collections fall in or out of the window.
+  const receiver = createMailReceiver({ secret: SECRET, dedup: createMemoryStore({ maxKeys: 10_000 }) });
+  receiver.onAny(() => {});
+  let n = 0;
+  const run =
+    contender === 'ceiling'
+      ? () => {
+          if (header.length !== 71 || !header.startsWith('sha256=')) throw new Error('malformed');
+          if (!timingSafeEqual(Buffer.from(signatureOf(body, SECRET)), Buffer.from(header)))
+            throw new Error('ceiling did not verify');
+          return JSON.parse(body.toString('utf8'));
+        }
+      : () =>
+          receiver
+            .receive({
+              body,
+              headers: {
+                'x-svcmail-sig': header,
+                'x-svcmail-event': 'delivered',
+                'x-svcmail-id': `dlv_${++n}`,
+              },
+            })
+            .then((outcome) => {
+              if (outcome.result !== 'processed') throw new Error(`receive: ${outcome.code}`);
+            });
+  const times = async (count: number) => {
+    for (let i = 0; i < count; i++) {
+      const result = run();
+      if (result instanceof Promise) await result;
+    }
+  };
+  const lines = createInterface({ input: process.stdin });
+  process.once('SIGTERM', () => process.exit(0));
+  process.stdout.write('ready\n');
+  for await (const line of lines) {
+    await times(Number(line));
+    process.stdout.write('done\n');
+  }
+}
+
+/** Starts the child under callgrind, warms it, counts `--requests` of it. */
+async function count(): Promise<void> {
+  // --dist DIR: count an earlier build (a copy of the tsup output) instead of the current sources.
+  const distAt = process.argv.indexOf('--dist');
+  const dist = distAt === -1 ? await buildDist() : process.argv[distAt + 1]!;
+  const http = mode === 'http';
+  const requests = arg('--requests', http ? 6000 : 20_000);
+  const warm = arg('--warm', http ? 3000 : 20_000);
+  const out = join(tmpdir(), `svc-instructions-${process.pid}.out`);
+  // --cpu-prof DIR: the same run under the V8 profiler instead, for a profile of where the time goes.
+  const profileAt = process.argv.indexOf('--cpu-prof');
+  const profile = profileAt === -1 ? undefined : process.argv[profileAt + 1];
+  const counter = profile
+    ? [process.execPath, '--cpu-prof', '--cpu-prof-dir', profile]
+    : ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath];
+  const child = spawn(
+    counter[0]!,
+    [
+      ...counter.slice(1),
+      // No background compilation or GC threads, and a heap that grows by fixed rules rather than by
+      // measured allocation rates: the JIT and the collector then run at the same points of every run,
+      // so a count repeats (otherwise one major GC more or less in the window moves it by 10-30%).
+      '--single-threaded',
+      '--predictable-gc-schedule',
+      '--import',
+      'tsx',
+      http ? fileURLToPath(new URL('./adapters-http.mts', import.meta.url)) : fileURLToPath(import.meta.url),
+      ...(http ? ['--serve', what!, scenario!] : ['--loop', what!, scenario!]),
+    ],
+    // A memory store full after the warm-up (SVC_BENCH_MAX_KEYS, as in loop()): the steady state.
+    {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, SVC_BENCH_DIST: dist, SVC_BENCH_MAX_KEYS: '2000' },
+    },
+  );
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const first = (await lines.next()).value as string;
+  const counting = (on: boolean) =>
+    execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(child.pid)]);
+  if (http) {
+    const { port } = JSON.parse(first) as { port: number };
+    const send = deliveries(port, scenario === 'octokit' ? 'github' : 'mail', arg('--connections', 1));
+    await send(warm);
+    counting(true);
+    await send(requests);
+    counting(false);
+  } else {
+    const step = async (n: number) => {
+      child.stdin!.write(`${n}\n`);
+      await lines.next();
+    };
+    await step(warm);
+    counting(true);
+    await step(requests);
+    counting(false);
+  }
+  await stop(child);
+  if (profile) return console.log(`profile written to ${profile}`);
+  const text = readFileSync(out, 'utf8');
+  const totals = /^totals:\s+(\d+)/m.exec(text);
+  const collector = collectorInstructions(text);
+  // --keep FILE: keep callgrind's output for callgrind_annotate (native and builtin functions by name).
+  const keep = process.argv.indexOf('--keep');
+  if (keep === -1) rmSync(out, { force: true });
+  else renameSync(out, process.argv[keep + 1]!);
+  const total = Number(totals?.[1]);
+  const per = (n: number) => Math.round(n / requests).toLocaleString('en-US');
+  console.log(
+    `${mode} ${what} ${scenario}: ${per(total)} instructions per ${http ? 'request' : 'delivery'}, ${per(total - collector)} without the garbage collector (${requests} counted after ${warm})`,
+  );
+}
+
+/** Self instructions of the collector's functions in a callgrind output file. */
+function collectorInstructions(text: string): number {
+  const names = new Map<string, string>();
+  let current = '';
+  let skipNext = false;
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const fn = /^fn=\((\d+)\)(?: (.*))?$/.exec(line);
+    if (fn) {
+      if (fn[2] !== undefined) names.set(fn[1]!, fn[2]);
+      current = names.get(fn[1]!) ?? '';
+      continue;
+    }
+    // The cost line after `calls=` is the callee's inclusive cost, not this function's own.
+    if (line.startsWith('calls=')) {
+      skipNext = true;
+      continue;
+    }
+    const cost = /^[+-]?\d+ (\d+)$/.exec(line) ?? /^\* (\d+)$/.exec(line);
+    if (cost) {
+      if (!skipNext && COLLECTOR.test(current)) sum += Number(cost[1]);
+      skipNext = false;
+    } else if (/^(c?fn|c?fi|c?fe|fl|ob|cob)=/.test(line)) {
+      // Names of other functions and files (cfn= of a call) are tracked by their own lines.
+      const named = /^(?:cfn)=\((\d+)\)(?: (.*))?$/.exec(line);
+      if (named?.[2] !== undefined) names.set(named[1]!, named[2]);
+    }
+  }
+  return sum;
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * Sends `n` signed 1 KB deliveries, each with a new id, over `connections` keep-alive connections. One
+ * connection (the default) makes every request its own turn of the server's event loop, so the count
+ * does not depend on how requests happened to batch.
+ */
+function deliveries(
+  port: number,
+  style: 'mail' | 'github',
+  connections: number,
+): (n: number) => Promise<void> {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const body = mailBody(1024);
+  const sig = signatureOf(body, SECRET);
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      const id = randomUUID();
+      const headers =
+        style === 'mail'
+          ? {
+              'content-type': 'application/json',
+              'x-svcmail-event': 'delivered',
+              'x-svcmail-id': id,
+              'x-svcmail-sig': sig,
+            }
+          : {
+              'content-type': 'application/json',
+              'x-github-event': 'push',
+              'x-github-delivery': id,
+              'x-hub-signature-256': sig,
+            };
+      const req = request(
+        { port, host: '127.0.0.1', method: 'POST', path: '/webhooks/mail', agent, headers },
+        (res) => {
+          if (res.statusCode === undefined || res.statusCode >= 300)
+            reject(new Error(`status ${res.statusCode}`));
+          res.resume();
+          res.once('end', resolve);
+        },
+      );
+      req.once('error', reject);
+      req.end(body);
+    });
+  return async (n) => {
+    let sent = 0;
+    const worker = async () => {
+      while (sent < n) {
+        sent++;
+        await one();
+      }
+    };
+    await Promise.all(Array.from({ length: connections }, worker));
+  };
+}
