@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildDist } from '../test/package/dist.js';
 import { writeBenchSection } from './docs-section.mjs';
+import { deliveryHeaders } from './support.mjs';
 
 const FRAMEWORKS = ['node', 'express', 'fastify'] as const;
 const SCENARIOS = ['raw', 'hmac', 'ours', 'octokit', 'async', 'before'] as const;
@@ -192,20 +193,7 @@ function prepare(count: number, style: 'mail' | 'github', bodies = 50_000): Prep
   return Array.from({ length: count }, (_, i) => {
     const id = randomUUID();
     const { body, sig } = signed[i % signed.length]!;
-    const headers: Record<string, string> =
-      style === 'mail'
-        ? {
-            'content-type': 'application/json',
-            'x-svcmail-event': 'delivered',
-            'x-svcmail-id': id,
-            'x-svcmail-sig': sig,
-          }
-        : {
-            'content-type': 'application/json',
-            'x-github-event': 'push',
-            'x-github-delivery': id,
-            'x-hub-signature-256': sig,
-          };
+    const headers = deliveryHeaders(style, id, sig);
     return { headers, body };
   });
 }

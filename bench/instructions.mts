@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildDist } from '../test/package/dist.js';
-import { mailBody, signatureOf } from './support.mjs';
+import { deliveryHeaders, mailBody, signatureOf } from './support.mjs';
 
 const SECRET = 'whsec_bench_0123456789abcdef';
 const arg = (name: string, fallback: number) => {
@@ -216,20 +216,7 @@ function deliveries(
   const one = () =>
     new Promise<void>((resolve, reject) => {
       const id = randomUUID();
-      const headers =
-        style === 'mail'
-          ? {
-              'content-type': 'application/json',
-              'x-svcmail-event': 'delivered',
-              'x-svcmail-id': id,
-              'x-svcmail-sig': sig,
-            }
-          : {
-              'content-type': 'application/json',
-              'x-github-event': 'push',
-              'x-github-delivery': id,
-              'x-hub-signature-256': sig,
-            };
+      const headers = deliveryHeaders(style, id, sig);
       const req = request(
         { port, host: '127.0.0.1', method: 'POST', path: '/webhooks/mail', agent, headers },
         (res) => {

@@ -59,3 +59,20 @@ export function median(values: readonly number[]): number {
 export function ratioCell(opsPerSec: number, ratio: number): string {
   return `${Math.round(opsPerSec).toLocaleString('en-US')} (${ratio.toFixed(2)}x)`;
 }
+
+/** The request headers of one 1 KB delivery: the email service's, or GitHub's for @octokit/webhooks. */
+export function deliveryHeaders(style: 'mail' | 'github', id: string, sig: string): Record<string, string> {
+  return style === 'mail'
+    ? {
+        'content-type': 'application/json',
+        'x-svcmail-event': 'delivered',
+        'x-svcmail-id': id,
+        'x-svcmail-sig': sig,
+      }
+    : {
+        'content-type': 'application/json',
+        'x-github-event': 'push',
+        'x-github-delivery': id,
+        'x-hub-signature-256': sig,
+      };
+}
