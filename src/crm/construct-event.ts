@@ -2,7 +2,7 @@ import { readHeader } from '../core/read-header.js';
 import type { HeadersInput } from '../core/receiver-types.js';
 import { type RawBody, toBytes } from '../verify/bytes.js';
 import type { Secrets } from '../verify/secrets.js';
-import { verifyOrThrow } from '../verify/verify-or-throw.js';
+import { verifyThen } from '../verify/verify-or-throw.js';
 import { resolveCrmHeaderNames } from './header-names.js';
 import { type ParseCrmEventOptions, parseCrmEvent } from './parse-event.js';
 import type { CrmWebhookEvent } from './types.js';
@@ -40,14 +40,19 @@ export interface ConstructCrmEventOptions
  * }
  * ```
  */
-export async function constructCrmEvent(
+export function constructCrmEvent(
   body: RawBody,
   headers: HeadersInput,
   secrets: Secrets,
   options: ConstructCrmEventOptions = {},
 ): Promise<CrmWebhookEvent> {
-  const headerNames = resolveCrmHeaderNames(options.headerNames);
-  const bytes = toBytes(body);
-  const secretIndex = await verifyOrThrow(bytes, readHeader(headers, headerNames.signature), secrets);
-  return parseCrmEvent(bytes, headers, { ...options, secretIndex, headerNames });
+  try {
+    const headerNames = resolveCrmHeaderNames(options.headerNames);
+    const bytes = toBytes(body);
+    return verifyThen(bytes, readHeader(headers, headerNames.signature), secrets, (secretIndex) =>
+      parseCrmEvent(bytes, headers, { ...options, secretIndex, headerNames }),
+    );
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

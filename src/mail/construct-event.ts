@@ -2,7 +2,7 @@ import { readHeader } from '../core/read-header.js';
 import type { HeadersInput } from '../core/receiver-types.js';
 import { type RawBody, toBytes } from '../verify/bytes.js';
 import type { Secrets } from '../verify/secrets.js';
-import { verifyOrThrow } from '../verify/verify-or-throw.js';
+import { verifyThen } from '../verify/verify-or-throw.js';
 import { resolveMailHeaderNames } from './header-names.js';
 import { type ParseMailEventOptions, parseMailEvent } from './parse-event.js';
 import type { MailWebhookEvent } from './types.js';
@@ -40,14 +40,19 @@ export interface ConstructMailEventOptions
  * }
  * ```
  */
-export async function constructMailEvent(
+export function constructMailEvent(
   body: RawBody,
   headers: HeadersInput,
   secrets: Secrets,
   options: ConstructMailEventOptions = {},
 ): Promise<MailWebhookEvent> {
-  const headerNames = resolveMailHeaderNames(options.headerNames);
-  const bytes = toBytes(body);
-  const secretIndex = await verifyOrThrow(bytes, readHeader(headers, headerNames.signature), secrets);
-  return parseMailEvent(bytes, headers, { ...options, secretIndex, headerNames });
+  try {
+    const headerNames = resolveMailHeaderNames(options.headerNames);
+    const bytes = toBytes(body);
+    return verifyThen(bytes, readHeader(headers, headerNames.signature), secrets, (secretIndex) =>
+      parseMailEvent(bytes, headers, { ...options, secretIndex, headerNames }),
+    );
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
