@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildDist } from '../test/package/dist.js';
 import { writeBenchSection } from './docs-section.mjs';
-import { mailBody, measure, median, ratioCell, signatureOf } from './support.mjs';
+import { mailBody, measure, median, ratioTable, signatureOf } from './support.mjs';
 
 type Index = typeof import('../src/index.js');
 const load = async (dir: string): Promise<Index> =>
@@ -145,18 +145,10 @@ for (const [label, size] of SIZES) {
   }
 }
 
-const names = [...new Set(rows.map((r) => r.name))];
-const table = [
-  `| contender | ${SIZES.map(([l]) => l).join(' | ')} |`,
-  `|---|${SIZES.map(() => '---:').join('|')}|`,
-  ...names.map((name) => {
-    const cells = SIZES.map(([l]) => {
-      const row = rows.find((r) => r.size === l && r.name === name)!;
-      return ratioCell(row.opsPerSec, row.ratio);
-    });
-    return `| ${name} | ${cells.join(' | ')} |`;
-  }),
-];
+const table = ratioTable(
+  rows,
+  SIZES.map(([l]) => l),
+);
 const section = [
   '### The receive path (`bench/receive-path.mts`)',
   '',

@@ -76,3 +76,25 @@ export function deliveryHeaders(style: 'mail' | 'github', id: string, sig: strin
         'x-hub-signature-256': sig,
       };
 }
+
+/** One measured contender at one body size. */
+export type RatioRow = { size: string; name: string; opsPerSec: number; ratio: number };
+
+/** A markdown table: one line per contender (`names`, default all in row order), one `ops/s (ratio)` cell per size label. */
+export function ratioTable(
+  rows: readonly RatioRow[],
+  sizes: readonly string[],
+  names: readonly string[] = [...new Set(rows.map((r) => r.name))],
+): string[] {
+  return [
+    `| contender | ${sizes.join(' | ')} |`,
+    `|---|${sizes.map(() => '---:').join('|')}|`,
+    ...names.map((name) => {
+      const cells = sizes.map((size) => {
+        const row = rows.find((r) => r.size === size && r.name === name)!;
+        return ratioCell(row.opsPerSec, row.ratio);
+      });
+      return `| ${name} | ${cells.join(' | ')} |`;
+    }),
+  ];
+}

@@ -17,7 +17,7 @@ import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { buildDist } from '../test/package/dist.js';
 import { writeBenchSection } from './docs-section.mjs';
-import { mailBody, measure, median, ratioCell, signatureOf } from './support.mjs';
+import { mailBody, measure, median, ratioTable, signatureOf } from './support.mjs';
 
 // Our package as users install it (the tsup build), not the sources through tsx, whose per-function
 // name wrappers cost time users never pay.
@@ -237,17 +237,11 @@ const versus = SIZES.filter(([, bytes]) => bytes >= 2 * 1024).map(([l]) => {
   const times = (name: string) => (opsOf(l, name) / opsOf(l, OCTOKIT)).toFixed(2);
   return `- ${l}: constructMailEvent ${fmt(CONSTRUCT)} ops/s (${times(CONSTRUCT)}× Octokit's ${fmt(OCTOKIT)}); without zod ${fmt(NO_ZOD)} (${times(NO_ZOD)}×).`;
 });
-const table = [
-  `| contender | ${SIZES.map(([l]) => l).join(' | ')} |`,
-  `|---|${SIZES.map(() => '---:').join('|')}|`,
-  ...names.map((name) => {
-    const cells = SIZES.map(([l]) => {
-      const row = rows.find((r) => r.size === l && r.name === name)!;
-      return ratioCell(row.opsPerSec, row.ratio);
-    });
-    return `| ${name} | ${cells.join(' | ')} |`;
-  }),
-];
+const table = ratioTable(
+  rows,
+  SIZES.map(([l]) => l),
+  names,
+);
 const section = [
   '### Verify + parse pipeline (`bench/verify-pipeline.mts`)',
   '',
