@@ -76,11 +76,8 @@ async function serve(framework: Framework, scenario: Scenario): Promise<number> 
     scenario === 'async'
       ? {
           service: built.service,
-          maxBodyBytes: built.maxBodyBytes,
-          bodyTimeoutMs: built.bodyTimeoutMs,
           handle: (request: Request) => built.handle(request),
           receive: (input: Parameters<typeof built.receive>[0]) => built.receive(input),
-          reject: (error: Parameters<typeof built.reject>[0]) => built.reject(error),
         }
       : built;
   const { Webhooks, createNodeMiddleware } = await import('@octokit/webhooks');
