@@ -108,7 +108,7 @@ async function serve(framework: Framework, scenario: Scenario): Promise<number> 
   }
   if (framework === 'express') {
     const { default: express } = await import('express');
-    const { webhookMiddleware } = await ours<typeof import('../src/adapters/express.js')>(
+    const { createExpressMiddleware } = await ours<typeof import('../src/adapters/express.js')>(
       'express',
       baseline,
     );
@@ -117,15 +117,18 @@ async function serve(framework: Framework, scenario: Scenario): Promise<number> 
     if (scenario === 'raw') app.post(PATH, rawNode);
     if (scenario === 'hmac') app.post(PATH, hmacNode);
     if (scenario === 'ours' || scenario === 'async' || scenario === 'before')
-      app.post(PATH, webhookMiddleware(receiver));
+      app.post(PATH, createExpressMiddleware(receiver));
     if (scenario === 'octokit') app.use(octokit);
     return listenNode(createServer(app));
   }
   const { default: Fastify } = await import('fastify');
-  const { webhookPlugin } = await ours<typeof import('../src/adapters/fastify.js')>('fastify', baseline);
+  const { createFastifyPlugin } = await ours<typeof import('../src/adapters/fastify.js')>(
+    'fastify',
+    baseline,
+  );
   const app = Fastify();
   if (scenario === 'ours' || scenario === 'async' || scenario === 'before')
-    app.register(webhookPlugin, { receiver, path: PATH });
+    app.register(createFastifyPlugin(receiver, { path: PATH }));
   else {
     app.register(async (scope) => {
       scope.removeAllContentTypeParsers();
@@ -332,7 +335,7 @@ async function main(): Promise<void> {
     '',
     "- (a) the framework's raw-body route answering 204 without verifying (node:http and Express read the stream by hand; Fastify uses a `parseAs: 'buffer'` parser).",
     '- (b) the same raw body plus node:crypto HMAC-SHA256, `timingSafeEqual` and `JSON.parse`: the ceiling for any verifying receiver in that framework.',
-    '- (c) `createNodeListener` / `webhookMiddleware` / `webhookPlugin` with a `createMailReceiver` (signature, zod validation of the payload, memory dedup claim + complete, one no-op handler). Every request carries a new delivery id and signature (precomputed), so none is short-circuited as a duplicate' +
+    '- (c) `createNodeListener` / `createExpressMiddleware` / `createFastifyPlugin` with a `createMailReceiver` (signature, zod validation of the payload, memory dedup claim + complete, one no-op handler). Every request carries a new delivery id and signature (precomputed), so none is short-circuited as a duplicate' +
       (wrapped ? ` (warning: ${wrapped} runs wrapped around the id pool)` : '') +
       '.',
     '- (e) the receiver of (c) behind a wrapper of its public methods, so the adapter awaits `receive()` (a promise per request): the plain `async` variant of the same code, in the same rounds.',

@@ -72,8 +72,9 @@ async function loop(size: number, contender: string): Promise<void> {
                 'x-svcmail-id': `dlv_${++n}`,
               },
             })
-            .then((outcome) => {
-              if (outcome.result !== 'processed') throw new Error(`receive: ${outcome.code}`);
+            .then((verdict) => {
+              if (verdict.kind !== 'handled')
+                throw new Error(`receive: ${'code' in verdict ? verdict.code : verdict.kind}`);
             });
   const times = async (count: number) => {
     for (let i = 0; i < count; i++) {

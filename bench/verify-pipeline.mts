@@ -138,9 +138,9 @@ function contenders(body: Buffer): Contender[] {
       name: 'receiver.receive (+ memory claim/complete, no-op handler)',
       run: () => {
         const headers = { ...mailHeaders, 'x-svcmail-id': `dlv_${++deliveries}` };
-        return receiver.receive({ body, headers }).then((outcome) => {
-          if (outcome.status !== 200 || outcome.result !== 'processed')
-            throw new Error(`receive: ${outcome.code}`);
+        return receiver.receive({ body, headers }).then((verdict) => {
+          if (verdict.kind !== 'handled')
+            throw new Error(`receive: ${'code' in verdict ? verdict.code : verdict.kind}`);
         });
       },
     },

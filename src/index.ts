@@ -5,7 +5,6 @@
  */
 
 export { type CapturedDelivery, formatCaptureLine } from './core/capture.js';
-export type { WebhookReceiver } from './core/create-receiver.js';
 export { isValidDeliveryId, MAX_DELIVERY_ID_LENGTH } from './core/delivery-id.js';
 export { EVENT_CLOCK_SKEW_MS } from './core/event-age.js';
 export { rawFields } from './core/fields.js';
@@ -20,6 +19,7 @@ export type {
   WebhookErrorPhase,
   WebhookHandler,
 } from './core/handler-types.js';
+export { jobError } from './core/handoff/run-job.js';
 export {
   type EnqueueResult,
   HANDOFF_JOB_VERSION,
@@ -27,10 +27,8 @@ export {
   type HandoffRunner,
   type HandoffTarget,
   type RunJobOptions,
-  type RunJobResult,
 } from './core/handoff/types.js';
 export type { HandlerLog, LogEntry, LogFields, Logger, LogLevel } from './core/logger.js';
-export { toResponse } from './core/outcomes.js';
 export {
   type BaseReceiverOptions,
   DEFAULT_LEASE_MS,
@@ -38,16 +36,9 @@ export {
   DEFAULT_STORE_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
 } from './core/receiver-options.js';
-export type {
-  BodyLimits,
-  BodyReader,
-  HeadersInput,
-  ReceiveInput,
-  ReceiveOutcome,
-  ReceiveResult,
-  WebhookReceiverLike,
-} from './core/receiver-types.js';
+export type { BodyLimits, BodyReader, HeadersInput, ReceiveInput } from './core/receiver-types.js';
 export { truncateUntrusted, UNTRUSTED_LOG_CHARS } from './core/untrusted.js';
+export type { AcceptedVerdict, FailedVerdict, RefusedVerdict, Verdict } from './core/verdict.js';
 export { type CrmDedupKey, crmDedupKeyOf, crmDeliveryKey } from './crm/dedup-key.js';
 export * from './crm/index.js';
 export type { CrmReceiver, CrmReceiverOptions } from './crm/receiver.js';
@@ -68,39 +59,9 @@ export { type MailDedupKey, mailDedupKeyOf, mailDeliveryKey } from './mail/dedup
 export * from './mail/index.js';
 export type { MailReceiver, MailReceiverOptions } from './mail/receiver.js';
 export { createMailReceiver, MAIL_DEFAULT_TTL_MS } from './mail/receiver.js';
+export type { WebhookReceiver, WebhookReceiverLike } from './receiver/create-receiver.js';
+export { type HttpAnswer, httpAnswer, toResponse } from './receiver/http-answer.js';
 export { type Clock, systemClock } from './shared/clock.js';
 export type { WebhookErrorCode, WebhookErrorOptions } from './shared/errors.js';
 export { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from './shared/errors.js';
 export * from './verify/index.js';
-
-import { timingSafeEqual as verifyTimingSafeEqual, toBytes as verifyToBytes } from './verify/index.js';
-
-/**
- * Converts a raw body (`Uint8Array`, `Buffer`, `ArrayBuffer`, string) to bytes: plumbing of the
- * verifier, also exported by `@svc/webhooks/verify`.
- *
- * @deprecated Import it from `@svc/webhooks/verify`, where the signing and verifying helpers live.
- *
- * @example
- * ```ts
- * import { toBytes } from '@svc/webhooks/verify';
- *
- * const bytes = toBytes('{"event":"delivered"}');
- * ```
- */
-export const toBytes: typeof verifyToBytes = verifyToBytes;
-
-/**
- * Compares two byte arrays in constant time: plumbing of the verifier, also exported by
- * `@svc/webhooks/verify`.
- *
- * @deprecated Import it from `@svc/webhooks/verify`, where the signing and verifying helpers live.
- *
- * @example
- * ```ts
- * import { timingSafeEqual } from '@svc/webhooks/verify';
- *
- * timingSafeEqual(new Uint8Array([1, 2]), new Uint8Array([1, 2])); // true
- * ```
- */
-export const timingSafeEqual: typeof verifyTimingSafeEqual = verifyTimingSafeEqual;

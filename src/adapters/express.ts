@@ -3,7 +3,7 @@
  * `@svc/webhooks/express`: a receiver as Express 4 or 5 middleware, whatever body parsers the app uses.
  */
 import type { ServerResponse } from 'node:http';
-import type { WebhookReceiverLike } from '../core/receiver-types.js';
+import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
 import { handleNodeRequest } from './node/handle-request.js';
 import type { NodeRequestLike } from './node/raw-body.js';
 
@@ -58,18 +58,3 @@ export function createExpressMiddleware(receiver: WebhookReceiverLike): ExpressW
     handleNodeRequest(receiver, req, res, FIX).catch(next);
   };
 }
-
-/**
- * The former name of {@link createExpressMiddleware}.
- *
- * @deprecated Use `createExpressMiddleware`: adapter factories are named `create<Framework><Thing>`.
- *
- * @example
- * ```ts
- * import { createExpressMiddleware } from '@svc/webhooks/express';
- *
- * app.post('/webhooks/mail', createExpressMiddleware(mailReceiver)); // was: webhookMiddleware(mailReceiver)
- * ```
- */
-export const webhookMiddleware: (receiver: WebhookReceiverLike) => ExpressWebhookMiddleware =
-  createExpressMiddleware;

@@ -3,8 +3,10 @@
  * `@svc/webhooks/fastify`: a receiver as a Fastify 5 (and 4) plugin that hands the receiver the raw body.
  */
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
-import { failure } from '../core/outcomes.js';
-import type { BodyLimits, BodyReader, ReceiveOutcome, WebhookReceiverLike } from '../core/receiver-types.js';
+import type { BodyLimits, BodyReader } from '../core/receiver-types.js';
+import { failed, type Verdict } from '../core/verdict.js';
+import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
+import { httpAnswer } from '../receiver/http-answer.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { disconnectSignal } from './node/disconnect-signal.js';
 import { lingerThenClose } from './node/linger.js';
@@ -38,17 +40,8 @@ export interface FastifyRouteOptions {
   bodyTimeoutMs?: number;
 }
 
-/**
- * Register options of {@link webhookPlugin}: the receiver and the route's options.
- *
- * @example
- * ```ts
- * import type { WebhookPluginOptions } from '@svc/webhooks/fastify';
- *
- * const options: WebhookPluginOptions = { receiver: mailReceiver, path: '/webhooks/mail', bodyLimit: 262_144 };
- * ```
- */
-export interface WebhookPluginOptions extends FastifyRouteOptions {
+/** The route options with the receiver. */
+interface ServeOptions extends FastifyRouteOptions {
   receiver: WebhookReceiverLike;
 }
 
@@ -82,28 +75,6 @@ export function createFastifyPlugin(
   };
 }
 
-/**
- * A Fastify plugin registered with the receiver in its options: `app.register(webhookPlugin,
- * { receiver, path })`. The same plugin as {@link createFastifyPlugin}.
- *
- * @deprecated Use `createFastifyPlugin(receiver)`: adapter factories are named
- * `create<Framework><Thing>`. Registering this value with `{ receiver }` keeps working.
- *
- * @example
- * ```ts
- * import Fastify from 'fastify';
- * import { createFastifyPlugin } from '@svc/webhooks/fastify';
- *
- * const app = Fastify();
- * // was: app.register(webhookPlugin, { receiver: mailReceiver, path: '/webhooks/mail' })
- * await app.register(createFastifyPlugin(mailReceiver, { path: '/webhooks/mail' }));
- * ```
- */
-export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (scope, options, done) => {
-  serve(scope, options);
-  done();
-};
-
 /** The route options Fastify passed at registration, without its own keys or unset values. */
 function definedOf(registered: FastifyRouteOptions | undefined): FastifyRouteOptions {
   const out: FastifyRouteOptions = {};
@@ -113,7 +84,7 @@ function definedOf(registered: FastifyRouteOptions | undefined): FastifyRouteOpt
   return out;
 }
 
-function serve(scope: FastifyInstance, options: WebhookPluginOptions): void {
+function serve(scope: FastifyInstance, options: ServeOptions): void {
   const { receiver, path = '/', bodyLimit, bodyTimeoutMs } = options;
   // Not wrapped in fastify-plugin on purpose: this parser stays inside this scope. It reads nothing:
   // Fastify's own reading has no deadline (slow-loris), and the receiver owns the body's limits.
@@ -139,35 +110,29 @@ function serve(scope: FastifyInstance, options: WebhookPluginOptions): void {
 
 type ParserDone = (error: Error | null, body?: unknown) => void;
 
-function answer(
+async function answer(
   receiver: WebhookReceiverLike,
   request: FastifyRequest,
   reply: FastifyReply,
   body: BodyReader,
 ): Promise<unknown> {
-  const send = (outcome: ReceiveOutcome) => {
-    // An upload the receiver stopped reading: answer, then cut the connection once the answer had
-    // its chance, instead of reading the rest.
-    if (!request.raw.readableEnded) lingerThenClose(request.raw, reply.raw);
-    return reply
-      .code(outcome.status)
-      .headers(outcome.headers)
-      .send(outcome.body ?? undefined);
-  };
-  // Our receivers never reject; one built elsewhere might (or throw), and must still get an answer.
-  const failed = (error: unknown) => send(failure(toWebhookError(error)));
+  let verdict: Verdict;
   try {
-    return receiver
-      .receive({
-        body,
-        headers: request.headers,
-        method: request.method,
-        signal: disconnectSignal(reply.raw),
-      })
-      .then(send, failed);
+    verdict = await receiver.receive({
+      body,
+      headers: request.headers,
+      method: request.method,
+      signal: disconnectSignal(reply.raw),
+    });
   } catch (error) {
-    return Promise.resolve(failed(error));
+    // Our receivers never reject; one built elsewhere might (or throw), and must still get an answer.
+    verdict = failed(receiver.service, 'internal_error', toWebhookError(error));
   }
+  // An upload the receiver stopped reading: answer, then cut the connection once the answer had its
+  // chance, instead of reading the rest.
+  if (!request.raw.readableEnded) lingerThenClose(request.raw, reply.raw);
+  const { status, headers, body: text } = httpAnswer(verdict);
+  return reply.code(status).headers(headers).send(text);
 }
 
 function toWebhookError(error: unknown): WebhookError {

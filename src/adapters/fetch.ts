@@ -3,7 +3,7 @@
  * `@svc/webhooks/fetch`: receivers as a `(Request) => Promise<Response>` handler for any
  * web-standard server (Next.js App Router, Hono, Bun, Deno, Cloudflare Workers).
  */
-import type { WebhookReceiverLike } from '../core/receiver-types.js';
+import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
 import { findReceiver, NOT_FOUND_BODY, type WebhookRoutes } from './routes.js';
 
 export type { WebhookRoutes } from './routes.js';

@@ -4,7 +4,7 @@
  * runtimes) and the Pages Router.
  */
 import type { ServerResponse } from 'node:http';
-import type { WebhookReceiverLike } from '../core/receiver-types.js';
+import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
 import { handleNodeRequest } from './node/handle-request.js';
 import type { NodeRequestLike } from './node/raw-body.js';
 

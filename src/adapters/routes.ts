@@ -1,4 +1,4 @@
-import type { WebhookReceiverLike } from '../core/receiver-types.js';
+import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
 
 /**
  * What a multi-route adapter serves: one receiver for every path, or receivers by exact pathname

@@ -20,7 +20,7 @@ import type { HeadersInput } from './receiver-types.js';
  * ```
  */
 export interface CapturedDelivery {
-  service: 'mail' | 'crm';
+  service: string;
   /** Epoch ms on the receiver's clock. */
   receivedAt: number;
   /** The request headers as received (never a secret: the receiver's secret is not in them). */

@@ -26,13 +26,13 @@ export class DeliveryContext implements HandlerContext {
   #log: HandlerLog | undefined;
   #logger: Logger | undefined;
   #fields: LogFields | undefined;
-  readonly #service: 'mail' | 'crm';
+  readonly #service: string;
   readonly #event: string;
 
   constructor(
     clock: Clock,
     deadline: number,
-    service: 'mail' | 'crm',
+    service: string,
     event: string,
     deliveryId: string,
     idempotencyKey: string,
@@ -50,11 +50,6 @@ export class DeliveryContext implements HandlerContext {
     // listens to the request's signal until a handler reads `signal`; until then its state is read
     // when it matters (expire, dispose), which keeps the first reason first without a listener.
     this.#upstream = upstream;
-  }
-
-  /** @deprecated The former name of {@link idempotencyKey}. */
-  get attemptKey(): string {
-    return this.idempotencyKey;
   }
 
   /** Bound, so handlers may destructure it; built on first read. */

@@ -36,12 +36,6 @@ export interface HandlerContext {
    * retry of the delivery, so use it as the idempotency key of the handler's own downstream calls.
    */
   readonly idempotencyKey: string;
-  /**
-   * The same value as {@link idempotencyKey}, under its former name (it never changed between
-   * attempts, which the name suggested).
-   * @deprecated Use `idempotencyKey`.
-   */
-  readonly attemptKey: string;
   /** The receiver's logger with `service`, `deliveryId`, `event` and `key` added. */
   readonly log: HandlerLog;
   /** Hand-off mode only: the queue engine's attempt number of this job, from 1 (docs/handoff.md). */

@@ -3,10 +3,7 @@
  * the cap is refused before reading, a stream that grows past it is cancelled at once (never buffered
  * whole), and one that stalls is cancelled at the deadline.
  */
-import { isWebhookError, WebhookError } from '../shared/errors.js';
-import { describeError, emit, type Logger } from './logger.js';
-import { failure } from './outcomes.js';
-import type { ReceiveOutcome } from './receiver-types.js';
+import { WebhookError } from '../shared/errors.js';
 
 /**
  * Default `bodyTimeoutMs`, in ms. A delivery of a few KB arrives in milliseconds; a client still
@@ -47,31 +44,6 @@ function declaredLength(request: Request): number {
 }
 
 const TIMED_OUT = Symbol('timed out');
-
-/**
- * The outcome of a request whose body the receiver could not have: a `BodyReader` rejected
- * (`body_too_large`, `body_timeout`, `body_unreadable`, `raw_body_unavailable`; anything that is not a
- * `WebhookError` becomes `internal_error`). Logged through the receiver's logger, with the error's
- * `cause` (e.g. the fix for a misconfigured route) in the log only: the sender gets the short message.
- */
-export function createRefusal(
-  service: 'mail' | 'crm',
-  logger: Logger | undefined,
-): (error: unknown) => ReceiveOutcome {
-  return (error) => {
-    const reason = isWebhookError(error)
-      ? error
-      : new WebhookError('internal_error', 'The request failed.', { cause: error });
-    const outcome = failure(reason);
-    emit(logger, outcome.status >= 500 ? 'error' : 'warn', 'webhook request refused', {
-      service,
-      code: outcome.code,
-      status: outcome.status,
-      ...(reason.cause === undefined ? {} : { error: describeError(reason.cause) }),
-    });
-    return outcome;
-  };
-}
 
 /**
  * The exact body bytes of `request`, or the error to answer with (`body_too_large`, `body_timeout`,

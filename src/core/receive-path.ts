@@ -1,87 +1,103 @@
 /**
- * The receive path, top to bottom: method and size → capture → verify → parse → handlers → dedup key
- * → process (claim → handlers → settle → outcome, process-delivery.ts). Service specifics (header
- * names, parser, dedup key) come in a {@link ServiceSpec}. The verifier and the store are chosen once
- * per receiver and answer an {@link Awaitable}: a delivery that never has to wait is answered without
- * a promise hop. The function never throws and never rejects: every path ends in an outcome.
+ * The receive path, top to bottom: method → body → size → capture → verify → parse → handlers → dedup
+ * key → process (claim → handlers → settle, process-delivery.ts) or hand off (handoff/enqueue.ts).
+ * Service specifics (header names, parser, dedup key) come in a {@link ServiceSpec}. Plain `async`
+ * from the body to the verdict; never rejects: every path ends in a {@link Verdict}.
  */
-
-import { isWebhookError } from '../shared/errors.js';
+import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { toBytes } from '../verify/bytes.js';
 import { getNodeCrypto } from '../verify/node-crypto.js';
-import type { Secrets } from '../verify/secrets.js';
-import type { HeaderValue } from '../verify/signature-header.js';
-import { type VerifyResult, verifySignature, verifySignatureSync } from '../verify/verify-signature.js';
-import type { Awaitable } from './awaitable.js';
-import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
+import { verifySignature, verifySignatureSync } from '../verify/verify-signature.js';
+import type { HandlerRegistry } from './handler-registry.js';
 import { enqueueDelivery } from './handoff/enqueue.js';
 import { handleInvalid } from './invalid.js';
-import { emit } from './logger.js';
-import { acknowledged, failure, methodNotAllowed } from './outcomes.js';
-import { createProcessDelivery, type Delivery } from './process-delivery.js';
-import { bodyTooLarge, createRefusal } from './read-body.js';
+import { describeError, emit } from './logger.js';
+import { type ProcessSettings, processDelivery } from './process-delivery.js';
+import { bodyTooLarge } from './read-body.js';
 import { readHeader, readHeaderString } from './read-header.js';
 import type { ResolvedOptions } from './receiver-options.js';
-import type { BodyLimits, BodyReader, HeadersInput, ReceiveInput, ReceiveOutcome } from './receiver-types.js';
+import type { BodyLimits, BodyReader, ReceiveInput } from './receiver-types.js';
 import { report } from './report.js';
 import type { ServiceSpec } from './service-spec.js';
-import { storeOpsFor } from './store-ops.js';
+import { accepted, failed, refused, type Verdict, verdictOfError } from './verdict.js';
 
-/** The receive function of a receiver: the outcome, or a promise of it when something had to wait. */
-export type ReceiveNow = (input: ReceiveInput) => Awaitable<ReceiveOutcome>;
+/** The receive function of a receiver. */
+export type Receive = (input: ReceiveInput) => Promise<Verdict>;
 
-/** One request's bytes as they travel from the size check to the parser. */
-interface Received {
-  headers: HeadersInput;
-  body: Uint8Array;
-  signal: AbortSignal | undefined;
-  /** Epoch ms on the receiver's clock; the handler deadline counts from it. */
-  receivedAt: number;
+/** The processing settings of a receiver, built once. */
+export function processSettings(options: ResolvedOptions, registry: HandlerRegistry): ProcessSettings {
+  const { dedup, leaseMs, ttlMs, storeTimeoutMs, clock, logger } = options;
+  return { store: dedup, leaseMs, ttlMs, storeTimeoutMs, clock, logger, hooks: registry.errorHooks };
 }
 
-type Verify = (body: Uint8Array, signature: HeaderValue, secrets: Secrets) => Awaitable<VerifyResult>;
-
 /** Builds the receive function of a receiver. */
-export function createReceivePath<E extends DispatchableEvent>(
-  spec: ServiceSpec<E>,
+export function createReceivePath(
+  spec: ServiceSpec,
   options: ResolvedOptions,
   registry: HandlerRegistry,
-): ReceiveNow {
-  const { secrets, maxBodyBytes, bodyTimeoutMs, logger, clock, capture } = options;
+): Receive {
+  const { secrets, maxBodyBytes, bodyTimeoutMs, logger, clock, capture, timeoutMs } = options;
   const { service, headerNames } = spec;
   const hooks = registry.errorHooks;
-  const tooLarge = bodyTooLarge(maxBodyBytes);
   const limits: BodyLimits = Object.freeze({ maxBodyBytes, bodyTimeoutMs });
-  const refuse = createRefusal(service, logger);
-  // Chosen once: node:crypto verifies synchronously; Web Crypto only answers with a promise.
-  const verify: Verify = getNodeCrypto() !== null ? verifySignatureSync : verifySignature;
-  const processDelivery = createProcessDelivery(options, hooks, storeOpsFor(options));
+  const settings = processSettings(options, registry);
+  // Chosen once: node:crypto verifies without a promise; Web Crypto only with one.
+  const verify = getNodeCrypto() !== null ? verifySignatureSync : verifySignature;
 
-  function receive(input: ReceiveInput, bytes: Uint8Array): Awaitable<ReceiveOutcome> {
-    const { headers } = input;
-    const body = bytes instanceof Uint8Array ? bytes : toBytes(bytes);
-    if (body.byteLength > maxBodyBytes)
-      return failure(tooLarge, { deliveryId: readHeaderString(headers, headerNames.deliveryId) });
-    const received: Received = { headers, body, signal: input.signal, receivedAt: clock.now() };
-    // Opt-in capture of the bytes as received, before verification (docs/cli.md "Capture format").
-    if (capture) captureSafely(received);
-    // email-service §6 rule 1, crm-service §6 rule 2: the signature over the exact bytes, before parsing.
-    const signature = readHeader(headers, headerNames.signature);
-    const result = verify(body, signature, secrets);
-    return result instanceof Promise
-      ? result.then((late) => verified(received, late))
-      : verified(received, result);
+  /** A reader's refusal (too large, too slow, unreadable, parsed by someone else), logged once. */
+  function unreadable(error: unknown): Verdict {
+    const reason = isWebhookError(error)
+      ? error
+      : new WebhookError('internal_error', 'The request failed.', { cause: error });
+    const verdict = verdictOfError(service, reason);
+    emit(logger, verdict.kind === 'failed' ? 'error' : 'warn', 'webhook request refused', {
+      service,
+      code: reason.code,
+      ...(reason.cause === undefined ? {} : { error: describeError(reason.cause) }),
+    });
+    return verdict;
   }
 
-  function verified(received: Received, result: VerifyResult): Awaitable<ReceiveOutcome> {
-    const { headers, body } = received;
+  async function read(reader: BodyReader): Promise<Uint8Array | Verdict> {
+    try {
+      return toBytes(await reader(limits));
+    } catch (error) {
+      return unreadable(error);
+    }
+  }
+
+  async function receive(input: ReceiveInput): Promise<Verdict> {
+    const { method, headers } = input;
+    // Wrong method first, before the body is read: nothing else about the request matters.
+    if (method !== undefined && method !== 'POST' && method.toUpperCase() !== 'POST')
+      return refused(
+        service,
+        new WebhookError('method_not_allowed', 'Webhook deliveries are POST requests.'),
+      );
+    const body = typeof input.body === 'function' ? await read(input.body) : toBytes(input.body);
+    if (!(body instanceof Uint8Array)) return body;
+    if (body.byteLength > maxBodyBytes)
+      return refused(service, bodyTooLarge(maxBodyBytes), {
+        deliveryId: readHeaderString(headers, headerNames.deliveryId),
+      });
+    const receivedAt = clock.now();
+    // Opt-in capture of the bytes as received, before verification (docs/cli.md "Capture format").
+    if (capture) {
+      try {
+        capture({ service, receivedAt, headers, body });
+      } catch {
+        // A failing capture hook is logged and never changes the verdict.
+        emit(logger, 'warn', 'webhook capture hook failed', { service });
+      }
+    }
+    // email-service §6 rule 1, crm-service §6 rule 2: the signature over the exact bytes, before parsing.
+    const result = await verify(body, readHeader(headers, headerNames.signature), secrets);
     if (!result.ok) {
       const deliveryId = readHeaderString(headers, headerNames.deliveryId);
-      if (logger)
-        emit(logger, 'warn', 'webhook signature rejected', { service, code: result.code, deliveryId });
-      return failure(result, { deliveryId });
+      emit(logger, 'warn', 'webhook signature rejected', { service, code: result.code, deliveryId });
+      return refused(service, new WebhookError(result.code, result.message), { deliveryId });
     }
-    let event: E;
+    let event: ReturnType<ServiceSpec['parse']>;
     try {
       event = spec.parse(body, headers, result.secretIndex);
     } catch (error) {
@@ -90,7 +106,7 @@ export function createReceivePath<E extends DispatchableEvent>(
         headers,
         error,
         secretIndex: result.secretIndex,
-        startedAt: received.receivedAt,
+        startedAt: receivedAt,
       });
     }
     const { deliveryId, name } = event;
@@ -98,8 +114,8 @@ export function createReceivePath<E extends DispatchableEvent>(
     // Hand-off mode enqueues even then: the workers' registrations decide (handoff/run-job.ts).
     if (handlers.length === 0 && !options.handoff) {
       // Nothing to run, so nothing to deduplicate: acknowledge so the sender stops retrying.
-      if (logger) emit(logger, 'debug', 'webhook ignored: no handler', { service, deliveryId, event: name });
-      return acknowledged('ignored', deliveryId, name);
+      emit(logger, 'debug', 'webhook ignored: no handler', { service, deliveryId, event: name });
+      return accepted('ignored', service, deliveryId, name);
     }
     let key: string;
     try {
@@ -112,85 +128,41 @@ export function createReceivePath<E extends DispatchableEvent>(
         event,
         deliveryId,
       });
-      return failure('internal_error', { deliveryId, event: name });
+      return failed(service, 'internal_error', error, { deliveryId, event: name });
     }
-    // Hand-off mode (docs/handoff.md): a worker claims and runs it (handoff/run-job.ts); the engine's
-    // uniqueness on `key` is the dedup check here.
     if (options.handoff) {
+      // Hand-off mode (docs/handoff.md): a worker claims and runs it (handoff/run-job.ts).
       return enqueueDelivery(spec, options, registry, options.handoff, {
         event,
         key,
         body,
         headers,
         secretIndex: result.secretIndex,
-        startedAt: received.receivedAt,
+        receivedAt,
       });
     }
-    const delivery: Delivery = {
+    // Direct mode: the delivery runs now, inside the request.
+    return processDelivery(settings, {
       service,
       event,
       handlers,
       key,
-      startedAt: received.receivedAt,
-      signal: received.signal,
-    };
-    // Direct mode: the delivery runs now, inside the request.
-    return processDelivery(delivery);
+      startedAt: receivedAt,
+      timeoutMs,
+      signal: input.signal,
+    });
   }
 
-  function captureSafely({ headers, body, receivedAt }: Received): void {
+  return async function guarded(input) {
     try {
-      capture!({ service, receivedAt, headers, body });
-    } catch {
-      // A failing capture hook is logged and never changes the delivery's outcome.
-      if (logger) emit(logger, 'warn', 'webhook capture hook failed', { service });
-    }
-  }
-
-  function unexpected(error: unknown): ReceiveOutcome {
-    if (isWebhookError(error) && error.status < 500) return failure(error);
-    report(hooks, logger, 'error', 'receiver failed unexpectedly', { service }, error, { phase: 'internal' });
-    return failure(isWebhookError(error) ? error : 'internal_error');
-  }
-
-  function guarded(input: ReceiveInput, bytes: Uint8Array): Awaitable<ReceiveOutcome> {
-    let outcome: Awaitable<ReceiveOutcome>;
-    try {
-      outcome = receive(input, bytes);
+      return await receive(input);
     } catch (error) {
-      return unexpected(error);
+      if (isWebhookError(error) && verdictOfError(service, error).kind === 'refused')
+        return refused(service, error);
+      report(hooks, logger, 'error', 'receiver failed unexpectedly', { service }, error, {
+        phase: 'internal',
+      });
+      return failed(service, isWebhookError(error) ? error.code : 'internal_error', error);
     }
-    return outcome instanceof Promise ? outcome.then(undefined, unexpected) : outcome;
-  }
-
-  // The receiver reads a streamed body itself, within its own limits; a reader's refusal (too large,
-  // too slow, unreadable, parsed by someone else) becomes the answer, logged once.
-  function readThenReceive(input: ReceiveInput, reader: BodyReader): Promise<ReceiveOutcome> {
-    let pending: Promise<Uint8Array>;
-    try {
-      pending = reader(limits);
-    } catch (error) {
-      return Promise.resolve(refuse(error));
-    }
-    // The receiver's own web reader (handle) answers its refusal as a value instead of rejecting.
-    return Promise.resolve(pending).then(
-      (bytes) =>
-        bytes instanceof Uint8Array || !isWebhookError(bytes) ? guarded(input, bytes) : refuse(bytes),
-      refuse,
-    );
-  }
-
-  return function receiveNow(input) {
-    let body: ReceiveInput['body'];
-    try {
-      const { method } = input;
-      // Wrong method first, before the body is read: nothing else about the request matters.
-      if (method !== undefined && method !== 'POST' && method.toUpperCase() !== 'POST')
-        return methodNotAllowed();
-      body = input.body;
-    } catch (error) {
-      return unexpected(error);
-    }
-    return typeof body === 'function' ? readThenReceive(input, body) : guarded(input, body);
   };
 }

@@ -1,10 +1,9 @@
 /**
  * @module
- * The contract between receivers and adapters: the body (bytes, or a reader the receiver calls with its
- * limits) and headers in, an outcome (status, headers, small JSON body) out. Adapters for Node servers write the outcome directly; `handle(Request)` turns
- * it into a `Response`.
+ * What the pipeline takes from one request: the body (bytes, or a reader the receiver calls with its
+ * limits), the headers, the method and a disconnect signal. What it gives back is a `Verdict`
+ * (verdict.ts).
  */
-import type { WebhookErrorCode } from '../shared/errors.js';
 
 /**
  * Request headers as any server hands them over: a web `Headers`, or Node's `IncomingHttpHeaders`
@@ -80,80 +79,4 @@ export interface ReceiveInput {
    * see it through their own signal.
    */
   signal?: AbortSignal;
-}
-
-/**
- * How a request ended, from the receiver's point of view.
- *
- * @example
- * ```ts
- * import type { ReceiveResult } from '@svc/webhooks';
- *
- * const acknowledged = (result: ReceiveResult) => ['processed', 'ignored', 'duplicate'].includes(result);
- * ```
- */
-export type ReceiveResult =
-  /** A handler ran and the delivery was marked completed. */
-  | 'processed'
-  /** An event with no handler registered, or an unknown event name: acknowledged so the sender stops. */
-  | 'ignored'
-  /** Already completed earlier: acknowledged, no handler ran. */
-  | 'duplicate'
-  /** Hand-off mode: written to the queue engine, which confirmed it; a worker runs the handlers. */
-  | 'queued'
-  /** Another attempt of the same delivery holds the claim: the sender should retry later. */
-  | 'in_progress'
-  /** Refused before any handler ran (signature, size, shape, method). */
-  | 'rejected'
-  /** A handler threw or timed out; the claim was released so the retry runs it again. */
-  | 'failed'
-  /** The dedup store could not be reached; failed closed. */
-  | 'unavailable';
-
-/**
- * The response a receiver wants sent. Never a 3xx (the services do not follow redirects).
- *
- * @example
- * ```ts
- * import type { ReceiveOutcome } from '@svc/webhooks';
- *
- * const outcome: ReceiveOutcome = await receiver.receive({ body, headers: req.headers });
- * res.writeHead(outcome.status, outcome.headers).end(outcome.body ?? undefined);
- * ```
- */
-export interface ReceiveOutcome {
-  status: number;
-  /** Lowercase header names, e.g. `content-type`, `retry-after`. */
-  headers: Record<string, string>;
-  /** The JSON text of the body, or `null` for an empty body. */
-  body: string | null;
-  result: ReceiveResult;
-  /** The error code, for every result but `processed`, `ignored` and `duplicate`. */
-  code?: WebhookErrorCode;
-  /** The delivery id, when the request got far enough to read it. */
-  deliveryId?: string;
-  /** The event name, when the request got far enough to read it. */
-  event?: string;
-}
-
-/**
- * What every adapter needs from a receiver (both services' receivers implement it): adapters hand over
- * the request (bytes or a {@link BodyReader}, headers, method, disconnect signal) and write the outcome
- * back; every refusal, including a body too large or too slow, is the receiver's.
- *
- * @example
- * ```ts
- * import { createMailReceiver, type WebhookReceiverLike } from '@svc/webhooks';
- *
- * const receiver: WebhookReceiverLike = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET! });
- * const response: Response = await receiver.handle(request);
- * ```
- */
-export interface WebhookReceiverLike {
-  /** Which service this receiver is for. */
-  readonly service: 'mail' | 'crm';
-  /** The web-standard entry point. */
-  handle(request: Request): Promise<Response>;
-  /** The lower-level entry point: the request in, an outcome out. Never rejects. */
-  receive(input: ReceiveInput): Promise<ReceiveOutcome>;
 }

@@ -27,9 +27,10 @@ export function report<E>(
   const info = { ...facts, error } as ErrorInfo<E>;
   for (const hook of hooks) {
     try {
-      const returned = hook(error, info);
-      if (isThenable(returned))
-        returned.then(undefined, (hookError: unknown) => hookFailed(logger, fields, hookError));
+      // A hook's promise (or any value) is never awaited; only its rejection is logged.
+      Promise.resolve(hook(error, info)).then(undefined, (hookError: unknown) =>
+        hookFailed(logger, fields, hookError),
+      );
     } catch (hookError) {
       hookFailed(logger, fields, hookError);
     }
@@ -38,10 +39,4 @@ export function report<E>(
 
 function hookFailed(logger: Logger | undefined, fields: LogFields, error: unknown): void {
   emit(logger, 'error', 'onError hook threw', { ...fields, error: describeError(error) });
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
-  );
 }

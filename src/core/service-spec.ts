@@ -1,13 +1,17 @@
 /**
- * What differs between the two services, as data the shared receive path is driven by.
+ * What differs between services, as data the shared pipeline is driven by. The pipeline names no
+ * service: each service folder (`src/mail/`, `src/crm/`) builds its spec and calls `createReceiver`.
  */
 import type { DispatchableEvent } from './handler-registry.js';
 import type { HeadersInput } from './receiver-types.js';
 
 /** What differs between the services. Header names are lowercase. */
-export interface ServiceSpec<E extends DispatchableEvent> {
-  service: 'mail' | 'crm';
+export interface ServiceSpec<E extends DispatchableEvent = DispatchableEvent> {
+  /** The service's name: in every verdict, log line, dedup key prefix and hand-off job. */
+  service: string;
   headerNames: { readonly signature: string; readonly deliveryId: string; readonly event: string };
+  /** The event names this version knows (for `on()`'s typo check). */
+  knownNames: readonly string[];
   /**
    * Parses verified bytes; throws a `WebhookError` (400s) for anything that is not a valid event.
    * `receivedAt` (a hand-off worker's job) times the event-age check at receipt, not now.

@@ -1,10 +1,11 @@
 /**
  * The CRM receiver: verify, parse, validate, deduplicate and dispatch CRM webhooks.
  */
-import { createReceiver, type WebhookReceiver } from '../core/create-receiver.js';
+
 import { checkMaxEventAge } from '../core/event-age.js';
 import { atReceipt } from '../core/handoff/at-receipt.js';
 import { type BaseReceiverOptions, resolveOptions } from '../core/receiver-options.js';
+import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
 import { type CrmDedupKey, crmDedupKeyOf } from './dedup-key.js';
 import { CRM_EVENT_NAMES } from './event-names.js';
 import { type CrmHeaderNames, resolveCrmHeaderNames } from './header-names.js';
@@ -87,6 +88,7 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
     {
       service: 'crm',
       headerNames,
+      knownNames: CRM_EVENT_NAMES,
       parse: (body, headers, secretIndex, receivedAt) =>
         parseCrmEvent(body, headers, {
           secretIndex,
@@ -97,6 +99,5 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
       dedupKey,
     },
     resolved,
-    CRM_EVENT_NAMES,
   );
 }

@@ -1,6 +1,5 @@
 import { type Clock, systemClock } from '../shared/clock.js';
 import { createLruSlots } from './lru-slots.js';
-import { type SyncStoreOps, withSyncOps } from './sync-store.js';
 import { createToken } from './token.js';
 import type { AbandonOptions, ClaimOptions, ClaimResult, CompleteOptions, DedupStore } from './types.js';
 import { assertKey, assertMs, assertToken } from './validate.js';
@@ -117,8 +116,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   const prefix = `${createToken()}.`;
   let issued = 0;
 
-  const ops: SyncStoreOps = {
-    claim(key, leaseMs, chosen) {
+  const store: MemoryStore = {
+    get size() {
+      return slots.size;
+    },
+
+    async claim(key: string, { leaseMs, token: chosen }: ClaimOptions): Promise<ClaimResult> {
       assertKey(key);
       assertMs('leaseMs', leaseMs);
       if (chosen !== undefined) assertToken(chosen);
@@ -149,7 +152,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return { status: 'claimed', token, leaseEndsAt };
     },
 
-    complete(key, token, ttlMs) {
+    async complete(key: string, token: string, { ttlMs }: CompleteOptions): Promise<boolean> {
       assertKey(key);
       assertToken(token);
       assertMs('ttlMs', ttlMs);
@@ -162,31 +165,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return true;
     },
 
-    release(key, token) {
+    async release(key: string, token: string): Promise<boolean> {
       assertKey(key);
       assertToken(token);
       const slot = owned(key, token, clock.now());
       if (slot === 0) return false;
       remove(slot);
       return true;
-    },
-  };
-
-  const store: MemoryStore = {
-    get size() {
-      return slots.size;
-    },
-
-    async claim(key: string, { leaseMs, token }: ClaimOptions): Promise<ClaimResult> {
-      return ops.claim(key, leaseMs, token);
-    },
-
-    async complete(key: string, token: string, { ttlMs }: CompleteOptions): Promise<boolean> {
-      return ops.complete(key, token, ttlMs);
-    },
-
-    async release(key: string, token: string): Promise<boolean> {
-      return ops.release(key, token);
     },
 
     async abandon(key: string, token: string, { leaseMs }: AbandonOptions): Promise<boolean> {
@@ -237,5 +222,5 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       tokens = [undefined];
     },
   };
-  return withSyncOps(store, ops);
+  return store;
 }

@@ -1,10 +1,11 @@
 /**
  * The email-service receiver: verify, parse, validate, deduplicate and dispatch email-service webhooks.
  */
-import { createReceiver, type WebhookReceiver } from '../core/create-receiver.js';
+
 import { checkMaxEventAge } from '../core/event-age.js';
 import { atReceipt } from '../core/handoff/at-receipt.js';
 import { type BaseReceiverOptions, resolveOptions } from '../core/receiver-options.js';
+import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
 import { WebhookError } from '../shared/errors.js';
 import { type MailDedupKey, mailDedupKeyOf } from './dedup-key.js';
 import { MAIL_EVENT_NAMES } from './event-names.js';
@@ -99,6 +100,7 @@ export function createMailReceiver(options: MailReceiverOptions): MailReceiver {
     {
       service: 'mail',
       headerNames,
+      knownNames: MAIL_EVENT_NAMES,
       parse: (body, headers, secretIndex, receivedAt) =>
         parseMailEvent(body, headers, {
           secretIndex,
@@ -110,7 +112,6 @@ export function createMailReceiver(options: MailReceiverOptions): MailReceiver {
       dedupKey: dedupKey as (event: MailWebhookEvent) => string,
     },
     resolved,
-    MAIL_EVENT_NAMES,
   );
 }
 

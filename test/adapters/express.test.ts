@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import { webhookMiddleware } from '@svc/webhooks/express';
+import { createExpressMiddleware } from '@svc/webhooks/express';
 import express5 from 'express';
 import express4 from 'express4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,8 +30,8 @@ function build(express: typeof express5, setup: Setup, receivers: ReturnType<typ
     );
   }
   const raw = setup === 'raw' ? [express.raw({ type: '*/*', limit: LIMIT })] : [];
-  app.post(PATHS.mail, ...raw, webhookMiddleware(receivers.mail));
-  app.post(PATHS.crm, ...raw, webhookMiddleware(receivers.crm));
+  app.post(PATHS.mail, ...raw, createExpressMiddleware(receivers.mail));
+  app.post(PATHS.crm, ...raw, createExpressMiddleware(receivers.crm));
   return app;
 }
 
@@ -58,7 +58,7 @@ for (const [major, express] of Object.entries(majors)) {
       receivers = createTestReceivers({ maxBodyBytes: LIMIT });
       const app = express();
       app.use(express.json());
-      app.post(PATHS.mail, webhookMiddleware(receivers.mail));
+      app.post(PATHS.mail, createExpressMiddleware(receivers.mail));
       target = await listenerTarget(app, receivers.handled);
     });
     afterAll(() => target.close());
@@ -97,7 +97,7 @@ for (const [major, express] of Object.entries(majors)) {
   describe(major, () => {
     slowClientSuite(async (receiver) => {
       const app = express();
-      app.post(PATHS.mail, webhookMiddleware(receiver));
+      app.post(PATHS.mail, createExpressMiddleware(receiver));
       app.use(express.json());
       return { ...(await listen(createServer(app))), path: PATHS.mail };
     });

@@ -1,5 +1,5 @@
 import { createMailReceiver } from '@svc/webhooks';
-import { createFastifyPlugin, webhookPlugin } from '@svc/webhooks/fastify';
+import { createFastifyPlugin } from '@svc/webhooks/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../examples/fastify/server.js';
@@ -22,8 +22,8 @@ describe('Fastify 5 plugin', () => {
   beforeAll(async () => {
     const { mail, crm, handled } = createTestReceivers({ maxBodyBytes: 64 * 1024 });
     const app = Fastify();
-    await app.register(webhookPlugin, { receiver: mail, path: PATHS.mail });
-    await app.register(webhookPlugin, { receiver: crm, path: PATHS.crm });
+    await app.register(createFastifyPlugin(mail, { path: PATHS.mail }));
+    await app.register(createFastifyPlugin(crm, { path: PATHS.crm }));
     app.post('/api/echo', async (request) => ({ parsed: request.body }));
     target = await fastifyTarget(app, handled);
   });
@@ -41,7 +41,7 @@ describe('Fastify 5 plugin', () => {
 
   slowClientSuite(async (receiver) => {
     const app = Fastify();
-    await app.register(webhookPlugin, { receiver, path: PATHS.mail });
+    await app.register(createFastifyPlugin(receiver, { path: PATHS.mail }));
     const { baseUrl, close } = await fastifyTarget(app, () => 0);
     return { baseUrl, path: PATHS.mail, close };
   });
@@ -51,7 +51,7 @@ describe('Fastify plugin bodyLimit', () => {
   it('answers 413 body_too_large past the bodyLimit option', async () => {
     const { mail, handled } = createTestReceivers();
     const app = Fastify();
-    await app.register(webhookPlugin, { receiver: mail, path: PATHS.mail, bodyLimit: 100 });
+    await app.register(createFastifyPlugin(mail, { path: PATHS.mail, bodyLimit: 100 }));
     const target = await fastifyTarget(app, handled);
     const delivery = mailDelivery();
     const response = await fetch(`${target.baseUrl}${PATHS.mail}`, {
@@ -75,7 +75,7 @@ describe('Fastify plugin bodyTimeoutMs', () => {
     // The receiver's own deadline is a minute: only the plugin's 200 ms can answer this body.
     const receiver = createMailReceiver({ secret: MAIL_SECRET, logger: () => {}, bodyTimeoutMs: 60_000 });
     const app = Fastify();
-    await app.register(webhookPlugin, { receiver, path: PATHS.mail, bodyTimeoutMs: 200 });
+    await app.register(createFastifyPlugin(receiver, { path: PATHS.mail, bodyTimeoutMs: 200 }));
     const target = await fastifyTarget(app, () => 0);
     try {
       const delivery = mailDelivery();

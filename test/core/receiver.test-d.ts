@@ -25,8 +25,6 @@ describe('receiver handler types', () => {
       expectTypeOf(context.signal).toEqualTypeOf<AbortSignal>();
       expectTypeOf(context.timeLeftMs).returns.toBeNumber();
       expectTypeOf(context.idempotencyKey).toBeString();
-      // The former name stays, with the same type, until the next major version.
-      expectTypeOf(context.attemptKey).toEqualTypeOf(context.idempotencyKey);
     });
     mail.on('clicked', (event) => {
       expectTypeOf(event.payload.url).toBeString();
@@ -64,6 +62,6 @@ describe('receiver handler types', () => {
       expectTypeOf(event.known).toEqualTypeOf<true>();
     });
     expectTypeOf(mail.on('delivered', () => {})).toEqualTypeOf<MailReceiver>();
-    expectTypeOf(mail.receive).returns.resolves.toHaveProperty('status');
+    expectTypeOf(mail.receive).returns.resolves.toHaveProperty('kind');
   });
 });

@@ -63,7 +63,7 @@ describe('a 15 KB id or event header gives a bounded log line', () => {
     );
     const delivery = mailDelivery('delivered', { payload: { client_id: 'c_1' } });
     delivery.headers['x-svcmail-event'] = HUGE;
-    expect((await deliver(receiver, delivery)).result).toBe('processed');
+    expect((await deliver(receiver, delivery)).kind).toBe('handled');
     expectBounded(entries);
     expect(entries.some((entry) => entry.fields.event === truncateUntrusted(HUGE))).toBe(true);
   });

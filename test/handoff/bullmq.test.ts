@@ -100,7 +100,7 @@ describe.runIf(redisAvailable())('BullMQ hand-off', () => {
     });
     const delivery = mailDelivery('delivered');
     const outcome = await deliver(receiver, delivery);
-    expect([outcome.status, outcome.result, outcome.body]).toEqual([
+    expect([outcome.status, outcome.kind, outcome.body]).toEqual([
       200,
       'queued',
       '{"ok":true,"result":"queued"}',

@@ -9,6 +9,7 @@ import {
   HANDOFF_JOB_VERSION,
   type HandoffJob,
   type HandoffTarget,
+  jobError,
   type MailReceiverOptions,
 } from '@svc/webhooks';
 import { describe, expect, it } from 'vitest';
@@ -50,8 +51,8 @@ describe('hand-off receiver', () => {
       ran++;
     });
     const delivery = mailDelivery('delivered');
-    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, result: 'queued' });
-    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, result: 'duplicate' });
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'queued' });
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'duplicate' });
     expect(ran).toBe(0);
     expect(target.jobs).toHaveLength(1);
     const job = target.jobs[0]!;
@@ -111,16 +112,16 @@ describe('receiver.runJob', () => {
   it('runs the handlers once with attempt and signal, then reports duplicates; unhandled events are ignored', async () => {
     const { target, receiver } = setup();
     const seen: unknown[] = [];
-    receiver.on('delivered', (event, { attempt, signal, attemptKey }) => {
-      seen.push([event.deliveryId, attempt, signal.aborted, attemptKey]);
+    receiver.on('delivered', (event, { attempt, signal, idempotencyKey }) => {
+      seen.push([event.deliveryId, attempt, signal.aborted, idempotencyKey]);
     });
     const delivery = mailDelivery('delivered');
     await deliver(receiver, delivery);
     await deliver(receiver, mailDelivery('opened'));
     const [job, opened] = target.jobs;
-    expect(await receiver.runJob(job, { attempt: 3 })).toBe('processed');
-    expect(await receiver.runJob(job, { attempt: 4 })).toBe('duplicate');
-    expect(await receiver.runJob(opened)).toBe('ignored');
+    expect((await receiver.runJob(job, { attempt: 3 })).kind).toBe('handled');
+    expect((await receiver.runJob(job, { attempt: 4 })).kind).toBe('duplicate');
+    expect((await receiver.runJob(opened)).kind).toBe('ignored');
     expect(seen).toEqual([[delivery.deliveryId, 3, false, `mail:delivery:${delivery.deliveryId}`]]);
   });
 
@@ -132,11 +133,18 @@ describe('receiver.runJob', () => {
       if (calls === 1) throw new Error('database down');
     });
     await deliver(receiver, mailDelivery('delivered'));
-    await expect(receiver.runJob(target.jobs[0], { attempt: 1 })).rejects.toMatchObject({
+    const failed = await receiver.runJob(target.jobs[0], { attempt: 1 });
+    // The verdict carries the handler's own error; the engine records it as the cause of one error.
+    expect(failed).toMatchObject({
+      kind: 'failed',
+      code: 'handler_failed',
+      error: { message: 'database down' },
+    });
+    expect(jobError(failed)).toMatchObject({
       code: 'handler_failed',
       message: 'The webhook handler failed: database down',
     });
-    expect(await receiver.runJob(target.jobs[0], { attempt: 2 })).toBe('processed');
+    expect((await receiver.runJob(target.jobs[0], { attempt: 2 })).kind).toBe('handled');
     expect([calls, errors]).toEqual([2, ['handler']]);
   });
 
@@ -156,7 +164,9 @@ describe('receiver.runJob', () => {
       [{ ...job, deliveryId: 'someone-else' }, 'deliveryId or event differ from the body and headers'],
     ];
     for (const [data, reason] of cases) {
-      await expect(receiver.runJob(data)).rejects.toMatchObject({
+      const verdict = await receiver.runJob(data);
+      expect(verdict).toMatchObject({ kind: 'refused', code: 'job_invalid' });
+      expect(jobError(verdict)).toMatchObject({
         code: 'job_invalid',
         message: `Invalid hand-off job: ${reason}.`,
       });
@@ -172,7 +182,7 @@ describe('receiver.runJob', () => {
     });
     expect((await deliver(receiver, mailDelivery('delivered'))).status).toBe(200);
     clock.advance(60 * MINUTE); // an hour-long outage of the workers
-    expect(await receiver.runJob(target.jobs[0])).toBe('processed');
+    expect((await receiver.runJob(target.jobs[0])).kind).toBe('handled');
     expect(ran).toBe(1);
   });
 });

@@ -16,14 +16,15 @@ const FLOORS: Record<string, number> = {
   verify: 1,
   dedup: 2,
   core: 3,
-  mail: 4,
-  crm: 4,
-  adapters: 5,
-  handoff: 5,
-  manage: 5,
-  index: 6,
-  testing: 6,
-  cli: 7,
+  receiver: 4,
+  mail: 5,
+  crm: 5,
+  adapters: 6,
+  handoff: 6,
+  manage: 6,
+  index: 7,
+  testing: 7,
+  cli: 8,
 };
 
 function sourceFiles(dir: string): string[] {
@@ -94,5 +95,24 @@ describe('src/ layers', () => {
     };
     for (const file of files) visit(file, []);
     expect(cycles).toEqual([]);
+  });
+
+  it('the pipeline (src/core) is one plain async path: no value-or-promise forks, no store side channel, no service named', () => {
+    const found: string[] = [];
+    for (const file of files.filter((f) => layerOf(f) === 'core')) {
+      const code = readFileSync(join(root, file), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/\/\/.*$/gm, '');
+      for (const pattern of [
+        /instanceof Promise/,
+        /isThenable/,
+        /Awaitable/,
+        /syncStoreOps|withSyncOps/,
+        /['"`](mail|crm)['"`:]/,
+      ]) {
+        if (pattern.test(code)) found.push(`${file}: ${pattern.source}`);
+      }
+    }
+    expect(found).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { type BodyLimits, createMailReceiver, type LogEntry, WebhookError } from '@svc/webhooks';
 import { describe, expect, it } from 'vitest';
-import { MAIL_SECRET, mailDelivery } from './support.js';
+import { answered, MAIL_SECRET, mailDelivery } from './support.js';
 
 function receiverWithLog(options: { maxBodyBytes?: number; bodyTimeoutMs?: number } = {}) {
   const entries: LogEntry[] = [];
@@ -25,14 +25,16 @@ describe('ReceiveInput.body as a reader', () => {
     const { receiver, runs } = receiverWithLog({ maxBodyBytes: 4096, bodyTimeoutMs: 1234 });
     const delivery = mailDelivery();
     const seen: BodyLimits[] = [];
-    const outcome = await receiver.receive({
-      body: async (limits) => {
-        seen.push(limits);
-        return delivery.body;
-      },
-      headers: delivery.headers,
-      method: 'POST',
-    });
+    const outcome = answered(
+      await receiver.receive({
+        body: async (limits) => {
+          seen.push(limits);
+          return delivery.body;
+        },
+        headers: delivery.headers,
+        method: 'POST',
+      }),
+    );
     expect(outcome.status).toBe(200);
     expect(runs()).toBe(1);
     expect(seen).toEqual([{ maxBodyBytes: 4096, bodyTimeoutMs: 1234 }]);
@@ -41,14 +43,16 @@ describe('ReceiveInput.body as a reader', () => {
   it('is not called for a method other than POST (405 first)', async () => {
     const { receiver } = receiverWithLog();
     let called = 0;
-    const outcome = await receiver.receive({
-      body: async () => {
-        called++;
-        return new Uint8Array(0);
-      },
-      headers: {},
-      method: 'GET',
-    });
+    const outcome = answered(
+      await receiver.receive({
+        body: async () => {
+          called++;
+          return new Uint8Array(0);
+        },
+        headers: {},
+        method: 'GET',
+      }),
+    );
     expect(outcome.status).toBe(405);
     expect(outcome.headers.allow).toBe('POST');
     expect(called).toBe(0);
@@ -56,24 +60,26 @@ describe('ReceiveInput.body as a reader', () => {
 
   it('a refusal becomes the answer, logged with its cause (never sent)', async () => {
     const { receiver, entries, runs } = receiverWithLog();
-    const outcome = await receiver.receive({
-      body: () =>
-        Promise.reject(
-          new WebhookError('raw_body_unavailable', 'The raw body is unavailable.', {
-            cause: new Error('Mount the route before the JSON parser.'),
-          }),
-        ),
-      headers: {},
-      method: 'POST',
-    });
-    expect(outcome).toMatchObject({ status: 500, code: 'raw_body_unavailable', result: 'failed' });
+    const outcome = answered(
+      await receiver.receive({
+        body: () =>
+          Promise.reject(
+            new WebhookError('raw_body_unavailable', 'The raw body is unavailable.', {
+              cause: new Error('Mount the route before the JSON parser.'),
+            }),
+          ),
+        headers: {},
+        method: 'POST',
+      }),
+    );
+    expect(outcome).toMatchObject({ status: 500, code: 'raw_body_unavailable', kind: 'failed' });
     expect(outcome.body).not.toContain('Mount');
     expect(runs()).toBe(0);
     const refused = entries.filter((entry) => entry.message === 'webhook request refused');
     expect(refused).toHaveLength(1);
     expect(refused[0]).toMatchObject({
       level: 'error',
-      fields: { code: 'raw_body_unavailable', status: 500 },
+      fields: { code: 'raw_body_unavailable' },
     });
     expect(String(refused[0]!.fields.error)).toContain('Mount the route before the JSON parser.');
   });
@@ -84,11 +90,13 @@ describe('ReceiveInput.body as a reader', () => {
     ['body_unreadable', 400],
   ] as const)('a reader rejecting with %s answers %i, logged as a warning', async (code, status) => {
     const { receiver, entries } = receiverWithLog();
-    const outcome = await receiver.receive({
-      body: () => Promise.reject(new WebhookError(code, 'x')),
-      headers: {},
-    });
-    expect(outcome).toMatchObject({ status, code, result: 'rejected' });
+    const outcome = answered(
+      await receiver.receive({
+        body: () => Promise.reject(new WebhookError(code, 'x')),
+        headers: {},
+      }),
+    );
+    expect(outcome).toMatchObject({ status, code, kind: 'refused' });
     expect(entries.filter((entry) => entry.message === 'webhook request refused')).toMatchObject([
       { level: 'warn', fields: { code } },
     ]);
@@ -96,22 +104,28 @@ describe('ReceiveInput.body as a reader', () => {
 
   it('a reader that throws or rejects with something else answers 500 internal_error', async () => {
     const { receiver } = receiverWithLog();
-    const thrown = await receiver.receive({
-      body: () => {
-        throw new Error('reader threw');
-      },
-      headers: {},
-    });
+    const thrown = answered(
+      await receiver.receive({
+        body: () => {
+          throw new Error('reader threw');
+        },
+        headers: {},
+      }),
+    );
     expect(thrown).toMatchObject({ status: 500, code: 'internal_error' });
     expect(thrown.body).not.toContain('reader threw');
-    const rejected = await receiver.receive({ body: () => Promise.reject(new Error('nope')), headers: {} });
+    const rejected = answered(
+      await receiver.receive({ body: () => Promise.reject(new Error('nope')), headers: {} }),
+    );
     expect(rejected).toMatchObject({ status: 500, code: 'internal_error' });
   });
 
   it('bytes past maxBodyBytes from a reader get the one body_too_large wording', async () => {
     const { receiver } = receiverWithLog({ maxBodyBytes: 16 });
     const delivery = mailDelivery();
-    const outcome = await receiver.receive({ body: async () => delivery.body, headers: delivery.headers });
+    const outcome = answered(
+      await receiver.receive({ body: async () => delivery.body, headers: delivery.headers }),
+    );
     expect(outcome.status).toBe(413);
     expect(JSON.parse(outcome.body!)).toEqual({
       error: {
@@ -123,12 +137,14 @@ describe('ReceiveInput.body as a reader', () => {
 
   it('never throws, even for an input that is not one (receive resolves 500 internal_error)', async () => {
     const { receiver } = receiverWithLog();
-    const outcome = await receiver.receive({
-      body: async () => new Uint8Array(0),
-      headers: {},
-      method: 5 as never,
-    });
+    const outcome = answered(
+      await receiver.receive({
+        body: async () => new Uint8Array(0),
+        headers: {},
+        method: 5 as never,
+      }),
+    );
     expect(outcome).toMatchObject({ status: 500, code: 'internal_error' });
-    await expect(receiver.receive(undefined as never)).resolves.toMatchObject({ status: 500 });
+    await expect(receiver.receive(undefined as never).then(answered)).resolves.toMatchObject({ status: 500 });
   });
 });

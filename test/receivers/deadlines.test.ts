@@ -9,13 +9,20 @@ import {
   createMemoryStore,
   type DedupStore,
   isWebhookError,
-  type ReceiveOutcome,
   type WebhookError,
 } from '@svc/webhooks';
 import { createVirtualClock } from '@svc/webhooks/testing';
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../support/clock.js';
-import { CRM_SECRET, crmDelivery, deferred, deliver, MAIL_SECRET, mailDelivery } from './support.js';
+import {
+  CRM_SECRET,
+  crmDelivery,
+  type Delivered,
+  deferred,
+  deliver,
+  MAIL_SECRET,
+  mailDelivery,
+} from './support.js';
 
 const START = Date.UTC(2026, 0, 1);
 // One turn of the event loop: every pending promise continuation runs, no timer fires.
@@ -35,7 +42,7 @@ describe('a slow handler on a virtual clock', () => {
       finished++;
     });
     const delivery = mailDelivery('delivered');
-    let outcome: ReceiveOutcome | undefined;
+    let outcome: Delivered | undefined;
     void deliver(receiver, delivery).then((result) => {
       outcome = result;
     });
@@ -45,7 +52,7 @@ describe('a slow handler on a virtual clock', () => {
     expect(outcome).toBeUndefined();
     await clock.advance(1);
     await turn();
-    expect(outcome).toMatchObject({ status: 503, code: 'handler_timeout', result: 'failed' });
+    expect(outcome).toMatchObject({ status: 503, code: 'handler_timeout', kind: 'failed' });
     expect(abortedAt).toBe(START + 9_000);
     // The claim (lease 30 s from the claim at START) is held until the handler settles: a retry
     // before then gets 409, so the hint is the 21 s left on the lease, not 1 s.
@@ -57,7 +64,7 @@ describe('a slow handler on a virtual clock', () => {
     await clock.advance(3_000); // the handler ends at 12 s; its success completes the claim
     await turn();
     expect(finished).toBe(1);
-    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, result: 'duplicate' });
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'duplicate' });
     expect(finished).toBe(1);
   });
 
@@ -78,7 +85,7 @@ describe('a slow handler on a virtual clock', () => {
     expect(answered.headers['retry-after']).toBe('3');
     await clock.advance(1_000);
     await turn();
-    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, result: 'processed' });
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'handled' });
     expect(runs).toBe(2);
   });
 });
@@ -118,7 +125,7 @@ describe('onInvalid hooks are bounded by the handler deadline', () => {
           message: String(error),
         }),
       );
-    let outcome: ReceiveOutcome | undefined;
+    let outcome: Delivered | undefined;
     void deliver(receiver, invalid()).then((result) => {
       outcome = result;
     });
@@ -221,7 +228,7 @@ describe('a slow dedup store after the handlers', () => {
       await clock.sleep(8_000);
     });
     const delivery = mailDelivery('delivered');
-    let outcome: ReceiveOutcome | undefined;
+    let outcome: Delivered | undefined;
     void deliver(receiver, delivery).then((result) => {
       outcome = result;
     });
@@ -231,10 +238,10 @@ describe('a slow dedup store after the handlers', () => {
     await clock.advance(1);
     await turn();
     // The handlers succeeded: acknowledged (at-least-once edge as for a failed complete).
-    expect(outcome).toMatchObject({ status: 200, result: 'processed' });
+    expect(outcome).toMatchObject({ status: 200, kind: 'handled' });
     stalled.resolve(); // the store comes back; the complete lands
     await turn();
-    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, result: 'duplicate' });
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'duplicate' });
     expect(runs).toBe(1);
   });
 
@@ -254,7 +261,7 @@ describe('a slow dedup store after the handlers', () => {
     receiver.on('deal.won', () => {
       throw new Error('downstream refused');
     });
-    let outcome: ReceiveOutcome | undefined;
+    let outcome: Delivered | undefined;
     void deliver(receiver, crmDelivery('deal.won')).then((result) => {
       outcome = result;
     });

@@ -2,13 +2,14 @@
  * The issue's "must be shown by tests", through the receivers, on every shipped store backed by a
  * real server (memory, Redis via ioredis and node-redis, Postgres via pg and PGlite).
  */
-import { createCrmReceiver, createMailReceiver, type ReceiveOutcome, type WebhookError } from '@svc/webhooks';
+import { createCrmReceiver, createMailReceiver, type WebhookError } from '@svc/webhooks';
 import { expect, it } from 'vitest';
 import { createManualClock } from '../support/clock.js';
 import { forEachStore } from '../support/stores.js';
 import {
   CRM_SECRET,
   crmDelivery,
+  type Delivered,
   deferred,
   deliver,
   MAIL_SECRET,
@@ -18,7 +19,7 @@ import {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function expectAckOrRetry(outcomes: readonly ReceiveOutcome[]): void {
+function expectAckOrRetry(outcomes: readonly Delivered[]): void {
   for (const outcome of outcomes) {
     const ok = (outcome.status >= 200 && outcome.status < 300) || RETRY_INVITING.has(outcome.status);
     expect(ok, `status ${outcome.status} (${outcome.code})`).toBe(true);
@@ -37,9 +38,9 @@ forEachStore((kind) => {
     const outcomes = await Promise.all(Array.from({ length: 200 }, () => deliver(receiver, delivery)));
     expect(runs).toBe(1);
     expectAckOrRetry(outcomes);
-    expect(outcomes.filter((o) => o.result === 'processed')).toHaveLength(1);
+    expect(outcomes.filter((o) => o.kind === 'handled')).toHaveLength(1);
     // Whatever answered retry-later, the retries now find it completed.
-    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, result: 'duplicate' });
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'duplicate' });
     expect(runs).toBe(1);
   });
 
@@ -55,8 +56,8 @@ forEachStore((kind) => {
     const first = await deliver(receiver, delivery);
     expect(first.status).toBeGreaterThanOrEqual(500);
     expect(first.code).toBe('handler_failed');
-    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, result: 'processed' });
-    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, result: 'duplicate' });
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'handled' });
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'duplicate' });
     expect(handled).toEqual([delivery.deliveryId]);
   });
 
@@ -77,12 +78,12 @@ forEachStore((kind) => {
     expect(await deliver(receiver, delivery)).toMatchObject({ status: 409, code: 'delivery_in_progress' });
     expect(runs).toBe(0);
     clock.advance(30_001);
-    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, result: 'processed' });
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'handled' });
     expect(runs).toBe(1);
     // The stale worker wakes up: its writes carry the old token and are refused.
     expect(await store.complete(key, stale.token, { ttlMs: 60_000 })).toBe(false);
     expect(await store.release(key, stale.token)).toBe(false);
-    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, result: 'duplicate' });
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'duplicate' });
     expect(runs).toBe(1);
   });
 
@@ -116,11 +117,11 @@ forEachStore((kind) => {
     expect(await deliver(stuck, delivery)).toMatchObject({ status: 503, code: 'handler_timeout' });
     expect(await deliver(healthy, delivery)).toMatchObject({ status: 409 });
     clock.advance(1_001);
-    expect(await deliver(healthy, delivery)).toMatchObject({ status: 200, result: 'processed' });
+    expect(await deliver(healthy, delivery)).toMatchObject({ status: 200, kind: 'handled' });
     gate.resolve();
     await expect.poll(() => reported.map((r) => r.phase)).toContain('complete');
     expect(reported).toContainEqual({ phase: 'complete', code: 'lease_lost' });
-    expect(await deliver(healthy, delivery)).toMatchObject({ status: 200, result: 'duplicate' });
+    expect(await deliver(healthy, delivery)).toMatchObject({ status: 200, kind: 'duplicate' });
     expect(healthyRuns).toBe(1);
   });
 
@@ -137,13 +138,13 @@ forEachStore((kind) => {
     const confirmed = mailDelivery('delivered', { messageId });
     expect(accepted.deliveryId).not.toBe(confirmed.deliveryId);
 
-    expect((await deliver(byMessage, accepted)).result).toBe('processed');
-    expect((await deliver(byMessage, confirmed)).result).toBe('duplicate');
-    expect((await deliver(byDelivery, accepted)).result).toBe('processed');
-    expect((await deliver(byDelivery, confirmed)).result).toBe('processed');
+    expect((await deliver(byMessage, accepted)).kind).toBe('handled');
+    expect((await deliver(byMessage, confirmed)).kind).toBe('duplicate');
+    expect((await deliver(byDelivery, accepted)).kind).toBe('handled');
+    expect((await deliver(byDelivery, confirmed)).kind).toBe('handled');
     expect(runs).toEqual({ message: 1, delivery: 2 });
     // Another event of the same message is a different key.
-    expect((await deliver(byMessage, mailDelivery('bounced', { messageId }))).result).toBe('ignored');
+    expect((await deliver(byMessage, mailDelivery('bounced', { messageId }))).kind).toBe('ignored');
   });
 });
 
@@ -161,13 +162,13 @@ forEachStore(
         (event) => void runs.set(event.deliveryId, (runs.get(event.deliveryId) ?? 0) + 1),
       );
       const before = crmDelivery('deal.won');
-      expect((await deliver(receiver, before)).result).toBe('processed');
+      expect((await deliver(receiver, before)).kind).toBe('handled');
 
       await kind.redis!.stop();
       const during = [crmDelivery('deal.won'), crmDelivery('deal.lost'), crmDelivery('deal.won')];
       for (const delivery of during) {
         const outcome = await deliver(receiver, delivery);
-        expect(outcome).toMatchObject({ status: 503, code: 'store_unavailable', result: 'unavailable' });
+        expect(outcome).toMatchObject({ status: 503, code: 'store_unavailable', kind: 'failed' });
       }
       expect(await deliver(receiver, before)).toMatchObject({ status: 503 });
       expect([...runs.keys()]).toEqual([before.deliveryId]);
@@ -180,11 +181,11 @@ forEachStore(
           await sleep(100);
           outcome = await deliver(receiver, delivery);
         }
-        expect(outcome).toMatchObject({ status: 200, result: 'processed' });
+        expect(outcome).toMatchObject({ status: 200, kind: 'handled' });
       }
       for (const delivery of during) expect(runs.get(delivery.deliveryId)).toBe(1);
       // The completed record written before the outage survived it (SIGTERM saves the data).
-      expect(await deliver(receiver, before)).toMatchObject({ status: 200, result: 'duplicate' });
+      expect(await deliver(receiver, before)).toMatchObject({ status: 200, kind: 'duplicate' });
       expect(runs.get(before.deliveryId)).toBe(1);
     }, 60_000);
   },

@@ -126,7 +126,7 @@ describe('registration and dispatch', () => {
 });
 
 describe('handler context', () => {
-  it('carries deliveryId, idempotencyKey (and its former name attemptKey), deadline, timeLeftMs, a live signal and a bound log', async () => {
+  it('carries deliveryId, idempotencyKey (and its former name idempotencyKey), deadline, timeLeftMs, a live signal and a bound log', async () => {
     const clock = createManualClock(1_000_000);
     const entries: LogEntry[] = [];
     const receiver = createMailReceiver({
@@ -157,7 +157,6 @@ describe('handler context', () => {
     expect((await deliver(receiver, delivery)).status).toBe(200);
     expect(seen?.context.deliveryId).toBe(delivery.deliveryId);
     expect(seen?.context.idempotencyKey).toBe(`mail:delivery:${delivery.deliveryId}`);
-    expect(seen?.context.attemptKey).toBe(`mail:delivery:${delivery.deliveryId}`);
     expect(seen?.context.deadline).toBe(1_000_000 + 5_000);
     expect(seen?.left).toEqual([5_000, 3_500, 0]);
     expect(seen?.aborted).toBe(false);
@@ -349,8 +348,8 @@ describe('options', () => {
       'deal.won',
       (_e, c) => void keys.push(c.idempotencyKey),
     );
-    expect((await deliver(mail, mailDelivery('delivered', { deliveryId: id }))).result).toBe('processed');
-    expect((await deliver(crm, crmDelivery('deal.won', { deliveryId: id }))).result).toBe('processed');
+    expect((await deliver(mail, mailDelivery('delivered', { deliveryId: id }))).kind).toBe('handled');
+    expect((await deliver(crm, crmDelivery('deal.won', { deliveryId: id }))).kind).toBe('handled');
     expect(keys).toEqual([`mail:delivery:${id}`, `crm:delivery:${id}`]);
   });
 

@@ -31,8 +31,8 @@ forEachStore((kind) => {
     let runs = 0;
     receiver.on('delivered', () => void runs++);
     const longest = mailDelivery('delivered', { deliveryId: idOf(MAX_DELIVERY_ID_LENGTH) });
-    expect(await deliver(receiver, longest)).toMatchObject({ status: 200, result: 'processed' });
-    expect(await deliver(receiver, longest)).toMatchObject({ status: 200, result: 'duplicate' });
+    expect(await deliver(receiver, longest)).toMatchObject({ status: 200, kind: 'handled' });
+    expect(await deliver(receiver, longest)).toMatchObject({ status: 200, kind: 'duplicate' });
     const over = mailDelivery('delivered', { deliveryId: idOf(MAX_DELIVERY_ID_LENGTH + 1) });
     expect(await deliver(receiver, over)).toMatchObject({ status: 400, code: 'delivery_id_invalid' });
     const huge = mailDelivery('delivered', { deliveryId: idOf(8_000) });
@@ -49,10 +49,10 @@ forEachStore((kind) => {
     let runs = 0;
     receiver.on('bounced', () => void runs++);
     const first = mailDelivery('bounced', { messageId: HUGE_MESSAGE_ID });
-    expect(await deliver(receiver, first)).toMatchObject({ status: 200, result: 'processed' });
+    expect(await deliver(receiver, first)).toMatchObject({ status: 200, kind: 'handled' });
     const again = mailDelivery('bounced', { messageId: HUGE_MESSAGE_ID });
     expect(again.deliveryId).not.toBe(first.deliveryId);
-    expect(await deliver(receiver, again)).toMatchObject({ status: 200, result: 'duplicate' });
+    expect(await deliver(receiver, again)).toMatchObject({ status: 200, kind: 'duplicate' });
     expect(runs).toBe(1);
   });
 
@@ -71,10 +71,10 @@ forEachStore((kind) => {
     mail.on('opened', () => {});
     crm.on('deal.won', () => {});
     const opened = mailDelivery('opened');
-    expect(await deliver(mail, opened)).toMatchObject({ status: 200, result: 'processed' });
-    expect(await deliver(mail, mailDelivery('opened'))).toMatchObject({ status: 200, result: 'duplicate' });
-    expect(await deliver(crm, crmDelivery('deal.won'))).toMatchObject({ status: 200, result: 'processed' });
-    expect(await deliver(crm, crmDelivery('deal.won'))).toMatchObject({ status: 200, result: 'duplicate' });
+    expect(await deliver(mail, opened)).toMatchObject({ status: 200, kind: 'handled' });
+    expect(await deliver(mail, mailDelivery('opened'))).toMatchObject({ status: 200, kind: 'duplicate' });
+    expect(await deliver(crm, crmDelivery('deal.won'))).toMatchObject({ status: 200, kind: 'handled' });
+    expect(await deliver(crm, crmDelivery('deal.won'))).toMatchObject({ status: 200, kind: 'duplicate' });
   });
 
   it('a CRM body id that is not a UUID is 400 delivery_id_invalid', async () => {

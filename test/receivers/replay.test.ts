@@ -56,7 +56,7 @@ describe('relabelling (email: the event header is not signed)', () => {
     });
     expect(await deliver(receiver, relabelled('bounced'))).toMatchObject({
       status: 200,
-      result: 'processed',
+      kind: 'handled',
     });
     expect(handled).toEqual(['bounced']);
   });
@@ -72,7 +72,7 @@ describe('relabelling (email: the event header is not signed)', () => {
     expect(handled).toEqual([]);
     // A body that names its event is accepted, and can no longer be relabelled.
     const genuine = mailDelivery('bounced');
-    expect(await deliver(receiver, genuine)).toMatchObject({ status: 200, result: 'processed' });
+    expect(await deliver(receiver, genuine)).toMatchObject({ status: 200, kind: 'handled' });
     const swapped = { ...genuine, headers: { ...genuine.headers, 'x-svcmail-event': 'delivered' } };
     expect(await deliver(receiver, swapped)).toMatchObject({ status: 400, code: 'event_mismatch' });
     expect(handled).toEqual(['bounced']);
@@ -116,10 +116,10 @@ describe('replay with fresh delivery ids (email)', () => {
     const results = [];
     for (const id of ['dlv_a', 'dlv_b', 'dlv_c']) {
       results.push(
-        (await deliver(receiver, mailDelivery('bounced', { deliveryId: id, messageId: 'msg_1' }))).result,
+        (await deliver(receiver, mailDelivery('bounced', { deliveryId: id, messageId: 'msg_1' }))).kind,
       );
     }
-    expect(results).toEqual(['processed', 'duplicate', 'duplicate']);
+    expect(results).toEqual(['handled', 'duplicate', 'duplicate']);
     expect(runs).toBe(1);
   });
 });
@@ -142,7 +142,7 @@ describe('maxEventAgeMs on the email service (payload timestamp)', () => {
     });
     expect(late.handled).toEqual([]);
     const fresh = receiverAt(MAIL_AT + 14 * MINUTE, 15 * MINUTE);
-    expect(await deliver(fresh.receiver, mailDelivery('delivered'))).toMatchObject({ result: 'processed' });
+    expect(await deliver(fresh.receiver, mailDelivery('delivered'))).toMatchObject({ kind: 'handled' });
   });
 
   it('refuses a timestamp beyond the allowed clock skew in the future (400 event_in_future)', async () => {
@@ -153,7 +153,7 @@ describe('maxEventAgeMs on the email service (payload timestamp)', () => {
     });
     const slightly = receiverAt(MAIL_AT - EVENT_CLOCK_SKEW_MS, MINUTE);
     expect(await deliver(slightly.receiver, mailDelivery('delivered'))).toMatchObject({
-      result: 'processed',
+      kind: 'handled',
     });
   });
 
@@ -161,8 +161,8 @@ describe('maxEventAgeMs on the email service (payload timestamp)', () => {
     const { receiver, handled } = receiverAt(MAIL_AT + 365 * 86_400_000, MINUTE);
     const account = mailDelivery('ip_paused', { payload: { event: 'ip_paused', client_id: 'c_1' } });
     const sending = mailDelivery('delivered', { payload: capturedDelivered() });
-    expect(await deliver(receiver, account)).toMatchObject({ result: 'processed' });
-    expect(await deliver(receiver, sending)).toMatchObject({ result: 'processed' });
+    expect(await deliver(receiver, account)).toMatchObject({ kind: 'handled' });
+    expect(await deliver(receiver, sending)).toMatchObject({ kind: 'handled' });
     expect(handled).toHaveLength(2);
   });
 
@@ -180,7 +180,7 @@ describe('maxEventAgeMs on the email service (payload timestamp)', () => {
 
   it('is off by default: a year-old delivery is handled', async () => {
     const { receiver, handled } = receiverAt(MAIL_AT + 365 * 86_400_000);
-    expect(await deliver(receiver, mailDelivery('delivered'))).toMatchObject({ result: 'processed' });
+    expect(await deliver(receiver, mailDelivery('delivered'))).toMatchObject({ kind: 'handled' });
     expect(handled).toHaveLength(1);
   });
 
@@ -211,7 +211,7 @@ describe('maxEventAgeMs on the CRM service (envelope timestamp)', () => {
     clock.set(CRM_AT + 4 * MINUTE);
     expect(await deliver(receiver, crmDelivery('deal.won'))).toMatchObject({
       status: 200,
-      result: 'processed',
+      kind: 'handled',
     });
     clock.set(CRM_AT - EVENT_CLOCK_SKEW_MS - 1_000);
     expect(await deliver(receiver, crmDelivery('deal.won'))).toMatchObject({
@@ -224,7 +224,7 @@ describe('maxEventAgeMs on the CRM service (envelope timestamp)', () => {
   it('is off by default, and constructCrmEvent takes the option', async () => {
     const clock = createManualClock(CRM_AT + 365 * 86_400_000);
     const receiver = createCrmReceiver({ secret: CRM_SECRET, clock }).on('deal.won', () => {});
-    expect(await deliver(receiver, crmDelivery('deal.won'))).toMatchObject({ result: 'processed' });
+    expect(await deliver(receiver, crmDelivery('deal.won'))).toMatchObject({ kind: 'handled' });
     const { body, headers } = crmDelivery('deal.won');
     expect(
       await rejection(constructCrmEvent(body, headers, CRM_SECRET, { maxEventAgeMs: MINUTE, clock })),

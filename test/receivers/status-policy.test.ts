@@ -7,14 +7,15 @@ import {
   createMailReceiver,
   createMemoryStore,
   type DedupStore,
-  type ReceiveOutcome,
   type WebhookReceiverLike,
 } from '@svc/webhooks';
 import { createPostgresStore } from '@svc/webhooks/postgres';
 import { describe, expect, it } from 'vitest';
 import {
+  answered,
   CRM_SECRET,
   crmDelivery,
+  type Delivered,
   type Delivery,
   deferred,
   deliver,
@@ -25,9 +26,6 @@ import {
 } from './support.js';
 
 type AnyReceiver = WebhookReceiverLike & {
-  /** Deprecated members the concrete receivers keep. */
-  readonly maxBodyBytes: number;
-  reject(error: Error): ReceiveOutcome;
   on(name: never, handler: (...args: never[]) => unknown): unknown;
   onUnknown(handler: (...args: never[]) => unknown): unknown;
   onError(handler: (error: unknown, info: { phase: string }) => unknown): unknown;
@@ -68,11 +66,11 @@ const harnesses: Harness[] = [
   },
 ];
 
-function json(outcome: ReceiveOutcome): unknown {
+function json(outcome: Delivered): unknown {
   return outcome.body === null ? null : JSON.parse(outcome.body);
 }
 
-function expectError(outcome: ReceiveOutcome, status: number, code: string): void {
+function expectError(outcome: Delivered, status: number, code: string): void {
   expect(outcome.status).toBe(status);
   expect(outcome.code).toBe(code);
   expect(json(outcome)).toEqual({ error: { code, message: expect.any(String) } });
@@ -91,7 +89,7 @@ describe.each(harnesses)('$name receiver status policy', (h) => {
     const seen: string[] = [];
     receiver.on(h.known as never, ((event: { name: string }) => void seen.push(event.name)) as never);
     const outcome = await deliver(receiver, h.delivery());
-    expect(outcome).toMatchObject({ status: 200, result: 'processed', body: '{"ok":true}', event: h.known });
+    expect(outcome).toMatchObject({ status: 200, kind: 'handled', body: '{"ok":true}', event: h.known });
     expect(outcome.headers['content-type']).toBe('application/json');
     expect(seen).toEqual([h.known]);
   });
@@ -105,20 +103,20 @@ describe.each(harnesses)('$name receiver status policy', (h) => {
       }) as never,
     );
     const outcome = await deliver(receiver, h.delivery());
-    expect(outcome).toMatchObject({ status: 200, result: 'ignored' });
+    expect(outcome).toMatchObject({ status: 200, kind: 'ignored' });
   });
 
   it('unknown event -> 200 ignored, or processed by onUnknown', async () => {
     const receiver = h.create();
     const first = await deliver(receiver, h.delivery('brand_new.event'));
-    expect(first).toMatchObject({ status: 200, result: 'ignored', event: 'brand_new.event' });
+    expect(first).toMatchObject({ status: 200, kind: 'ignored', event: 'brand_new.event' });
     const names: string[] = [];
     receiver.onUnknown(((event: { name: string; known: boolean }) => {
       expect(event.known).toBe(false);
       names.push(event.name);
     }) as never);
     const second = await deliver(receiver, h.delivery('brand_new.event'));
-    expect(second).toMatchObject({ status: 200, result: 'processed' });
+    expect(second).toMatchObject({ status: 200, kind: 'handled' });
     expect(names).toEqual(['brand_new.event']);
   });
 
@@ -127,9 +125,9 @@ describe.each(harnesses)('$name receiver status policy', (h) => {
     let runs = 0;
     receiver.on(h.known as never, (() => void runs++) as never);
     const delivery = h.delivery();
-    expect((await deliver(receiver, delivery)).result).toBe('processed');
+    expect((await deliver(receiver, delivery)).kind).toBe('handled');
     const again = await deliver(receiver, delivery);
-    expect(again).toMatchObject({ status: 200, result: 'duplicate', deliveryId: delivery.deliveryId });
+    expect(again).toMatchObject({ status: 200, kind: 'duplicate', deliveryId: delivery.deliveryId });
     expect(runs).toBe(1);
   });
 
@@ -141,7 +139,7 @@ describe.each(harnesses)('$name receiver status policy', (h) => {
     const first = deliver(receiver, delivery);
     const second = await deliver(receiver, delivery);
     expectError(second, 409, 'delivery_in_progress');
-    expect(second.result).toBe('in_progress');
+    expect(second.code).toBe('delivery_in_progress');
     expect(Number(second.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(second.headers['retry-after'])).toBeLessThanOrEqual(20);
     gate.resolve();
@@ -199,7 +197,6 @@ describe.each(harnesses)('$name receiver status policy', (h) => {
 
   it('body over the limit -> 413 (receive, declared length, streamed body)', async () => {
     const receiver = h.create({ maxBodyBytes: 64 });
-    expect(receiver.maxBodyBytes).toBe(64);
     const delivery = h.delivery();
     expect(delivery.body.byteLength).toBeGreaterThan(64);
     expectError(await deliver(receiver, delivery), 413, 'body_too_large');
@@ -247,7 +244,7 @@ describe.each(harnesses)('$name receiver status policy', (h) => {
     const delivery = h.delivery();
     const first = await deliver(receiver, delivery);
     expectError(first, 500, 'handler_failed');
-    expect(first.result).toBe('failed');
+    expect(first.kind).toBe('failed');
     // The handler's text never reaches the sender; it goes to onError.
     expect(first.body).not.toContain('hunter2');
     expect(first.body).not.toContain(h.secret);
@@ -255,7 +252,7 @@ describe.each(harnesses)('$name receiver status policy', (h) => {
     expect(errors[0]?.phase).toBe('handler');
     expect(String(errors[0]?.error)).toContain('hunter2');
     const retry = await deliver(receiver, delivery);
-    expect(retry).toMatchObject({ status: 200, result: 'processed' });
+    expect(retry).toMatchObject({ status: 200, kind: 'handled' });
     expect(attempts).toBe(2);
   });
 
@@ -284,7 +281,7 @@ describe.each(harnesses)('$name receiver status policy', (h) => {
     gate.resolve();
     await new Promise((resolve) => setTimeout(resolve, 20));
     // It finished after the sender gave up: the next retry is a completed duplicate.
-    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, result: 'duplicate' });
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'duplicate' });
     expect(runs).toBe(1);
   });
 
@@ -297,7 +294,7 @@ describe.each(harnesses)('$name receiver status policy', (h) => {
     expect((await deliver(receiver, delivery)).status).toBe(503);
     gate.reject(new Error('late failure'));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, result: 'processed' });
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'handled' });
     expect(runs).toBe(2);
   });
 
@@ -309,7 +306,7 @@ describe.each(harnesses)('$name receiver status policy', (h) => {
     receiver.on(h.known as never, (() => void runs++) as never);
     const outcome = await deliver(receiver, h.delivery());
     expectError(outcome, 503, 'store_unavailable');
-    expect(outcome.result).toBe('unavailable');
+    expect(outcome.code).toBe('store_unavailable');
     expect(outcome.headers['retry-after']).toBeDefined();
     expect(runs).toBe(0);
     expect(phases).toEqual(['claim']);
@@ -353,7 +350,7 @@ describe.each(harnesses)('$name receiver status policy', (h) => {
     const phases: string[] = [];
     receiver.onError((_error, info) => void phases.push(info.phase));
     receiver.on(h.known as never, (() => {}) as never);
-    expect(await deliver(receiver, h.delivery())).toMatchObject({ status: 200, result: 'processed' });
+    expect(await deliver(receiver, h.delivery())).toMatchObject({ status: 200, kind: 'handled' });
     expect(phases).toEqual(['complete']);
   });
 
@@ -374,12 +371,16 @@ describe.each(harnesses)('$name receiver status policy', (h) => {
     const phases: string[] = [];
     receiver.onError((_error, info) => void phases.push(info.phase));
     const delivery = h.delivery();
-    const outcome = await receiver.receive({ body: { event: h.known } as never, headers: delivery.headers });
+    const outcome = answered(
+      await receiver.receive({ body: { event: h.known } as never, headers: delivery.headers }),
+    );
     expectError(outcome, 500, 'body_not_raw');
     expect(phases).toEqual(['internal']);
     // A Buffer or a string is accepted as the raw bytes.
     const text = new TextDecoder().decode(delivery.body);
-    expect((await receiver.receive({ body: Buffer.from(text), headers: delivery.headers })).status).toBe(200);
+    expect(
+      answered(await receiver.receive({ body: Buffer.from(text), headers: delivery.headers })).status,
+    ).toBe(200);
   });
 
   it('handle(Request) end to end: 200 with JSON, then duplicate', async () => {
@@ -394,15 +395,19 @@ describe.each(harnesses)('$name receiver status policy', (h) => {
     expect(await again.json()).toEqual({ ok: true, result: 'duplicate' });
   });
 
-  it('reject(error) turns an adapter refusal into its outcome', async () => {
+  it('a body reader’s refusal becomes the verdict: a failure for the route, a refusal for the request', async () => {
     const { WebhookError } = await import('@svc/webhooks');
     const receiver = h.create();
-    const outcome = receiver.reject(
+    const refuse = async (error: Error) =>
+      answered(await receiver.receive({ body: () => Promise.reject(error), headers: {} }));
+    const outcome = await refuse(
       new WebhookError('raw_body_unavailable', 'The body was parsed before the receiver.'),
     );
     expectError(outcome, 500, 'raw_body_unavailable');
-    expect(outcome.result).toBe('failed');
-    expectError(receiver.reject(new WebhookError('body_unreadable', 'x')), 400, 'body_unreadable');
+    expect(outcome.kind).toBe('failed');
+    const unreadable = await refuse(new WebhookError('body_unreadable', 'x'));
+    expectError(unreadable, 400, 'body_unreadable');
+    expect(unreadable.kind).toBe('refused');
   });
 
   it('never answers 2xx for an error nor any 3xx', async () => {

@@ -3,7 +3,7 @@
  * library's signer.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import type { ReceiveOutcome, WebhookReceiverLike } from '@svc/webhooks';
+import { type HttpAnswer, httpAnswer, type Verdict, type WebhookReceiverLike } from '@svc/webhooks';
 
 export const MAIL_SECRET = 'whsec_receiver_mail_test';
 export const CRM_SECRET = 'whsec_receiver_crm_test';
@@ -93,13 +93,34 @@ export function crmDelivery(event = 'deal.won', options: CrmDeliveryOptions = {}
   };
 }
 
+/** A delivery's verdict with the HTTP answer the sender gets for it. */
+export type Delivered = HttpAnswer & {
+  verdict: Verdict;
+  kind: Verdict['kind'];
+  code: string | undefined;
+  deliveryId: string | undefined;
+  event: string | undefined;
+};
+
+/** The verdict and its HTTP answer side by side. */
+export function answered(verdict: Verdict): Delivered {
+  return {
+    ...httpAnswer(verdict),
+    verdict,
+    kind: verdict.kind,
+    code: 'code' in verdict ? verdict.code : undefined,
+    deliveryId: verdict.deliveryId,
+    event: verdict.event,
+  };
+}
+
 /** Sends `delivery` through `receive` as a Node adapter would. */
-export function deliver(
+export async function deliver(
   receiver: WebhookReceiverLike,
   delivery: Delivery,
   method = 'POST',
-): Promise<ReceiveOutcome> {
-  return receiver.receive({ body: delivery.body, headers: delivery.headers, method });
+): Promise<Delivered> {
+  return answered(await receiver.receive({ body: delivery.body, headers: delivery.headers, method }));
 }
 
 /** The same delivery as a web Request. */

@@ -1,12 +1,11 @@
 /**
  * @module
- * `@svc/webhooks/node`: a `node:http` request listener, and the pieces the Node framework adapters
- * share: raw body reading (streamed, size-capped) and outcome/Response writers.
+ * `@svc/webhooks/node`: a `node:http` request listener for receivers by path, the per-request
+ * function the Node framework adapters share, and the size-capped, time-limited body reader for a
+ * custom integration through `receiver.receive()`.
  */
 export type { WebhookRoutes } from '../routes.js';
 export { handleNodeRequest } from './handle-request.js';
 export { createNodeListener } from './listener.js';
 export type { NodeRequestLike } from './raw-body.js';
-export { readRawBody } from './raw-body.js';
 export { readNodeBody } from './read-body.js';
-export { writeOutcome, writeResponse } from './write-outcome.js';

@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import { bodyTooLarge, DEFAULT_BODY_TIMEOUT_MS } from '../../core/read-body.js';
 import type { BodyLimits, BodyReader } from '../../core/receiver-types.js';
 import { WebhookError } from '../../shared/errors.js';
 import { readNodeBody } from './read-body.js';
@@ -49,35 +48,4 @@ export function nodeBodyInput(req: NodeRequestLike, fix: string): Uint8Array | B
     return (limits: BodyLimits) => readNodeBody(req, limits.maxBodyBytes, limits.bodyTimeoutMs);
   }
   return () => Promise.reject(rawBodyUnavailable(fix));
-}
-
-/**
- * The exact body bytes of a Node request however the app is set up: `req.rawBody` kept by a body
- * parser's `verify` hook, a `Buffer` left in `req.body` by `express.raw()`, or the unread stream
- * (size-capped and time-limited, see {@link readNodeBody}). A body a parser already turned into an
- * object or a string is never re-serialised (that changes bytes, and the signature with them): it
- * rejects with `raw_body_unavailable`, whose message (sent to the sender) is generic and whose `cause`
- * names `fix` (for the app's own log). The adapters no longer call it: they hand the receiver a
- * reader, and the receiver applies its own limits.
- *
- * @example
- * ```ts
- * import { readRawBody } from '@svc/webhooks/node';
- *
- * const bytes = await readRawBody(req, 1_048_576, 'Mount the route before express.json().');
- * ```
- */
-export function readRawBody(
-  req: NodeRequestLike,
-  maxBodyBytes: number,
-  fix: string,
-  timeoutMs: number = DEFAULT_BODY_TIMEOUT_MS,
-): Promise<Uint8Array> {
-  const kept = keptBytes(req);
-  if (kept !== undefined) {
-    if (kept.byteLength > maxBodyBytes) return Promise.reject(bodyTooLarge(maxBodyBytes));
-    return Promise.resolve(kept);
-  }
-  if (!req.readableEnded && !req.destroyed) return readNodeBody(req, maxBodyBytes, timeoutMs);
-  return Promise.reject(rawBodyUnavailable(fix));
 }

@@ -6,12 +6,12 @@
  */
 import type { DispatchableEvent, HandlerRegistry } from '../handler-registry.js';
 import { emit } from '../logger.js';
-import { acknowledged, failure } from '../outcomes.js';
 import { readHeaderString } from '../read-header.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type ResolvedOptions } from '../receiver-options.js';
-import type { HeadersInput, ReceiveOutcome } from '../receiver-types.js';
+import type { HeadersInput } from '../receiver-types.js';
 import { report } from '../report.js';
 import type { ServiceSpec } from '../service-spec.js';
+import { accepted, failed, type Verdict } from '../verdict.js';
 import { toBase64 } from './job-codec.js';
 import { HANDOFF_JOB_VERSION, type HandoffJob, type HandoffTarget } from './types.js';
 
@@ -22,17 +22,17 @@ export interface VerifiedDelivery<E> {
   body: Uint8Array;
   headers: HeadersInput;
   secretIndex: number;
-  startedAt: number;
+  receivedAt: number;
 }
 
-/** Writes the job for `delivery` to `options.handoff` and answers 200 `queued`/`duplicate` or 503. */
+/** Writes the job for `delivery` to `target`: `queued` / `duplicate`, or `handoff_unavailable`. */
 export function enqueueDelivery<E extends DispatchableEvent>(
-  spec: ServiceSpec<E>,
+  spec: ServiceSpec,
   options: ResolvedOptions,
   registry: HandlerRegistry,
   target: HandoffTarget,
   delivery: VerifiedDelivery<E>,
-): Promise<ReceiveOutcome> {
+): Promise<Verdict> {
   const { service, headerNames } = spec;
   const { event, key } = delivery;
   const { deliveryId, name } = event;
@@ -47,7 +47,7 @@ export function enqueueDelivery<E extends DispatchableEvent>(
     deliveryId,
     event: name,
     key,
-    receivedAt: delivery.startedAt,
+    receivedAt: delivery.receivedAt,
     secretIndex: delivery.secretIndex,
     headers,
     body: toBase64(delivery.body),
@@ -55,7 +55,7 @@ export function enqueueDelivery<E extends DispatchableEvent>(
   const timeoutMs = target.timeoutMs ?? (options.storeTimeoutMs || DEFAULT_STORE_TIMEOUT_MS);
   const controller = new AbortController();
   const fields = { service, deliveryId, event: name, key };
-  return new Promise<ReceiveOutcome>((resolve) => {
+  return new Promise<Verdict>((resolve) => {
     const refuse = (error: unknown): void => {
       report(registry.errorHooks, options.logger, 'error', 'hand-off enqueue failed', fields, error, {
         phase: 'enqueue',
@@ -63,7 +63,7 @@ export function enqueueDelivery<E extends DispatchableEvent>(
         deliveryId,
         key,
       });
-      resolve(failure('handoff_unavailable', { deliveryId, event: name }));
+      resolve(failed(service, 'handoff_unavailable', error, { deliveryId, event: name }));
     };
     // Past the bound the sender gets 503 even if the engine writes the job later: its retry then
     // finds the job (the engine's uniqueness on `key`) and is acknowledged as a duplicate.
@@ -81,9 +81,9 @@ export function enqueueDelivery<E extends DispatchableEvent>(
       (result) => {
         clearTimeout(timer);
         if (controller.signal.aborted) return;
-        const outcome = result === 'duplicate' ? 'duplicate' : 'queued';
-        emit(options.logger, 'debug', `webhook ${outcome} for a worker`, fields);
-        resolve(acknowledged(outcome, deliveryId, name));
+        const kind = result === 'duplicate' ? 'duplicate' : 'queued';
+        emit(options.logger, 'debug', `webhook ${kind} for a worker`, fields);
+        resolve(accepted(kind, service, deliveryId, name));
       },
       (error: unknown) => {
         clearTimeout(timer);

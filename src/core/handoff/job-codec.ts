@@ -38,7 +38,7 @@ function isText(value: unknown, max = 2048): value is string {
  * problem (a job written by hand, by another library version, or for the other service). The reason
  * never quotes the job's content beyond field names.
  */
-export function checkJob(data: unknown, service: 'mail' | 'crm'): HandoffJob {
+export function checkJob(data: unknown, service: string): HandoffJob {
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     throw invalid('job data is not an object');
   const job = data as Record<string, unknown>;

@@ -1,35 +1,35 @@
 /**
  * The worker side of the hand-off: `receiver.runJob(job)` rebuilds the typed event from the job's
  * verified bytes with the receiver's own parse, then claims, runs and settles it with the same
- * processing step as direct mode (core/process-delivery.ts). Exactly-once effect over an
- * at-least-once engine: a job redelivered after a worker crash runs its handlers again only if no run
- * recorded completion (docs/handoff.md "Guarantees").
+ * processing step as direct mode (core/process-delivery.ts), and resolves with the same verdict.
+ * Exactly-once effect over an at-least-once engine: a job redelivered after a worker crash runs its
+ * handlers again only if no run recorded completion (docs/handoff.md "Guarantees").
  */
 import { isWebhookError, WebhookError } from '../../shared/errors.js';
-import type { DispatchableEvent, HandlerRegistry } from '../handler-registry.js';
-import type { ErrorHook } from '../handler-types.js';
+import type { HandlerRegistry } from '../handler-registry.js';
 import { emit } from '../logger.js';
-import { createProcessDelivery } from '../process-delivery.js';
+import { processDelivery } from '../process-delivery.js';
+import { processSettings } from '../receive-path.js';
 import type { ResolvedOptions } from '../receiver-options.js';
 import { report } from '../report.js';
 import type { ServiceSpec } from '../service-spec.js';
-import { storeOpsFor } from '../store-ops.js';
+import { accepted, refused, type Verdict } from '../verdict.js';
 import { checkJob, fromBase64 } from './job-codec.js';
-import type { HandoffJob, HandoffRunner, RunJobOptions, RunJobResult } from './types.js';
+import type { HandoffJob, HandoffRunner, RunJobOptions } from './types.js';
 
 function jobInvalid(reason: string, cause?: unknown): WebhookError {
   return new WebhookError('job_invalid', `Invalid hand-off job: ${reason}.`, { cause });
 }
 
 /** The event of a checked job, parsed as at receipt; `job_invalid` when it no longer parses. */
-function parseJob<E extends DispatchableEvent>(spec: ServiceSpec<E>, job: HandoffJob): E {
+function parseJob(spec: ServiceSpec, job: HandoffJob): ReturnType<ServiceSpec['parse']> {
   let bytes: Uint8Array;
   try {
     bytes = fromBase64(job.body);
   } catch (error) {
     throw jobInvalid('body is not base64', error);
   }
-  let event: E;
+  let event: ReturnType<ServiceSpec['parse']>;
   try {
     event = spec.parse(bytes, job.headers, job.secretIndex, job.receivedAt);
   } catch (error) {
@@ -42,18 +42,49 @@ function parseJob<E extends DispatchableEvent>(spec: ServiceSpec<E>, job: Handof
   return event;
 }
 
+/**
+ * The error a queue engine records for a job's verdict, or `undefined` when the job is done
+ * (`handled`, `duplicate`, `ignored`). A refusal (`job_invalid`) is dead-lettered; every failure is
+ * retried. The original error (a handler's own) is the `cause` unless it already is the
+ * {@link WebhookError} of the verdict's code.
+ *
+ * @example
+ * ```ts
+ * import { jobError } from '@svc/webhooks';
+ *
+ * engine.work(async (job) => {
+ *   const failure = jobError(await receiver.runJob(job.data, { attempt: job.attempt }));
+ *   if (failure) throw failure; // the engine retries it, or dead-letters a `job_invalid`
+ * });
+ * ```
+ */
+export function jobError(verdict: Verdict): WebhookError | undefined {
+  if (verdict.kind !== 'refused' && verdict.kind !== 'failed') return undefined;
+  const { code, error } = verdict;
+  if (isWebhookError(error) && error.code === code) return error;
+  const detail = error instanceof Error ? `: ${error.message}` : '';
+  const message =
+    code === 'handler_failed'
+      ? `The webhook handler failed${detail}`
+      : code === 'delivery_in_progress'
+        ? 'Another run of this job holds its claim; it will run again.'
+        : code === 'store_unavailable'
+          ? 'The dedup store is unavailable; the job will run again.'
+          : `The job failed (${code}); it will run again.`;
+  return new WebhookError(code, message, { cause: error });
+}
+
 /** `runJob` and `reportJobError` of a receiver, built once with it. */
-export function createJobRunner<E extends DispatchableEvent>(
-  spec: ServiceSpec<E>,
+export function createJobRunner(
+  spec: ServiceSpec,
   options: ResolvedOptions,
   registry: HandlerRegistry,
 ): Omit<HandoffRunner, 'service'> {
   const { service } = spec;
   const { leaseMs, clock, logger } = options;
-  // The receiver's store operations (bounded, abandoning claims whose answer was lost), built once.
-  const store = storeOpsFor(options);
+  const settings = processSettings(options, registry);
 
-  async function runJob(data: unknown, runOptions: RunJobOptions = {}): Promise<RunJobResult> {
+  async function runJob(data: unknown, runOptions: RunJobOptions = {}): Promise<Verdict> {
     const { signal, attempt, timeoutMs = leaseMs - 1_000 } = runOptions;
     if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs >= leaseMs) {
       // A lease ending while a handler runs would let another worker run it at the same time.
@@ -62,54 +93,30 @@ export function createJobRunner<E extends DispatchableEvent>(
         `runJob: timeoutMs (${String(timeoutMs)}) must be a positive whole number below leaseMs (${leaseMs}).`,
       );
     }
-    const job = checkJob(data, service);
-    const event = parseJob(spec, job);
+    let job: HandoffJob;
+    let event: ReturnType<ServiceSpec['parse']>;
+    try {
+      job = checkJob(data, service);
+      event = parseJob(spec, job);
+    } catch (error) {
+      return refused(service, isWebhookError(error) ? error : jobInvalid('unreadable', error));
+    }
     const { key } = job;
     const handlers = registry.handlersFor(event);
     if (handlers.length === 0) {
       emit(logger, 'debug', 'hand-off job ignored: no handler', { service, key, event: event.name });
-      return 'ignored';
+      return accepted('ignored', service, event.deliveryId, event.name);
     }
-    // The handler's own error, seen on its way to the receiver's onError hooks and logger.
-    let handlerError: unknown;
-    const capture: ErrorHook<DispatchableEvent> = (error, info) => {
-      if (info.phase === 'handler') handlerError = error;
-    };
-    const processDelivery = createProcessDelivery(
-      { ...options, timeoutMs },
-      [capture, ...registry.errorHooks],
-      store,
-    );
-    const outcome = await processDelivery({
+    return processDelivery(settings, {
       service,
       event,
       handlers,
       key,
       startedAt: clock.now(),
+      timeoutMs,
       signal,
       attempt,
     });
-    if (outcome.result === 'duplicate') return 'duplicate';
-    if (outcome.status < 300) return 'processed';
-    if (outcome.code === 'handler_failed') {
-      const message = handlerError instanceof Error ? `: ${handlerError.message}` : '';
-      throw new WebhookError('handler_failed', `The webhook handler failed${message}`, {
-        cause: handlerError,
-      });
-    }
-    if (outcome.code === 'delivery_in_progress')
-      throw new WebhookError(
-        'delivery_in_progress',
-        'Another run of this job holds its claim; it will run again.',
-      );
-    if (outcome.code === 'store_unavailable')
-      throw new WebhookError('store_unavailable', 'The dedup store is unavailable; the job will run again.');
-    throw new WebhookError(
-      outcome.code ?? 'internal_error',
-      outcome.code === 'handler_timeout'
-        ? `Handlers still running after ${timeoutMs} ms; the claim is kept until they settle.`
-        : 'The job failed; it will run again.',
-    );
   }
 
   function reportJobError(

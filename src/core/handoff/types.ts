@@ -2,6 +2,7 @@
  * The hand-off contract between a receiver and a queue engine: the job a receiver writes, the target
  * it writes it to, and what the engine's workers call to run the handlers (docs/handoff.md).
  */
+import type { Verdict } from '../verdict.js';
 
 /**
  * The version of {@link HandoffJob} this library writes and reads. A job with another `v` (written by
@@ -36,8 +37,8 @@ export const HANDOFF_JOB_VERSION = 1;
 export interface HandoffJob {
   /** Format version, {@link HANDOFF_JOB_VERSION}. */
   v: typeof HANDOFF_JOB_VERSION;
-  /** The receiver's service; a job of the other service is refused (`job_invalid`). */
-  service: 'mail' | 'crm';
+  /** The receiver's service; a job of another service is refused (`job_invalid`). */
+  service: string;
   /** The delivery id of the delivery that was enqueued (retries of it carry the same). */
   deliveryId: string;
   /** The event name. */
@@ -101,26 +102,12 @@ export interface RunJobOptions {
   /** The engine's attempt number of this job, from 1; handlers read it as `context.attempt`. */
   attempt?: number;
   /**
-   * Handler time budget in ms, from the job's start; then `signal` aborts and `runJob` rejects with
+   * Handler time budget in ms, from the job's start; then `signal` aborts and the verdict is
    * `handler_timeout` (the claim is kept until the handlers settle). Default: the receiver's
    * `leaseMs` minus 1 s, so the claim outlives every run.
    */
   timeoutMs?: number;
 }
-
-/**
- * How `runJob` ended without an error: `'processed'` (handlers ran, completion recorded),
- * `'duplicate'` (the dedup record was already completed: nothing ran), `'ignored'` (no handler
- * registered for the event any more). Failures reject with a `WebhookError`: `job_invalid` (never
- * retry: dead-letter it), `handler_failed` (cause: the handler's error), `handler_timeout`,
- * `delivery_in_progress` (another worker holds the claim), `store_unavailable` (retry all of these).
- *
- * @example
- * ```ts
- * const result: RunJobResult = await receiver.runJob(job);
- * ```
- */
-export type RunJobResult = 'processed' | 'duplicate' | 'ignored';
 
 /**
  * The part of a receiver a worker needs: both receivers have it.
@@ -134,13 +121,14 @@ export type RunJobResult = 'processed' | 'duplicate' | 'ignored';
  */
 export interface HandoffRunner {
   /** Which service this receiver is for. */
-  readonly service: 'mail' | 'crm';
+  readonly service: string;
   /**
-   * Runs one enqueued job: checks the job (`job_invalid`), parses its bytes again, claims its dedup
-   * key, runs the same `.on(...)` handlers with an `AbortSignal` and `attempt`, then completes the
-   * claim (resolves) or releases it (rejects, so the engine retries).
+   * Runs one enqueued job: checks the job (refused `job_invalid`), parses its bytes again, claims its
+   * dedup key, runs the same `.on(...)` handlers with an `AbortSignal` and `attempt`, then completes
+   * the claim (`handled`) or releases it (`failed`, so the engine retries). Resolves with the
+   * {@link Verdict}; `jobError(verdict)` is what the engine records.
    */
-  runJob(job: unknown, options?: RunJobOptions): Promise<RunJobResult>;
+  runJob(job: unknown, options?: RunJobOptions): Promise<Verdict>;
   /** Reports a worker-side failure (phase `job`) to the receiver's `onError` hooks and logger. */
   reportJobError(error: unknown, facts: { deliveryId?: string; key?: string; message: string }): void;
 }

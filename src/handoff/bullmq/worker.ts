@@ -4,6 +4,7 @@
  * locks and stalled-job recovery; the receiver's dedup claim gives the exactly-once effect.
  */
 import { DelayedError, type Job, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
+import { jobError } from '../../core/handoff/run-job.js';
 import type { HandoffRunner } from '../../core/handoff/types.js';
 import { isWebhookError } from '../../shared/errors.js';
 
@@ -118,7 +119,10 @@ export function createBullmqWorker(
     const data = job.data as { deliveryId?: unknown; key?: unknown } | null | undefined;
     const facts = { deliveryId: text(data?.deliveryId), key: text(data?.key) };
     try {
-      return await receiver.runJob(job.data, { signal, attempt, timeoutMs });
+      const verdict = await receiver.runJob(job.data, { signal, attempt, timeoutMs });
+      const failure = jobError(verdict);
+      if (failure) throw failure;
+      return verdict.kind;
     } catch (error) {
       const code = isWebhookError(error) ? error.code : undefined;
       const reason = error instanceof Error ? error.message : String(error);

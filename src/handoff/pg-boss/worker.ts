@@ -5,7 +5,8 @@
  * of this receiver (`job_invalid`: retrying cannot fix it).
  */
 
-import type { HandoffRunner, RunJobResult } from '../../core/handoff/types.js';
+import { jobError } from '../../core/handoff/run-job.js';
+import type { HandoffRunner } from '../../core/handoff/types.js';
 import { isWebhookError } from '../../shared/errors.js';
 import type { PgBossJobLike, PgBossJobResult, PgBossLike } from './boss-like.js';
 import { ensureQueues, type PgBossQueueOptions, resolveQueues } from './queues.js';
@@ -46,7 +47,11 @@ export interface PgBossWorkerOptions extends PgBossQueueOptions {
    */
   onShutdown?(): void | Promise<void>;
   /** Called after each job settles: its pg-boss id, outcome and attempt (1 = first). */
-  onJob?(info: { id: string; attempt: number; result: RunJobResult | 'failed' | 'dead-lettered' }): void;
+  onJob?(info: {
+    id: string;
+    attempt: number;
+    result: 'handled' | 'duplicate' | 'ignored' | 'failed' | 'dead-lettered';
+  }): void;
 }
 
 /**
@@ -131,7 +136,10 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
     const attempt = job.retryCount + 1;
     const signal = job.signal ? AbortSignal.any([job.signal, shutdown.signal]) : shutdown.signal;
     try {
-      const result = await receiver.runJob(job.data, { attempt, signal });
+      const verdict = await receiver.runJob(job.data, { attempt, signal });
+      const failure = jobError(verdict);
+      if (failure) throw failure;
+      const result = verdict.kind as 'handled' | 'duplicate' | 'ignored';
       onJob?.({ id: job.id, attempt, result });
       return { id: job.id, status: 'completed', output: { result } };
     } catch (error) {

@@ -1,5 +1,5 @@
 /**
- * The receiver's claim when its answer is lost: the claim is abandoned with the token the receiver
+ * The receiver's claim when its answer is lost (src/core/claims.ts): the claim is abandoned with the token the receiver
  * chose, so the sender's retry runs the handler. The stores here are stores of the kind a user could
  * write, around a real memory store, that lose or hold back answers on purpose; the shipped stores
  * under real stalls are in test/receivers/store-stall.test.ts.
@@ -38,7 +38,7 @@ function losingFirstAnswer(withAbandon: boolean): DedupStore & { abandoned: stri
   };
 }
 
-function crmReceiver(dedup: DedupStore, options: { storeTimeoutMs?: number } = {}) {
+function crmReceiver(dedup: DedupStore, options: { timeoutMs?: number; leaseMs?: number } = {}) {
   const receiver = createCrmReceiver({ secret: CRM_SECRET, dedup, ...options });
   const runs: string[] = [];
   receiver.on('deal.won', (event) => {
@@ -55,7 +55,7 @@ describe('claims whose answer was not seen', () => {
     expect((await deliver(receiver, delivery)).status).toBe(503);
     expect(store.abandoned).toHaveLength(1);
     expect((await deliver(receiver, delivery)).status).toBe(200);
-    expect((await deliver(receiver, delivery)).result).toBe('duplicate');
+    expect((await deliver(receiver, delivery)).kind).toBe('duplicate');
     expect(runs).toEqual([delivery.deliveryId]);
   });
 
@@ -75,7 +75,8 @@ describe('claims whose answer was not seen', () => {
       release: (key, token) => inner.release(key, token),
       abandon: (key, token, options) => inner.abandon(key, token, options),
     };
-    const { receiver, runs } = crmReceiver(store, { storeTimeoutMs: 20 });
+    // The store ignores the call's bound: the delivery's deadline is the last one.
+    const { receiver, runs } = crmReceiver(store, { timeoutMs: 50, leaseMs: 1_000 });
     const delivery = crmDelivery('deal.won');
     expect((await deliver(receiver, delivery)).status).toBe(503);
     held.resolve(); // the stalled claim runs now, after its abandon
@@ -101,7 +102,8 @@ describe('claims whose answer was not seen', () => {
       complete: (key, token, options) => inner.complete(key, token, options),
       release: async (key, token) => inner.release(key, token),
     };
-    const { receiver, runs } = crmReceiver(store, { storeTimeoutMs: 20 });
+    // The store ignores the call's bound: the delivery's deadline is the last one.
+    const { receiver, runs } = crmReceiver(store, { timeoutMs: 50, leaseMs: 1_000 });
     const delivery = crmDelivery('deal.won');
     expect((await deliver(receiver, delivery)).status).toBe(503);
     held.resolve();

@@ -1,0 +1,141 @@
+/**
+ * The receiver's calls to its dedup store: a claim made harmless when its answer is not seen, and
+ * the settle (complete or release) after the handlers. Each call carries the receiver's
+ * `storeTimeoutMs`, which the store applies itself (the shipped stores bound every call with it); the
+ * receiver adds no timer of its own per call, only the delivery's deadline (deadline.ts) as the last
+ * bound for a store that ignores it.
+ *
+ * A claim that timed out or failed (the store stalled, the client's own timeout fired, the connection
+ * dropped) may still run later: queued behind a paused Redis, or read by a stopped Postgres backend
+ * when it resumes. It would then hold a lease nobody holds, and the sender's quick retries
+ * (crm-service §6 rule 5: 1 s, then 2 s later) would all get 409: the delivery would be lost. So the
+ * receiver chooses the claim's token before sending it, and on any failure tells the store to abandon
+ * that token (DedupStore.abandon), which works in whichever order the claim and the abandon arrive.
+ */
+import { createToken } from '../dedup/token.js';
+import type { ClaimResult, DedupStore } from '../dedup/types.js';
+import { isWebhookError, WebhookError } from '../shared/errors.js';
+import { type Deadline, TIMED_OUT } from './deadline.js';
+
+/** How the receiver's claim ended: the store's answer, or why there is none. */
+export type Claim = ClaimResult | { status: 'failed'; error: unknown };
+
+/** What the store calls of one receiver need. */
+export interface ClaimSettings {
+  readonly store: DedupStore;
+  readonly leaseMs: number;
+  readonly ttlMs: number;
+  /** Passed with every call: the store's own bound. */
+  readonly storeTimeoutMs: number;
+}
+
+/** Delay before the second abandon when the first did not settle; doubled each time. */
+const FIRST_RETRY_MS = 250;
+/**
+ * A settled abandon is sent once more this much later. Claims and abandons that waited in one stalled
+ * server run within moments of each other when it resumes, in any order on a pool of connections: if
+ * another attempt's abandon overwrote this token's marker first, this one's late claim may have taken
+ * the key, and the confirmation drops it before the sender's next retry (1 s or 2 s later).
+ */
+const CONFIRM_AFTER_MS = 500;
+/** Abandons retried at once, process-wide; past it a failed claim gets one abandon, no retries. */
+const MAX_RETRYING = 10_000;
+let retrying = 0;
+
+function invalidOptions(error: unknown): boolean {
+  return isWebhookError(error) && error.code === 'options_invalid';
+}
+
+function noAnswer(operation: string, deadline: Deadline): WebhookError {
+  return new WebhookError(
+    'store_unavailable',
+    `The dedup store did not answer ${operation} before the delivery's deadline (${deadline.at}).`,
+  );
+}
+
+/**
+ * Calls `store.abandon(key, token)` until it settled twice (see CONFIRM_AFTER_MS), with backoff
+ * between failures, and gives up once the waits add up to `leaseMs`: a claim that ran by then has its
+ * lease ending anyway. Timers are unref'd: they never keep a process alive.
+ */
+export function abandonClaim(settings: ClaimSettings, key: string, token: string): void {
+  const { store, leaseMs, storeTimeoutMs } = settings;
+  if (typeof store.abandon !== 'function') return;
+  const canRetry = retrying < MAX_RETRYING;
+  if (canRetry) retrying++;
+  let settled = 0;
+  let delay = FIRST_RETRY_MS;
+  let waited = 0;
+  const attempt = async (): Promise<void> => {
+    let error: unknown;
+    try {
+      if (await store.abandon!(key, token, { leaseMs, timeoutMs: storeTimeoutMs })) settled++;
+    } catch (thrown) {
+      error = thrown;
+    }
+    const wait = settled === 1 ? CONFIRM_AFTER_MS : delay;
+    if (!canRetry || settled >= 2 || waited + wait > leaseMs || invalidOptions(error)) {
+      if (canRetry) retrying--;
+      return;
+    }
+    if (settled === 0) delay *= 2;
+    waited += wait;
+    setTimeout(attempt, wait).unref?.();
+  };
+  void attempt();
+}
+
+/**
+ * Claims `key` with a token chosen here, within the store's bound and the delivery's `deadline`. A
+ * claim whose answer was not seen (or that failed) is abandoned in the background; on a store without
+ * `abandon`, a claim that succeeds after the receiver gave up is released again instead (that covers
+ * a late answer, not a lost one).
+ */
+export async function claimKey(settings: ClaimSettings, key: string, deadline: Deadline): Promise<Claim> {
+  const { store, leaseMs, storeTimeoutMs } = settings;
+  const token = createToken();
+  const canAbandon = typeof store.abandon === 'function';
+  let gaveUp = false;
+  try {
+    const call = store.claim(key, { leaseMs, token, timeoutMs: storeTimeoutMs });
+    if (!canAbandon) {
+      void call.then(
+        (late) => {
+          if (gaveUp && late.status === 'claimed')
+            store.release(key, late.token, { timeoutMs: storeTimeoutMs }).catch(() => undefined);
+        },
+        () => undefined,
+      );
+    }
+    const answer = await deadline.race(call);
+    if (answer === TIMED_OUT) throw noAnswer('the claim', deadline);
+    return answer;
+  } catch (error) {
+    gaveUp = true;
+    if (canAbandon && !invalidOptions(error)) abandonClaim(settings, key, token);
+    return { status: 'failed', error };
+  }
+}
+
+/**
+ * Completes (`success`) or releases the claim of `token`: `true`, `false` when the lease ended and the
+ * write was fenced, or the error. A release that failed may not have run: the claim would hold until
+ * its lease ends and the CRM service's quick retries (§6 rule 5: 1 s, 2 s) would get 409, so its token
+ * is abandoned in the background, which drops the lease whether the release ran or not.
+ */
+export async function settleClaim(
+  settings: ClaimSettings,
+  key: string,
+  token: string,
+  success: boolean,
+): Promise<boolean | { error: unknown }> {
+  const { store, ttlMs, storeTimeoutMs } = settings;
+  try {
+    return success
+      ? await store.complete(key, token, { ttlMs, timeoutMs: storeTimeoutMs })
+      : await store.release(key, token, { timeoutMs: storeTimeoutMs });
+  } catch (error) {
+    if (!success) abandonClaim(settings, key, token);
+    return { error };
+  }
+}

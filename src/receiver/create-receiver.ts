@@ -1,0 +1,129 @@
+/**
+ * Assembles a receiver from a service spec: the handler registry, the receive path, the hand-off job
+ * runner, and the web-standard `handle(Request)` that maps the verdict to HTTP at this edge. Each
+ * service's factory (`createMailReceiver`, `createCrmReceiver`) resolves its options and calls it.
+ */
+import { createHandlerRegistry, type DispatchableEvent } from '../core/handler-registry.js';
+import type { ErrorHook, InvalidHook, WebhookHandler } from '../core/handler-types.js';
+import { createJobRunner } from '../core/handoff/run-job.js';
+import type { HandoffRunner } from '../core/handoff/types.js';
+import { readRequestBody } from '../core/read-body.js';
+import { createReceivePath } from '../core/receive-path.js';
+import type { ResolvedOptions } from '../core/receiver-options.js';
+import type { ReceiveInput } from '../core/receiver-types.js';
+import type { ServiceSpec } from '../core/service-spec.js';
+import type { Verdict } from '../core/verdict.js';
+import type { DedupStore } from '../dedup/types.js';
+import { toResponse } from './http-answer.js';
+
+/**
+ * What every adapter needs from a receiver (both services' receivers implement it): adapters hand over
+ * the request (bytes or a `BodyReader`, headers, method, disconnect signal) and map the verdict to
+ * HTTP; every refusal, including a body too large or too slow, is the receiver's.
+ *
+ * @example
+ * ```ts
+ * import { createMailReceiver, type WebhookReceiverLike } from '@svc/webhooks';
+ *
+ * const receiver: WebhookReceiverLike = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET! });
+ * const response: Response = await receiver.handle(request);
+ * ```
+ */
+export interface WebhookReceiverLike {
+  /** Which service this receiver is for. */
+  readonly service: string;
+  /** The web-standard entry point: the verdict mapped to HTTP. */
+  handle(request: Request): Promise<Response>;
+  /** The lower-level entry point: the request in, the {@link Verdict} out. Never rejects. */
+  receive(input: ReceiveInput): Promise<Verdict>;
+}
+
+/**
+ * A receiver of one service's webhooks: register handlers, then mount `handle` (web `Request`) or
+ * give it to an adapter. Registration methods return the receiver, so calls chain.
+ *
+ * @example
+ * ```ts
+ * import { createMailReceiver } from '@svc/webhooks';
+ *
+ * const receiver = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET! })
+ *   .on('bounced', async (event) => suppress(event.payload.to))
+ *   .on(['opened', 'clicked'], async (event) => track(event.name, event.payload.message_id));
+ *
+ * export const POST = (request: Request) => receiver.handle(request);
+ * ```
+ */
+export interface WebhookReceiver<Known extends { name: string }, Unknown>
+  extends WebhookReceiverLike,
+    HandoffRunner {
+  readonly service: string;
+  /** The dedup store in use (the per-receiver memory store unless one was given). */
+  readonly dedup: DedupStore;
+  /**
+   * Runs `handler` for events named `name` (or any of `names`); the event type is narrowed to them.
+   * Several handlers of one event run in registration order, then the `onAny` ones.
+   */
+  on<N extends Known['name']>(
+    name: N | readonly N[],
+    handler: WebhookHandler<Extract<Known, { name: N }>>,
+  ): this;
+  /** Runs `handler` for every known event (after its specific handlers). */
+  onAny(handler: WebhookHandler<Known>): this;
+  /** Runs `handler` for events this version of the library does not know (payload unvalidated). */
+  onUnknown(handler: WebhookHandler<Unknown>): this;
+  /** Receives handler exceptions, store failures and other errors (never sent to the sender). */
+  onError(hook: ErrorHook<Known | Unknown>): this;
+  /** Receives verified deliveries that fail to parse or validate, with their raw bytes. */
+  onInvalid(hook: InvalidHook): this;
+}
+
+/** Builds a receiver; the service factories resolve options and the spec first. */
+export function createReceiver<Known extends DispatchableEvent, Unknown extends DispatchableEvent>(
+  spec: ServiceSpec<Known | Unknown>,
+  options: ResolvedOptions,
+): WebhookReceiver<Known, Unknown> {
+  const registry = createHandlerRegistry(spec.knownNames);
+  const receive = createReceivePath(spec as ServiceSpec, options, registry);
+
+  const receiver: WebhookReceiver<Known, Unknown> = {
+    service: spec.service,
+    dedup: options.dedup,
+    receive,
+    ...createJobRunner(spec as ServiceSpec, options, registry),
+    async handle(request: Request): Promise<Response> {
+      // The receive path checks the method before it calls the reader, and owns every refusal.
+      const verdict = await receive({
+        body: async ({ maxBodyBytes, bodyTimeoutMs }) => {
+          const read = await readRequestBody(request, maxBodyBytes, bodyTimeoutMs);
+          if (read instanceof Uint8Array) return read;
+          throw read;
+        },
+        headers: request.headers,
+        method: request.method,
+        signal: request.signal,
+      });
+      return toResponse(verdict);
+    },
+    on(name, handler) {
+      registry.on(name, handler as WebhookHandler<never>);
+      return receiver;
+    },
+    onAny(handler) {
+      registry.onAny(handler as WebhookHandler<never>);
+      return receiver;
+    },
+    onUnknown(handler) {
+      registry.onUnknown(handler as WebhookHandler<never>);
+      return receiver;
+    },
+    onError(hook) {
+      registry.onError(hook as ErrorHook<never>);
+      return receiver;
+    },
+    onInvalid(hook) {
+      registry.onInvalid(hook);
+      return receiver;
+    },
+  };
+  return receiver;
+}
