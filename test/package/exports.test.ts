@@ -78,7 +78,7 @@ describe('package.json', () => {
     expect(pkg.dependencies.commander).toMatch(/^\^14\./);
   });
 
-  it('ships the svc-webhooks command as its bin, built after the library', () => {
+  it('ships the svc-webhooks command as its bin, built with the library', () => {
     expect(pkg.bin).toEqual({ 'svc-webhooks': './dist/cli.js' });
   });
 
@@ -95,7 +95,7 @@ describe('package.json', () => {
 
   it('has the scripts the README and CI use', () => {
     expect(pkg.scripts).toMatchObject({
-      build: 'tsup && tsup --config tsup.cli.config.ts',
+      build: 'tsup',
       test: 'vitest run',
       typecheck: expect.stringMatching(/^tsc\b/),
       lint: 'biome check .',
