@@ -45,7 +45,10 @@ export default defineConfig({
   // carries no zod (test/package/bundle-size.test.ts). tsup's own rollup pass changed no app bundle
   // by more than 130 bytes when measured, so it stays off.
   treeshake: false,
-  sourcemap: true,
+  // No source maps: maps without `sourcesContent` point at src/, which is not shipped, and with it
+  // they more than double the tarball (docs/architecture.md, "The package as published"). The code
+  // is not minified, so a stack trace already names a readable line of dist/.
+  sourcemap: false,
   // The `svc-webhooks` command (package.json#bin) is one more entry of the ESM build only, not an
   // export: it shares the library's chunks instead of carrying its own copy of the emitters,
   // management clients and verifiers (docs/architecture.md, "The package as published"). Its
