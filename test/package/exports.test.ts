@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { root } from './dist.js';
@@ -69,6 +69,13 @@ describe('package.json', () => {
     expect(pkg.sideEffects).toBe(false);
     expect(pkg.engines.node).toBe('>=20');
     expect(pkg.files).toContain('dist');
+  });
+
+  it('packs a complete package from a fresh clone: prepack builds dist/, every other file exists', () => {
+    expect(pkg.scripts.prepack).toBe('npm run build');
+    for (const file of pkg.files.filter((file) => file !== 'dist')) {
+      expect(existsSync(join(root, file)), `files lists ${file}`).toBe(true);
+    }
   });
 
   it('depends on zod 4, and commander 14 for the svc-webhooks command only', () => {
