@@ -2,7 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
 
-/** Subpath -> source entry; `package.json#exports` mirrors it (checked by test/package/exports.test.ts). */
+/**
+ * Subpath -> source entry; `package.json#exports` and `#typesVersions` mirror it (written by
+ * scripts/sync-exports.mjs, checked by test/package/exports.test.ts).
+ */
 const subpaths: Record<string, string> = JSON.parse(
   readFileSync(new URL('./entries.json', import.meta.url), 'utf8'),
 );

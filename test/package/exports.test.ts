@@ -16,6 +16,7 @@ type Pkg = {
   files: string[];
   bin: Record<string, string>;
   exports: Record<string, { import: Branch; require: Branch }>;
+  typesVersions: Record<string, Record<string, string[]>>;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
   peerDependencies: Record<string, string>;
@@ -34,9 +35,23 @@ const exportKey = (subpath: string) => (subpath === '.' ? '.' : `./${subpath}`);
 // dist is flat: `testing/msw` builds to dist/testing-msw.* (tsup.config.ts).
 const fileName = (subpath: string) => (subpath === '.' ? 'index' : subpath.replaceAll('/', '-'));
 
+// package.json#exports and #typesVersions are written from entries.json by scripts/sync-exports.mjs.
+const SYNC = 'run `node scripts/sync-exports.mjs` after changing entries.json';
+
 describe('package.json', () => {
   it('exports exactly the subpaths of entries.json, in the same order', () => {
-    expect(Object.keys(pkg.exports)).toEqual(Object.keys(subpaths).map(exportKey));
+    expect(Object.keys(pkg.exports), SYNC).toEqual(Object.keys(subpaths).map(exportKey));
+  });
+
+  // TypeScript's `moduleResolution: node` (node10) ignores `exports`: `attw --pack` with its default
+  // profile checks that every subpath still finds its types there.
+  it('maps every subpath but the root to its CJS types in typesVersions, for node10 resolution', () => {
+    const expected = Object.fromEntries(
+      Object.keys(subpaths)
+        .filter((subpath) => subpath !== '.')
+        .map((subpath) => [subpath, [`./dist/${fileName(subpath)}.d.cts`]]),
+    );
+    expect(pkg.typesVersions, SYNC).toEqual({ '*': expected });
   });
 
   it.each(Object.keys(subpaths))(
@@ -44,7 +59,7 @@ describe('package.json', () => {
     (subpath) => {
       const name = fileName(subpath);
       const entry = pkg.exports[exportKey(subpath)]!;
-      expect(entry).toEqual({
+      expect(entry, SYNC).toEqual({
         import: { types: `./dist/${name}.d.ts`, default: `./dist/${name}.js` },
         require: { types: `./dist/${name}.d.cts`, default: `./dist/${name}.cjs` },
       });
