@@ -1,7 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
 
-/** Subpath -> source entry; `package.json#exports` mirrors it (checked by test/package/exports.test.ts). */
+/**
+ * Subpath -> source entry; `package.json#exports` and `#typesVersions` mirror it (written by
+ * scripts/sync-exports.mjs, checked by test/package/exports.test.ts).
+ */
 const subpaths: Record<string, string> = JSON.parse(
   readFileSync(new URL('./entries.json', import.meta.url), 'utf8'),
 );
@@ -18,6 +22,10 @@ if (missing.length > 0) {
       .join('\n')}\nCreate them or remove the subpath from entries.json (and package.json#exports).`,
   );
 }
+
+const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 // dist stays flat (`testing/msw` -> dist/testing-msw.js): every entry and chunk sits beside the
 // others, so the chunks' relative imports and the build-output graph checks need no path logic.
@@ -40,7 +48,20 @@ export default defineConfig({
   // carries no zod (test/package/bundle-size.test.ts). tsup's own rollup pass changed no app bundle
   // by more than 130 bytes when measured, so it stays off.
   treeshake: false,
-  sourcemap: true,
+  // No source maps: maps without `sourcesContent` point at src/, which is not shipped, and with it
+  // they more than double the tarball (docs/architecture.md, "The package as published"). The code
+  // is not minified, so a stack trace already names a readable line of dist/.
+  sourcemap: false,
+  // The `svc-webhooks` command (package.json#bin) is one more entry of the ESM build only, not an
+  // export: it shares the library's chunks instead of carrying its own copy of the emitters,
+  // management clients and verifiers (docs/architecture.md, "The package as published"). Its
+  // `#!/usr/bin/env node` line is the first line of src/cli/index.ts, which esbuild keeps.
+  esbuildOptions(options, { format }) {
+    if (format !== 'esm') return;
+    const entries = options.entryPoints as Record<string, string>;
+    options.entryPoints = { ...entries, cli: fileURLToPath(new URL('./src/cli/index.ts', import.meta.url)) };
+  },
+  define: { __CLI_VERSION__: JSON.stringify(version) },
   clean: true,
   target: 'es2022',
   platform: 'neutral',
@@ -60,5 +81,6 @@ export default defineConfig({
     'msw',
     'bullmq',
     'pg-boss',
+    'commander',
   ],
 });

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * @module
  * `svc-webhooks`: send signed test deliveries, verify and replay captured ones, emulate both

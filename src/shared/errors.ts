@@ -123,16 +123,22 @@ export interface WebhookErrorOptions {
  * ```
  */
 export class WebhookError extends Error {
-  override readonly name = 'WebhookError' as const;
-  readonly code: WebhookErrorCode;
-  readonly status: number;
+  // Fields are declared and set in the constructor, never initialised in the class body: the CJS
+  // build goes through a second compiler (tsup's CJS code splitting, sucrase) that moves field
+  // initialisers into a helper and wraps the class as `(_class = class …, _class)`, which names it
+  // `_class` for util.inspect and loggers (test/package/error-name.test.ts). Declared fields also
+  // give both builds the same own properties: no `apiCode: undefined` in one and not the other.
+  declare readonly name: 'WebhookError';
+  declare readonly code: WebhookErrorCode;
+  declare readonly status: number;
   /** Management clients: the service's own error code, when its answer carried one. */
-  readonly apiCode?: string;
+  declare readonly apiCode?: string;
   /** Management clients, `rate_limited`: epoch ms at which the rate-limit window resets. */
-  readonly resetAt?: number;
+  declare readonly resetAt?: number;
 
   constructor(code: WebhookErrorCode, message: string, options: WebhookErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'WebhookError';
     this.code = code;
     this.status = options.status ?? WEBHOOK_ERROR_STATUS[code];
     if (options.apiCode !== undefined) this.apiCode = options.apiCode;

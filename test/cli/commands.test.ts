@@ -8,10 +8,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { crmEnvelopeSchemas, mailPayloadSchemas } from '@svc/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../examples/express/server.js';
+import { reachable } from '../package/graph.js';
 import { buildCli, runCli, supportedNode, supportedNodeMajor } from './support/cli.js';
 
 const MAIL_SECRET = 'whsec_cli_mail_secret_0123456789';
@@ -69,10 +70,13 @@ describe('the bin', () => {
   });
 
   it('imports only node: builtins and its declared dependencies (commander, zod)', () => {
-    const code = readFileSync(cli, 'utf8');
-    const bare = [...code.matchAll(/^import\s[^'"]*?from\s*["']([^"']+)["']/gm)].map((m) => m[1]!);
-    expect(bare.length).toBeGreaterThan(0);
-    expect(bare.filter((id) => !id.startsWith('node:') && id !== 'commander' && id !== 'zod')).toEqual([]);
+    // The bin imports the library's chunks beside it; what counts is everything it reaches.
+    const { files, external } = reachable(dirname(cli), [basename(cli)]);
+    expect(files.size).toBeGreaterThan(1);
+    expect(external).toContain('commander');
+    expect(
+      [...external].filter((id) => !id.startsWith('node:') && id !== 'commander' && id !== 'zod'),
+    ).toEqual([]);
   });
 
   it('prints --help for every command and exits 0', async () => {

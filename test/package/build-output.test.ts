@@ -18,9 +18,9 @@ const formats = [
   ['CJS', 'cjs'],
 ] as const;
 
-// esbuild emits `var WebhookError = class extends Error` (CJS: `(_class = class …)`); the class body
-// sets `name = "WebhookError"` exactly where the class is defined.
-const DEFINES_WEBHOOK_ERROR = /\bWebhookError = (?:\(\w+ = )?class\b|class WebhookError\b/;
+// esbuild emits `var WebhookError = class extends Error` in both formats (no CJS wrapper:
+// test/package/error-name.test.ts), exactly where the class is defined.
+const DEFINES_WEBHOOK_ERROR = /\bWebhookError = class\b|class WebhookError\b/;
 
 let dist: string;
 beforeAll(async () => {
@@ -60,11 +60,7 @@ describe('build output', () => {
 
       const { files, external } = reachable(dist, production);
       expect(files.has(`testing.${ext}`)).toBe(false);
-      for (const file of files) {
-        expect(fromTesting(file), `${file} bundles ./testing sources`).toEqual([]);
-        const map = JSON.parse(readFileSync(join(dist, `${file}.map`), 'utf8')) as { sources: string[] };
-        expect(map.sources.filter((source) => source.includes(testingDir))).toEqual([]);
-      }
+      for (const file of files) expect(fromTesting(file), `${file} bundles ./testing sources`).toEqual([]);
       expect(external.has('msw')).toBe(false);
     });
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { root } from './dist.js';
@@ -16,6 +16,7 @@ type Pkg = {
   files: string[];
   bin: Record<string, string>;
   exports: Record<string, { import: Branch; require: Branch }>;
+  typesVersions: Record<string, Record<string, string[]>>;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
   peerDependencies: Record<string, string>;
@@ -34,9 +35,23 @@ const exportKey = (subpath: string) => (subpath === '.' ? '.' : `./${subpath}`);
 // dist is flat: `testing/msw` builds to dist/testing-msw.* (tsup.config.ts).
 const fileName = (subpath: string) => (subpath === '.' ? 'index' : subpath.replaceAll('/', '-'));
 
+// package.json#exports and #typesVersions are written from entries.json by scripts/sync-exports.mjs.
+const SYNC = 'run `node scripts/sync-exports.mjs` after changing entries.json';
+
 describe('package.json', () => {
   it('exports exactly the subpaths of entries.json, in the same order', () => {
-    expect(Object.keys(pkg.exports)).toEqual(Object.keys(subpaths).map(exportKey));
+    expect(Object.keys(pkg.exports), SYNC).toEqual(Object.keys(subpaths).map(exportKey));
+  });
+
+  // TypeScript's `moduleResolution: node` (node10) ignores `exports`: `attw --pack` with its default
+  // profile checks that every subpath still finds its types there.
+  it('maps every subpath but the root to its CJS types in typesVersions, for node10 resolution', () => {
+    const expected = Object.fromEntries(
+      Object.keys(subpaths)
+        .filter((subpath) => subpath !== '.')
+        .map((subpath) => [subpath, [`./dist/${fileName(subpath)}.d.cts`]]),
+    );
+    expect(pkg.typesVersions, SYNC).toEqual({ '*': expected });
   });
 
   it.each(Object.keys(subpaths))(
@@ -44,7 +59,7 @@ describe('package.json', () => {
     (subpath) => {
       const name = fileName(subpath);
       const entry = pkg.exports[exportKey(subpath)]!;
-      expect(entry).toEqual({
+      expect(entry, SYNC).toEqual({
         import: { types: `./dist/${name}.d.ts`, default: `./dist/${name}.js` },
         require: { types: `./dist/${name}.d.cts`, default: `./dist/${name}.cjs` },
       });
@@ -71,6 +86,13 @@ describe('package.json', () => {
     expect(pkg.files).toContain('dist');
   });
 
+  it('packs a complete package from a fresh clone: prepack builds dist/, every other file exists', () => {
+    expect(pkg.scripts.prepack).toBe('npm run build');
+    for (const file of pkg.files.filter((file) => file !== 'dist')) {
+      expect(existsSync(join(root, file)), `files lists ${file}`).toBe(true);
+    }
+  });
+
   it('depends on zod 4, and commander 14 for the svc-webhooks command only', () => {
     expect(Object.keys(pkg.dependencies).sort()).toEqual(['commander', 'zod']);
     expect(pkg.dependencies.zod).toMatch(/^\^4\./);
@@ -78,7 +100,7 @@ describe('package.json', () => {
     expect(pkg.dependencies.commander).toMatch(/^\^14\./);
   });
 
-  it('ships the svc-webhooks command as its bin, built after the library', () => {
+  it('ships the svc-webhooks command as its bin, built with the library', () => {
     expect(pkg.bin).toEqual({ 'svc-webhooks': './dist/cli.js' });
   });
 
@@ -95,7 +117,7 @@ describe('package.json', () => {
 
   it('has the scripts the README and CI use', () => {
     expect(pkg.scripts).toMatchObject({
-      build: 'tsup && tsup --config tsup.cli.config.ts',
+      build: 'tsup',
       test: 'vitest run',
       typecheck: expect.stringMatching(/^tsc\b/),
       lint: 'biome check .',

@@ -54,8 +54,8 @@ describe('the testing boundary', () => {
     },
   );
 
-  // src/cli is the `svc-webhooks` command: a separate Node bundle (tsup.cli.config.ts, the package's
-  // `bin`), not an entry of entries.json, whose emulator and `send` are built on the emitters.
+  // src/cli is the `svc-webhooks` command: the package's `bin`, an entry of the ESM build only
+  // (tsup.config.ts), not of entries.json, whose emulator and `send` are built on the emitters.
   const cliDir = join(root, 'src/cli');
 
   it('no module outside src/testing (and the command in src/cli) imports it', () => {

@@ -1,54 +1,16 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, sourcesHash } from '../../package/dist.js';
-
-// Everything the bin depends on.
-const inputsHash = () => sourcesHash(['tsup.cli.config.ts', 'package.json']);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { buildDist } from '../../package/dist.js';
 
 /**
- * Builds the bin with the committed tsup.cli.config.ts (what `npm run build` runs after the library)
- * into node_modules/.cache, once per change of the sources; test files in parallel workers share one
- * build through a lock directory. Returns the path of the built `cli.js`. It sits inside the
- * repository, so it resolves commander and zod from node_modules as an installed package does.
+ * The bin as `npm run build` makes it: `cli.js` of the ESM build (tsup.config.ts), beside the
+ * library's chunks it imports, built once per change of the sources by the build-output tests'
+ * {@link buildDist}. That build sits inside the repository, so it resolves commander and zod from
+ * node_modules as an installed package does.
  */
 export async function buildCli(): Promise<string> {
-  const outDir = join(root, 'node_modules', '.cache', `svc-webhooks-cli-${inputsHash()}`);
-  const cli = join(outDir, 'cli.js');
-  const done = join(outDir, '.complete');
-  const lock = `${outDir}.lock`;
-  const deadline = Date.now() + 180_000;
-  mkdirSync(join(outDir, '..'), { recursive: true });
-  while (!existsSync(done)) {
-    try {
-      mkdirSync(lock);
-    } catch {
-      const held = statSync(lock, { throwIfNoEntry: false });
-      if (held && Date.now() - held.mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error(`Timed out waiting for the CLI build in ${outDir}`);
-      await sleep(200);
-      continue;
-    }
-    try {
-      if (existsSync(done)) break;
-      const config = (await import(/* @vite-ignore */ join(root, 'tsup.cli.config.ts'))).default;
-      const { build } = await import('tsup');
-      await build({
-        ...config,
-        entry: { cli: join(root, 'src/cli/index.ts') },
-        outDir,
-        silent: true,
-        config: false,
-        tsconfig: join(root, 'tsconfig.json'),
-      });
-      writeFileSync(done, new Date().toISOString());
-    } finally {
-      rmSync(lock, { recursive: true, force: true });
-    }
-  }
-  return cli;
+  return join(await buildDist(), 'cli.js');
 }
 
 /**
