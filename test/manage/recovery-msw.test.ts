@@ -192,5 +192,11 @@ describe('recoverFailedDeliveries when calls fail', () => {
     await expect(recoverFailedDeliveries({ client: client(), since: 'yesterday' })).rejects.toMatchObject({
       code: 'options_invalid',
     });
+    // A duration or a number beyond the range of a Date is refused too, not a RangeError.
+    for (const since of ['99999999999d', 9e15]) {
+      await expect(recoverFailedDeliveries({ client: client(), since })).rejects.toMatchObject({
+        code: 'options_invalid',
+      });
+    }
   });
 });
