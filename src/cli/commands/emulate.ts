@@ -7,6 +7,7 @@ import { createEmulatorState, realDuration } from '../emulate/state.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import type { Output } from '../output.js';
 import { runAction, withJson } from '../run-action.js';
+import { jsonText, visible } from '../visible-text.js';
 
 /** The emulator's default port. */
 export const DEFAULT_EMULATOR_PORT = 4400;
@@ -51,7 +52,7 @@ async function emulate(out: Output, options: EmulateOptions): Promise<ExitCode> 
   const { address } = started;
   if (out.json) {
     // The first line says where it listens; then one JSON line per attempt, pause and skip.
-    process.stdout.write(`${JSON.stringify({ type: 'listening', speed, ...address })}\n`);
+    process.stdout.write(`${jsonText({ type: 'listening', speed, ...address })}\n`);
   } else {
     out.line(
       `${out.color.bold('svc-webhooks emulator')} on ${address.url}${speed === 1 ? '' : ` (${speed}× speed)`}`,
@@ -102,7 +103,7 @@ function printEvent(out: Output, event: EmitterReport, speed: number): void {
       Object.assign(line, { webhookId: event.webhookId });
       if (event.type === 'skipped') Object.assign(line, { event: event.event, reason: event.reason });
     }
-    process.stdout.write(`${JSON.stringify(line)}\n`);
+    process.stdout.write(`${jsonText(line)}\n`);
     return;
   }
   const c = out.color;
@@ -113,13 +114,19 @@ function printEvent(out: Output, event: EmitterReport, speed: number): void {
       : c.red(a.statusCode ? String(a.statusCode) : 'ERR');
     const next = event.delivery.nextAttemptAt ? c.dim(` next ${event.delivery.nextAttemptAt}`) : '';
     out.line(
-      `${status} ${event.service} ${event.delivery.event} #${a.attempt} ${a.kind} ${c.dim(`${event.delivery.id} ${realDuration(a.durationMs, speed)} ms`)}${a.error ? ` ${c.yellow(a.error)}` : ''}${next}`,
+      `${status} ${event.service} ${visible(event.delivery.event)} #${a.attempt} ${a.kind} ${c.dim(`${visible(event.delivery.id)} ${realDuration(a.durationMs, speed)} ms`)}${a.error ? ` ${c.yellow(visible(a.error))}` : ''}${next}`,
     );
   } else if (event.type === 'webhook_paused') {
     out.line(
-      c.red(`paused mail webhook ${event.webhookId} after ${event.consecutiveFailures} failed deliveries`),
+      c.red(
+        `paused mail webhook ${visible(event.webhookId)} after ${event.consecutiveFailures} failed deliveries`,
+      ),
     );
   } else if (event.type === 'skipped') {
-    out.line(c.yellow(`skipped ${event.service} ${event.event} for ${event.webhookId}: ${event.reason}`));
+    out.line(
+      c.yellow(
+        `skipped ${event.service} ${visible(event.event)} for ${visible(event.webhookId)}: ${visible(event.reason)}`,
+      ),
+    );
   }
 }

@@ -6,6 +6,7 @@ import { parseUrl } from '../http.js';
 import { describeFetchError, type Output } from '../output.js';
 import { runAction, withJson } from '../run-action.js';
 import { collectSet, parseSetFields } from '../set-fields.js';
+import { visible } from '../visible-text.js';
 import { DEFAULT_EMULATOR_PORT } from './emulate.js';
 
 interface TriggerOptions {
@@ -58,7 +59,7 @@ async function trigger(
   };
   if (!response.ok) {
     throw new CliError(
-      body.error?.message ?? `The emulator answered ${response.status}.`,
+      visible(body.error?.message ?? `The emulator answered ${response.status}.`),
       EXIT.failed,
       'emulator_refused',
     );
@@ -69,7 +70,7 @@ async function trigger(
   for (const d of deliveries) {
     const first = d.attempts[0];
     out.line(
-      `${d.status === 'succeeded' ? out.color.green(d.status) : out.color.yellow(d.status)} ${name} -> ${d.webhookId} ${out.color.dim(d.id)} ${first ? first.statusCode || first.error : ''}`,
+      `${d.status === 'succeeded' ? out.color.green(d.status) : out.color.yellow(visible(d.status))} ${name} -> ${visible(d.webhookId)} ${out.color.dim(visible(d.id))} ${first ? visible(first.statusCode || first.error) : ''}`,
     );
   }
   return EXIT.ok;
