@@ -36,7 +36,8 @@ async function emulate(out: Output, options: EmulateOptions): Promise<ExitCode> 
   if (!Number.isFinite(speed) || speed < 1 || speed > 100_000) {
     throw new CliError(`--speed must be a number from 1 to 100000 (got ${options.speed}).`);
   }
-  const state = createEmulatorState(createScaledClock(speed), speed);
+  const clock = createScaledClock(speed);
+  const state = createEmulatorState(clock, speed);
   let started: Awaited<ReturnType<typeof startEmulatorServer>>;
   try {
     started = await startEmulatorServer(state, port);
@@ -65,10 +66,14 @@ async function emulate(out: Output, options: EmulateOptions): Promise<ExitCode> 
   }
   state.subscribe((event) => printEvent(out, event, speed));
 
+  // A signal stops everything that would keep the process alive: scheduled retries (the clock's
+  // timers), attempts in flight (aborted), then the server and the page's event streams.
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      clock.stop();
+      state.stop();
       void started.close().then(resolve);
     };
     process.on('SIGINT', stop);
