@@ -91,6 +91,24 @@ describe('recover against a hostile management API', () => {
     }
   });
 
+  it('a --since beyond the range of a Date is bad usage (exit 2), not a RangeError', async () => {
+    seen.length = 0;
+    const run = await runCli(cli, [
+      'recover',
+      '--service',
+      'mail',
+      '--since',
+      '99999999999d',
+      '--base-url',
+      api,
+      '--api-key',
+      KEY,
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('since must be');
+    expect(seen).toEqual([]);
+  });
+
   it('a new cursor on every page: --max-pages stops it with page_limit_exceeded (it looped forever)', async () => {
     seen.length = 0;
     let page = 0;
@@ -135,7 +153,7 @@ describe('recover against a hostile management API', () => {
   });
 });
 
-describe('send prints the answer escaped', () => {
+describe('send prints the answer escaped and bounded', () => {
   it('a response body with escape sequences keeps its lines, shows its controls', async () => {
     route = (_req, res) =>
       res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`line one${HOSTILE}\nline two`);
@@ -151,5 +169,59 @@ describe('send prints the answer escaped', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).not.toMatch(RAW_CONTROL);
     expect(run.stdout).toContain(`line one${SHOWN}\nline two`);
+  });
+
+  it('an endless answer body is read up to a bound, then the connection is dropped', async () => {
+    let sent = 0;
+    route = (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      const chunk = Buffer.alloc(1 << 16, 0x7a);
+      const pump = () => {
+        while (!res.destroyed && sent < 1 << 30) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+      };
+      pump();
+    };
+    const started = performance.now();
+    const run = await runCli(cli, [
+      'send',
+      'mail',
+      'opened',
+      '--url',
+      `${api}/hooks`,
+      '--secret',
+      'whsec_hostile_api_secret_0123',
+      '--json',
+    ]);
+    const seconds = (performance.now() - started) / 1000;
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).results[0].body).toMatch(/^z{4096}…$/);
+    // It read until its 10 s limit (and as many bytes as came) before.
+    expect(seconds).toBeLessThan(5);
+    expect(sent).toBeLessThan(64 * 1_048_576);
+  });
+});
+
+describe('trigger and recover --emulator against something that is not an emulator', () => {
+  it('an endless answer is read up to 1 MiB: exit 1 at once, not a read until the time limit', async () => {
+    route = (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"deliveries":[');
+      const chunk = Buffer.from('{},'.repeat(20_000));
+      const pump = () => {
+        while (!res.destroyed) if (!res.write(chunk)) return void res.once('drain', pump);
+      };
+      pump();
+    };
+    const started = performance.now();
+    const trigger = await runCli(cli, ['trigger', 'mail', 'bounced', '--emulator', api]);
+    expect(trigger.code).toBe(1);
+    expect(trigger.stderr).toContain('not an emulator');
+    const recovered = await runCli(cli, ['recover', '--service', 'mail', '--since', '1h', '--emulator', api]);
+    expect(recovered.code).toBe(1);
+    expect(recovered.stderr).toContain('not an emulator');
+    expect((performance.now() - started) / 1000).toBeLessThan(8);
   });
 });

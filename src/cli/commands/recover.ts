@@ -165,7 +165,9 @@ async function recover(out: Output, options: RecoverOptions): Promise<ExitCode> 
     bar?.done();
     if (!isWebhookError(error)) throw error;
     const unreachable = error.code === 'api_unavailable' || error.code === 'request_timeout';
-    throw new CliError(error.message, unreachable ? EXIT.unreachable : EXIT.failed, error.code);
+    // options_invalid: a --since that is no time (beyond the range of a Date), before any call.
+    const exit = error.code === 'options_invalid' ? EXIT.usage : unreachable ? EXIT.unreachable : EXIT.failed;
+    throw new CliError(error.message, exit, error.code);
   }
   bar?.done();
   // Exit 1 while any failure remains: retried and failing again, unconfirmed, or not recoverable (CRM).

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { parseEvent, parseService } from '../events.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
-import { parseUrl } from '../http.js';
+import { parseUrl, readEmulatorJson } from '../http.js';
 import { describeFetchError, type Output } from '../output.js';
 import { runAction, withJson } from '../run-action.js';
 import { collectSet, parseSetFields } from '../set-fields.js';
@@ -53,13 +53,20 @@ async function trigger(
     const { message, exitCode } = describeFetchError(error);
     throw new CliError(`${base}: ${message}`, exitCode, 'unreachable', 'Start it with: svc-webhooks emulate');
   }
-  const body = (await response.json().catch(() => ({}))) as {
+  const body = ((await readEmulatorJson(response)) ?? {}) as {
     deliveries?: Delivery[];
     error?: { message: string };
   };
+  if (!Array.isArray(body.deliveries) && response.ok) {
+    throw new CliError(
+      `${base}: not an emulator's answer (not JSON, or over 1 MiB).`,
+      EXIT.failed,
+      'emulator_invalid',
+    );
+  }
   if (!response.ok) {
     throw new CliError(
-      visible(body.error?.message ?? `The emulator answered ${response.status}.`),
+      body.error?.message ?? `The emulator answered ${response.status}.`,
       EXIT.failed,
       'emulator_refused',
     );
