@@ -114,6 +114,15 @@ export async function fetchOnce(call: FetchOnce): Promise<{ response: Response; 
       await response.body?.cancel().catch(() => {});
       throw redirectError(response, call);
     }
+    // A custom fetch that follows redirects anyway: the answer is another origin's (or an unknown
+    // path's), so it is not used.
+    if (response.redirected) {
+      await response.body?.cancel().catch(() => {});
+      throw new WebhookError(
+        'response_invalid',
+        `The fetch given to the ${call.service} client followed a redirect for ${call.method} ${call.path}; redirects must not be followed (pass redirect through).`,
+      );
+    }
     return { response, text: await readText(response, call) };
   } catch (error) {
     if (error instanceof WebhookError) throw error;

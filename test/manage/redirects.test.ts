@@ -101,4 +101,15 @@ describe('redirects are refused, never followed', () => {
     location = '';
     expect((await failure(crm.listWebhooks())).message).toContain('without a Location');
   });
+
+  it('a custom fetch that follows redirects anyway: its answer is not used', async () => {
+    status = 307;
+    location = `${elsewhere.url}/api/v1/webhooks`;
+    const following: typeof fetch = (input, init) => fetch(input, { ...init, redirect: 'follow' });
+    const mail = createMailClient({ baseUrl: api.url, apiKey: KEY, fetch: following });
+    const error = await failure(mail.listWebhooks());
+    expect(error.code).toBe('response_invalid');
+    expect(error.message).toContain('followed a redirect');
+    expect(error.message).not.toContain(KEY);
+  });
 });
