@@ -4,6 +4,7 @@
  */
 import type { Service } from './events.js';
 import { CliError } from './exit-codes.js';
+import { visible } from './visible-text.js';
 
 /** One captured delivery, decoded. */
 export interface Capture {
@@ -26,7 +27,7 @@ export function parseCaptures(text: string, path: string): Capture[] {
     if (raw === '') continue;
     const fail = (why: string) =>
       new CliError(
-        `${path}:${i + 1}: ${why}.`,
+        `${visible(path)}:${i + 1}: ${why}.`,
         undefined,
         'capture_invalid',
         'A capture file holds one JSON object per line, as formatCaptureLine() writes it (docs/cli.md "Capture format").',
@@ -44,8 +45,17 @@ export function parseCaptures(text: string, path: string): Capture[] {
     const headers = entry.headers;
     if (typeof headers !== 'object' || headers === null || Array.isArray(headers))
       throw fail('"headers" must be an object');
+    // Every header as fetch takes it, so a bad one is this usage error, never a failed send (exit 3).
+    const valid = new Headers();
     for (const [name, v] of Object.entries(headers)) {
-      if (typeof v !== 'string') throw fail(`header "${name}" must be a string`);
+      if (typeof v !== 'string') throw fail(`header "${visible(name)}" must be a string`);
+      try {
+        valid.append(name, v);
+      } catch {
+        throw fail(
+          `header "${visible(name)}" is not a valid HTTP header (name, line break or non-Latin-1 value)`,
+        );
+      }
     }
     if (typeof entry.body !== 'string' || entry.body.length % 4 !== 0 || !BASE64.test(entry.body)) {
       throw fail('"body" must be the base64 of the body bytes');
@@ -59,7 +69,7 @@ export function parseCaptures(text: string, path: string): Capture[] {
     });
   }
   if (captures.length === 0) {
-    throw new CliError(`${path}: no captures in the file.`, undefined, 'capture_invalid');
+    throw new CliError(`${visible(path)}: no captures in the file.`, undefined, 'capture_invalid');
   }
   return captures;
 }

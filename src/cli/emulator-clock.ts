@@ -1,6 +1,7 @@
 /** The clock of a running emulator, for commands that talk to it (`recover --emulator`). */
 import type { ManageClock } from '../manage/http-types.js';
-import { CliError } from './exit-codes.js';
+import { CliError, EXIT } from './exit-codes.js';
+import { readEmulatorJson } from './http.js';
 import { describeFetchError } from './output.js';
 
 /** The emulator's clock, read once and then followed at its speed. */
@@ -8,10 +9,17 @@ export async function emulatorClock(base: string): Promise<ManageClock & { speed
   let state: { now: number; speed: number };
   try {
     const response = await fetch(new URL('/_emulator/state', base), { signal: AbortSignal.timeout(10_000) });
-    state = (await response.json()) as { now: number; speed: number };
+    state = (await readEmulatorJson(response)) as { now: number; speed: number };
   } catch (error) {
     const { message, exitCode } = describeFetchError(error);
     throw new CliError(`${base}: ${message}`, exitCode, 'unreachable', 'Start it with: svc-webhooks emulate');
+  }
+  if (!Number.isFinite(state?.now) || !Number.isFinite(state?.speed) || state.speed <= 0) {
+    throw new CliError(
+      `${base}: not an emulator's answer (no clock in /_emulator/state).`,
+      EXIT.failed,
+      'emulator_invalid',
+    );
   }
   const started = Date.now();
   const { now, speed } = state;

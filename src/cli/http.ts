@@ -6,12 +6,14 @@ import { describeFetchError } from './output.js';
 /** What the receiving app answered. */
 export interface Answer {
   status: number;
-  /** The response body as text, cut at 4 KiB. */
+  /** The response body as text, cut at 4096 characters (at most 16 KiB of it is read). */
   body: string;
   durationMs: number;
 }
 
 const MAX_BODY = 4096;
+// Bytes read to show MAX_BODY characters (up to 4 bytes each in UTF-8).
+const MAX_READ = 4 * MAX_BODY;
 
 /** POSTs `body` with `headers` to `url`; a network failure throws a {@link CliError} (exit 3). */
 export async function post(
@@ -35,12 +37,54 @@ export async function post(
     const { message, exitCode } = describeFetchError(error);
     throw new CliError(`${url}: ${message}`, exitCode, 'unreachable', 'Start the app, or check the --url.');
   }
-  const text = await response.text().catch(() => '');
+  const { text } = await readLimited(response, MAX_READ);
   return {
     status: response.status,
     body: text.length > MAX_BODY ? `${text.slice(0, MAX_BODY)}…` : text,
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+/**
+ * At most `maxBytes` of a body, as text: the server chooses its size, so reading stops there and the
+ * rest is never downloaded (an endless answer ends at once). `complete` is false when cut.
+ */
+export async function readLimited(
+  response: Response,
+  maxBytes: number,
+): Promise<{ text: string; complete: boolean }> {
+  if (!response.body) return { text: '', complete: true };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  let complete = false;
+  try {
+    while (length <= maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) {
+        complete = true;
+        break;
+      }
+      chunks.push(value);
+      length += value.byteLength;
+    }
+  } catch {
+    // A reset or the time limit mid-body: what arrived is kept.
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), complete: complete && length <= maxBytes };
+}
+
+/** The emulator's JSON answer, read up to 1 MiB; `undefined` when it is larger or not JSON. */
+export async function readEmulatorJson(response: Response): Promise<unknown> {
+  const { text, complete } = await readLimited(response, 1_048_576);
+  if (!complete) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The URL given, checked: http or https only (a usage error otherwise). */

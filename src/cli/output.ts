@@ -3,11 +3,15 @@
  * document with `--json`, and a progress bar on stderr for long work when stderr is a TTY.
  */
 import { EXIT, type ExitCode } from './exit-codes.js';
+import { jsonText, terminalSafe } from './visible-text.js';
 
 /** The global output options every command receives. */
 export interface Output {
   json: boolean;
-  /** Human text to stdout (ignored with `--json`). */
+  /**
+   * Human text to stdout (ignored with `--json`). Untrusted parts go through {@link visible} first;
+   * any control character left but `\n`, `\t` and the colours is escaped here too.
+   */
   line(text?: string): void;
   /** The JSON result to stdout (only with `--json`). */
   result(value: unknown): void;
@@ -58,13 +62,13 @@ export function createOutput(json: boolean): Output {
   return {
     json,
     line(text = '') {
-      if (!json) stdout.write(`${text}\n`);
+      if (!json) stdout.write(`${terminalSafe(text)}\n`);
     },
     result(value) {
-      if (json) stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+      if (json) stdout.write(`${jsonText(value, 2)}\n`);
     },
     note(text) {
-      stderr.write(`${text}\n`);
+      stderr.write(`${terminalSafe(text)}\n`);
     },
     color: colorsFor(stdout),
     progress(label, total) {

@@ -1,21 +1,47 @@
-/** Reading the files the commands take: a body (or stdin) and a headers file. */
-import { readFile } from 'node:fs/promises';
+/**
+ * Reading the files the commands take: a body (or stdin), a headers file, a capture file. Every read
+ * is bounded as it streams: reading stops at 16 MiB, so `/dev/zero`, an endless FIFO or pipe ends at
+ * once with a usage error instead of filling memory.
+ */
+import { createReadStream } from 'node:fs';
 import { CliError } from './exit-codes.js';
+import { visible } from './visible-text.js';
 
 /** Largest input read (a delivery is a few KB; the receivers' default limit is 1 MiB). */
-const MAX_INPUT_BYTES = 16 * 1_048_576;
+export const MAX_INPUT_BYTES = 16 * 1_048_576;
+
+/** The chunks of `source` up to {@link MAX_INPUT_BYTES}; past it `tooLarge()`, and the source is closed. */
+async function readBounded(
+  source: AsyncIterable<Buffer> & { destroy(): void },
+  tooLarge: () => CliError,
+): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  try {
+    for await (const chunk of source) {
+      length += chunk.byteLength;
+      if (length > MAX_INPUT_BYTES) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } finally {
+    // Leaving the loop early closes a file; stdin is closed here too, so a writer gets EPIPE.
+    if (length > MAX_INPUT_BYTES) source.destroy();
+  }
+  return new Uint8Array(Buffer.concat(chunks, length));
+}
+
+const tooLargeError = (what: string) =>
+  new CliError(`${what} is larger than 16 MiB (reading stopped there).`, undefined, 'input_too_large');
 
 /** The exact bytes of `path`, or of stdin for `-`. */
 export async function readBytes(path: string, what: string): Promise<Uint8Array> {
   if (path === '-') return readStdin(what);
   try {
-    const bytes = await readFile(path);
-    if (bytes.byteLength > MAX_INPUT_BYTES) throw new CliError(`${what} ${path} is larger than 16 MiB.`);
-    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return await readBounded(createReadStream(path), () => tooLargeError(`${what} ${visible(path)}`));
   } catch (error) {
     if (error instanceof CliError) throw error;
     throw new CliError(
-      `Cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? error}.`,
+      `Cannot read ${what} ${visible(path)}: ${(error as NodeJS.ErrnoException).code ?? error}.`,
       undefined,
       'file_unreadable',
     );
@@ -26,14 +52,9 @@ async function readStdin(what: string): Promise<Uint8Array> {
   if (process.stdin.isTTY) {
     throw new CliError(`Pipe the ${what} on stdin, or name a file.`, undefined, 'input_missing');
   }
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
-    length += chunk.byteLength;
-    if (length > MAX_INPUT_BYTES) throw new CliError(`The ${what} on stdin is larger than 16 MiB.`);
-    chunks.push(chunk);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
+  return readBounded(process.stdin as AsyncIterable<Buffer> & { destroy(): void }, () =>
+    tooLargeError(`The ${what} on stdin`),
+  );
 }
 
 /**
@@ -45,7 +66,7 @@ export async function readHeadersFile(path: string): Promise<Headers> {
   const headers = new Headers();
   const fail = (why: string) =>
     new CliError(
-      `Headers file ${path}: ${why}.`,
+      `Headers file ${visible(path)}: ${why}.`,
       undefined,
       'headers_invalid',
       'Write a JSON object, or one "Name: value" per line.',
@@ -61,7 +82,7 @@ export async function readHeadersFile(path: string): Promise<Headers> {
       try {
         headers.append(name, String(value));
       } catch {
-        throw fail(`"${name}" is not a valid header`);
+        throw fail(`"${visible(name)}" is not a valid header`);
       }
     }
     return headers;

@@ -1,6 +1,7 @@
 /** The text form of a recovery report (`svc-webhooks recover` without `--json`). */
 import type { RecoveryReport } from '../manage/recovery-types.js';
 import type { Output } from './output.js';
+import { visible } from './visible-text.js';
 
 /** Prints the report per webhook, then the counts and each delivery still failing. */
 export function printReport(out: Output, report: RecoveryReport): void {
@@ -10,7 +11,7 @@ export function printReport(out: Output, report: RecoveryReport): void {
   );
   for (const w of report.webhooks) {
     out.line(
-      `  ${w.webhookId} ${c.dim(w.url ?? '')}: ${w.failed} failed${w.reactivated ? ', reactivated' : ''}`,
+      `  ${visible(w.webhookId)} ${c.dim(visible(w.url ?? ''))}: ${w.failed} failed${w.reactivated ? ', reactivated' : ''}`,
     );
     if (w.gap)
       out.line(c.yellow(`    cannot see deliveries from ${w.gap.from} to ${w.gap.to} (${w.gap.reason})`));
@@ -29,9 +30,10 @@ export function printReport(out: Output, report: RecoveryReport): void {
   for (const item of report.stillFailing) {
     out.line(
       c.red(
-        `  still failing ${item.deliveryId} (${item.event ?? '?'}): ${item.statusCode ?? ''} ${item.reason ?? ''}`,
+        `  still failing ${visible(item.deliveryId)} (${visible(item.event ?? '?')}): ${item.statusCode ?? ''} ${visible(item.reason ?? '')}`,
       ),
     );
   }
-  if (report.stopped) out.line(c.red(`  stopped early: ${report.stopped.code}: ${report.stopped.message}`));
+  if (report.stopped)
+    out.line(c.red(`  stopped early: ${report.stopped.code}: ${visible(report.stopped.message)}`));
 }

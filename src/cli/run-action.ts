@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 import { createOutput, type Output } from './output.js';
+import { visible } from './visible-text.js';
 
 /** An action: the output first, then the command's arguments and options. */
 export type Action = (out: Output, ...args: never[]) => Promise<ExitCode>;
@@ -41,8 +42,9 @@ export function reportError(out: Output, error: unknown): ExitCode {
   if (out.json) {
     out.result({ ok: false, error: { code, message, ...(fix ? { fix } : {}) } });
   } else {
-    out.note(`${out.color.red('error')} ${message}`);
-    if (fix) out.note(`  fix: ${fix}`);
+    // Messages can carry a server's text or a file's name: shown with their controls escaped.
+    out.note(`${out.color.red('error')} ${visible(message)}`);
+    if (fix) out.note(`  fix: ${visible(fix)}`);
   }
   return exitCode;
 }

@@ -48,6 +48,38 @@ async function readText(response: Response, call: FetchOnce): Promise<string> {
   return new TextDecoder().decode(bytes);
 }
 
+/**
+ * A 3xx is refused, never followed: a redirect would carry the credential, custom headers and the
+ * body to whatever origin the Location names. The message names that origin (never the path or query,
+ * which may carry tokens), or says it is the API's own.
+ */
+function redirectError(response: Response, call: FetchOnce): WebhookError {
+  const said = `The ${call.service} API answered ${call.method} ${call.path} with`;
+  // Edge runtimes hide a manual redirect's status and Location (an opaque-redirect response).
+  if (response.type === 'opaqueredirect') {
+    return new WebhookError('response_invalid', `${said} a redirect; redirects are not followed.`);
+  }
+  const raw = response.headers.get('location');
+  let where: string;
+  if (raw === null || raw.trim() === '') where = 'a redirect without a Location';
+  else {
+    try {
+      const target = new URL(raw, call.url).origin;
+      where =
+        target === new URL(call.url).origin
+          ? `a redirect to the same origin (${target})`
+          : `a redirect to ${target}`;
+    } catch {
+      where = 'a redirect with an unreadable Location';
+    }
+  }
+  return new WebhookError(
+    'response_invalid',
+    `${said} ${response.status}, ${where}; redirects are not followed, so the credential stays with the API's origin. Check baseUrl.`,
+    { status: response.status },
+  );
+}
+
 function describe(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
   if (typeof cause?.code === 'string') return cause.code;
@@ -56,7 +88,7 @@ function describe(error: unknown): string {
 
 /**
  * Sends one call and reads its whole answer under `timeoutMs` (a service that stalls mid-answer is a
- * timeout too). The caller's abort rejects with `signal.reason`, as fetch does; the timeout is
+ * timeout too). A redirect is `response_invalid`, never followed. The caller's abort rejects with `signal.reason`, as fetch does; the timeout is
  * `request_timeout`; no answer at all is `api_unavailable`.
  */
 export async function fetchOnce(call: FetchOnce): Promise<{ response: Response; text: string }> {
@@ -76,7 +108,21 @@ export async function fetchOnce(call: FetchOnce): Promise<{ response: Response; 
       headers: call.headers,
       ...(call.body === undefined ? {} : { body: call.body }),
       signal: controller.signal,
+      redirect: 'manual',
     });
+    if ((response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect') {
+      await response.body?.cancel().catch(() => {});
+      throw redirectError(response, call);
+    }
+    // A custom fetch that follows redirects anyway: the answer is another origin's (or an unknown
+    // path's), so it is not used.
+    if (response.redirected) {
+      await response.body?.cancel().catch(() => {});
+      throw new WebhookError(
+        'response_invalid',
+        `The fetch given to the ${call.service} client followed a redirect for ${call.method} ${call.path}; redirects must not be followed (pass redirect through).`,
+      );
+    }
     return { response, text: await readText(response, call) };
   } catch (error) {
     if (error instanceof WebhookError) throw error;

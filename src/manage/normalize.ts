@@ -99,6 +99,8 @@ export function crmDeliveryOf(raw: Json): CrmDelivery | null {
   };
 }
 
+const MAX_DATE_MS = 8.64e15;
+
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /**
@@ -106,16 +108,16 @@ const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86
  * (`'30s'`, `'90m'`, `'2h'`, `'7d'`).
  */
 export function toEpochMs(value: number | Date | string, now: number, name = 'since'): number {
-  if (value instanceof Date) {
-    if (!Number.isNaN(value.getTime())) return value.getTime();
-  } else if (typeof value === 'number') {
-    if (Number.isFinite(value)) return value;
-  } else if (typeof value === 'string') {
+  let ms = Number.NaN;
+  if (value instanceof Date) ms = value.getTime();
+  else if (typeof value === 'number') ms = value;
+  else if (typeof value === 'string') {
     const duration = /^(\d+(?:\.\d+)?)\s*([smhd])$/.exec(value.trim());
-    if (duration) return now - Number(duration[1]) * UNITS[duration[2]!]!;
-    const parsed = Date.parse(value);
-    if (!Number.isNaN(parsed) && /^\d{4}-\d{2}-\d{2}/.test(value)) return parsed;
+    if (duration) ms = now - Number(duration[1]) * UNITS[duration[2]!]!;
+    else if (/^\d{4}-\d{2}-\d{2}/.test(value)) ms = Date.parse(value);
   }
+  // Only times a Date can hold (±8.64e15 ms): anything else would throw a RangeError as an ISO string.
+  if (Math.abs(ms) <= MAX_DATE_MS) return ms;
   throw new WebhookError(
     'options_invalid',
     `${name} must be epoch ms, a Date, an ISO 8601 time or a duration such as '2h' or '7d'.`,

@@ -1,6 +1,8 @@
+import { WebhookError } from '../shared/errors.js';
 import type { CrmClient } from './crm-client.js';
 import type { MailClient } from './mail-client.js';
 import type { MailDeliveryAttempt } from './mail-types.js';
+import { id } from './path-id.js';
 import type { RecoveryGap, RecoveryItem, WebhookRecovery } from './recovery-types.js';
 
 const DAY = 86_400_000;
@@ -11,6 +13,8 @@ const CRM_HISTORY = 50;
 // Both specs: 3 attempts per delivery, after which the service gives up.
 const MAX_ATTEMPTS = 3;
 const PAGE = 100;
+// A cursor travels back in the query string: longer ones are not a cursor any server would take.
+const MAX_CURSOR_LENGTH = 4096;
 
 /** What recovery will do for one webhook: the report entry, and the deliveries to resend. */
 export interface WebhookPlan {
@@ -24,6 +28,8 @@ interface Window {
   now: number;
   settleMs: number;
   signal: AbortSignal | undefined;
+  /** At most this many pages, and `maxPages` × {@link PAGE} records, per webhook. */
+  maxPages: number;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -53,23 +59,56 @@ function isPaused(webhook: Record<string, unknown>): boolean {
   );
 }
 
-/** Every attempt record of an email webhook since the window's start, across pages. */
+/**
+ * Every attempt record of an email webhook since the window's start, across pages. The service
+ * chooses the cursors and the page sizes, so the walk is bounded: a repeated cursor or one over
+ * {@link MAX_CURSOR_LENGTH} is `response_invalid`; more than `maxPages` pages, or more records than
+ * `maxPages` full pages hold, is `page_limit_exceeded`.
+ */
 async function allAttempts(client: MailClient, webhookId: string, w: Window): Promise<MailDeliveryAttempt[]> {
   const attempts: MailDeliveryAttempt[] = [];
+  const pageOf = new Map<string, number>();
+  const where = `GET /api/v1/webhooks/${id(webhookId)}/deliveries`;
   let cursor: string | undefined;
-  const seen = new Set<string>();
-  do {
-    const page = await client.listDeliveries(
+  for (let page = 1; ; page++) {
+    if (page > w.maxPages) {
+      throw new WebhookError(
+        'page_limit_exceeded',
+        `The email API listed more than ${w.maxPages} pages of deliveries for ${where}; raise maxPages if that many are expected.`,
+      );
+    }
+    const answer = await client.listDeliveries(
       webhookId,
       { since: w.sinceMs, limit: PAGE, ...(cursor ? { cursor } : {}) },
       w.signal ? { signal: w.signal } : {},
     );
-    attempts.push(...page.data);
-    // A service that repeats a cursor would loop forever: stop at the first repeat.
-    cursor = page.nextCursor && !seen.has(page.nextCursor) ? page.nextCursor : undefined;
-    if (cursor) seen.add(cursor);
-  } while (cursor);
-  return attempts;
+    attempts.push(...answer.data);
+    // A service that ignores `limit` could hand over any number of records per page.
+    if (attempts.length > w.maxPages * PAGE) {
+      throw new WebhookError(
+        'page_limit_exceeded',
+        `The email API listed more than ${w.maxPages * PAGE} delivery records for ${where} (${w.maxPages} pages of ${PAGE}); raise maxPages if that many are expected.`,
+      );
+    }
+    const next = answer.nextCursor;
+    if (!next) return attempts;
+    if (next.length > MAX_CURSOR_LENGTH) {
+      throw new WebhookError(
+        'response_invalid',
+        `The email API answered ${where} with a cursor longer than ${MAX_CURSOR_LENGTH} characters.`,
+      );
+    }
+    // A repeated cursor would loop forever.
+    const earlier = pageOf.get(next);
+    if (earlier !== undefined) {
+      throw new WebhookError(
+        'response_invalid',
+        `The email API repeated the cursor of page ${earlier} on page ${page} of ${where}: the list would never end.`,
+      );
+    }
+    pageOf.set(next, page + 1);
+    cursor = next;
+  }
 }
 
 /**

@@ -32,6 +32,13 @@ export interface RecoveryOptions {
   dryRun?: boolean;
   /** Epoch ms now (to resolve `since` and `settleMs`). Default `Date.now`; pass the emulator's clock in tests. */
   now?: () => number;
+  /**
+   * Email: the most pages of delivery records listed per webhook (100 records a page asked for), and
+   * so at most `maxPages` × 100 records; past either the run rejects with `page_limit_exceeded`, as
+   * it does for a repeated cursor (`response_invalid`). Bounds a service that never stops paging.
+   * Default 1000.
+   */
+  maxPages?: number;
   /** Called after each step, for progress bars. */
   onProgress?: (progress: RecoveryProgress) => void;
   /**

@@ -1,4 +1,4 @@
-import { isWebhookError, type WebhookErrorCode } from '../shared/errors.js';
+import { isWebhookError, WebhookError, type WebhookErrorCode } from '../shared/errors.js';
 import { toEpochMs } from './normalize.js';
 import { planCrm, planMail, type WebhookPlan } from './recovery-plan.js';
 import { fileItems, resend, type Stop, skip, stopFor } from './recovery-retry.js';
@@ -39,9 +39,13 @@ export async function recoverFailedDeliveries(options: RecoveryOptions): Promise
     now = () => Date.now(),
     onProgress,
     signal,
+    maxPages = 1_000,
   } = options;
+  if (!Number.isSafeInteger(maxPages) || maxPages < 1) {
+    throw new WebhookError('options_invalid', 'maxPages must be a whole number of at least 1.');
+  }
   const start = now();
-  const window = { sinceMs: toEpochMs(since, start), now: start, settleMs, signal };
+  const window = { sinceMs: toEpochMs(since, start), now: start, settleMs, signal, maxPages };
   const call = signal ? { signal } : {};
   const report: RecoveryReport = {
     service: client.service,

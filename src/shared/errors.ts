@@ -69,6 +69,8 @@ export const WEBHOOK_ERROR_STATUS = {
   api_unavailable: 503,
   request_timeout: 504,
   response_invalid: 502,
+  // Recovery: the listing went past `maxPages` pages (or `maxPages` × 100 records) of one webhook.
+  page_limit_exceeded: 502,
 } as const;
 
 /**

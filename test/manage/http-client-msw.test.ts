@@ -162,6 +162,37 @@ describe('429: backs off honouring X-RateLimit-Reset / Retry-After, with a cap',
     expect(sleeps).toEqual([]);
   });
 
+  it('an absurd or out-of-Date-range Retry-After / X-RateLimit-Reset is clamped to a day, never throws', async () => {
+    const DAY = 86_400_000;
+    const hostile: Record<string, string>[] = [
+      { 'Retry-After': '9'.repeat(30) },
+      { 'X-RateLimit-Reset': '9'.repeat(400) },
+      { 'X-RateLimit-Reset': '8640000000000001' },
+      { 'X-RateLimit-Reset': '999999999.5', 'Retry-After': '31536000000' },
+    ];
+    for (const headers of hostile) {
+      const { clock, sleeps } = fakeClock();
+      msw.use(http.get(WEBHOOKS, () => limited(headers)));
+      const error = await failure(client({ clock }).listWebhooks());
+      expect(error, JSON.stringify(headers)).toMatchObject({ code: 'rate_limited', resetAt: START + DAY });
+      expect(error.message).toContain(new Date(START + DAY).toISOString());
+      expect(sleeps).toEqual([]);
+    }
+    // Remaining: 0 with such a reset: the next call is not held for it (above maxRetryWaitMs).
+    const { clock, sleeps } = fakeClock();
+    msw.use(
+      http.get(WEBHOOKS, () =>
+        HttpResponse.json([], {
+          headers: { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '9'.repeat(400) },
+        }),
+      ),
+    );
+    const mail = client({ clock });
+    await mail.listWebhooks();
+    await mail.listWebhooks();
+    expect(sleeps).toEqual([]);
+  });
+
   it('gives up after maxRetries with rate_limited', async () => {
     const { clock, sleeps } = fakeClock();
     let calls = 0;

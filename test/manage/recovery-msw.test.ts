@@ -62,20 +62,92 @@ describe('recoverFailedDeliveries reading the delivery records', () => {
     expect(report.webhooks[0]).toMatchObject({ failed: 2 });
   });
 
-  it('follows pages and stops at a repeated cursor', async () => {
+  it('follows pages; a repeated cursor rejects with response_invalid instead of looping', async () => {
     const cursors: (string | null)[] = [];
+    const next: Record<string, string> = { first: 'p2', p2: 'p3', p3: 'p2' };
     msw.use(
       http.get(`${BASE}/api/v1/webhooks`, () => HttpResponse.json([{ id: 'wh_1', url: 'u', events: [] }])),
       http.get(`${HOOK}/deliveries`, ({ request }) => {
         const cursor = new URL(request.url).searchParams.get('cursor');
         cursors.push(cursor);
-        return HttpResponse.json({ data: [attempt(`d-${cursor}`, 30, false)], next_cursor: 'same' });
+        return HttpResponse.json({
+          data: [attempt(`d-${cursor}`, 30, false)],
+          next_cursor: next[cursor ?? 'first'],
+        });
       }),
       http.post(`${HOOK}/deliveries/:id/retry`, () => HttpResponse.json({ success: true })),
     );
-    const report = await recoverFailedDeliveries({ client: client(), since: '2h', now: clock.now });
-    expect(cursors).toEqual([null, 'same']);
-    expect(report.succeeded).toHaveLength(2);
+    const error = await recoverFailedDeliveries({ client: client(), since: '2h', now: clock.now }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ name: 'WebhookError', code: 'response_invalid' });
+    expect((error as Error).message).toContain('repeated the cursor of page 2 on page 3');
+    expect(cursors).toEqual([null, 'p2', 'p3']);
+  });
+
+  it('an endless run of new cursors stops at maxPages (default 1000) with page_limit_exceeded', async () => {
+    let calls = 0;
+    msw.use(
+      http.get(`${BASE}/api/v1/webhooks`, () => HttpResponse.json([{ id: 'wh_1', url: 'u', events: [] }])),
+      http.get(`${HOOK}/deliveries`, () => {
+        calls++;
+        // A safety net for the test itself: past 5000 pages the service fails.
+        if (calls > 5_000) return HttpResponse.json({ error: { code: 'enough' } }, { status: 500 });
+        return HttpResponse.json({ data: [attempt(`d-${calls}`, 30)], next_cursor: `c${calls}` });
+      }),
+    );
+    const limited = await recoverFailedDeliveries({
+      client: client(),
+      since: '2h',
+      now: clock.now,
+      maxPages: 5,
+    }).catch((e: unknown) => e);
+    expect(limited).toMatchObject({ name: 'WebhookError', code: 'page_limit_exceeded' });
+    expect((limited as Error).message).toContain('more than 5 pages');
+    expect(calls).toBe(5);
+    calls = 0;
+    const byDefault = await recoverFailedDeliveries({ client: client(), since: '2h', now: clock.now }).catch(
+      (e: unknown) => e,
+    );
+    expect(byDefault).toMatchObject({ code: 'page_limit_exceeded' });
+    expect(calls).toBe(1_000);
+  });
+
+  it('pages larger than asked and cursors too long are bounded as well', async () => {
+    const many = Array.from({ length: 201 }, (_, i) => attempt(`d-${i}`, 30));
+    msw.use(
+      http.get(`${BASE}/api/v1/webhooks`, () => HttpResponse.json([{ id: 'wh_1', url: 'u', events: [] }])),
+      // The service ignores limit=100 and answers 201 records at once.
+      http.get(`${HOOK}/deliveries`, () => HttpResponse.json({ data: many, next_cursor: null })),
+    );
+    const records = await recoverFailedDeliveries({
+      client: client(),
+      since: '2h',
+      now: clock.now,
+      maxPages: 2,
+      dryRun: true,
+    }).catch((e: unknown) => e);
+    expect(records).toMatchObject({ code: 'page_limit_exceeded' });
+    expect((records as Error).message).toContain('more than 200 delivery records');
+    // Within the bound, the same answer is fine.
+    const fine = await recoverFailedDeliveries({
+      client: client(),
+      since: '2h',
+      now: clock.now,
+      dryRun: true,
+    });
+    expect(fine.skipped).toHaveLength(201);
+
+    msw.use(
+      http.get(`${HOOK}/deliveries`, () =>
+        HttpResponse.json({ data: [attempt('a', 30)], next_cursor: 'x'.repeat(4_097) }),
+      ),
+    );
+    const long = await recoverFailedDeliveries({ client: client(), since: '2h', now: clock.now }).catch(
+      (e: unknown) => e,
+    );
+    expect(long).toMatchObject({ code: 'response_invalid' });
+    expect((long as Error).message).toContain('cursor longer than 4096 characters');
   });
 });
 
@@ -192,5 +264,11 @@ describe('recoverFailedDeliveries when calls fail', () => {
     await expect(recoverFailedDeliveries({ client: client(), since: 'yesterday' })).rejects.toMatchObject({
       code: 'options_invalid',
     });
+    // A duration or a number beyond the range of a Date is refused too, not a RangeError.
+    for (const since of ['99999999999d', 9e15]) {
+      await expect(recoverFailedDeliveries({ client: client(), since })).rejects.toMatchObject({
+        code: 'options_invalid',
+      });
+    }
   });
 });

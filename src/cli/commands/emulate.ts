@@ -7,6 +7,7 @@ import { createEmulatorState, realDuration } from '../emulate/state.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import type { Output } from '../output.js';
 import { runAction, withJson } from '../run-action.js';
+import { jsonText, visible } from '../visible-text.js';
 
 /** The emulator's default port. */
 export const DEFAULT_EMULATOR_PORT = 4400;
@@ -35,7 +36,8 @@ async function emulate(out: Output, options: EmulateOptions): Promise<ExitCode> 
   if (!Number.isFinite(speed) || speed < 1 || speed > 100_000) {
     throw new CliError(`--speed must be a number from 1 to 100000 (got ${options.speed}).`);
   }
-  const state = createEmulatorState(createScaledClock(speed), speed);
+  const clock = createScaledClock(speed);
+  const state = createEmulatorState(clock, speed);
   let started: Awaited<ReturnType<typeof startEmulatorServer>>;
   try {
     started = await startEmulatorServer(state, port);
@@ -51,7 +53,7 @@ async function emulate(out: Output, options: EmulateOptions): Promise<ExitCode> 
   const { address } = started;
   if (out.json) {
     // The first line says where it listens; then one JSON line per attempt, pause and skip.
-    process.stdout.write(`${JSON.stringify({ type: 'listening', speed, ...address })}\n`);
+    process.stdout.write(`${jsonText({ type: 'listening', speed, ...address })}\n`);
   } else {
     out.line(
       `${out.color.bold('svc-webhooks emulator')} on ${address.url}${speed === 1 ? '' : ` (${speed}× speed)`}`,
@@ -64,10 +66,14 @@ async function emulate(out: Output, options: EmulateOptions): Promise<ExitCode> 
   }
   state.subscribe((event) => printEvent(out, event, speed));
 
+  // A signal stops everything that would keep the process alive: scheduled retries (the clock's
+  // timers), attempts in flight (aborted), then the server and the page's event streams.
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      clock.stop();
+      state.stop();
       void started.close().then(resolve);
     };
     process.on('SIGINT', stop);
@@ -102,7 +108,7 @@ function printEvent(out: Output, event: EmitterReport, speed: number): void {
       Object.assign(line, { webhookId: event.webhookId });
       if (event.type === 'skipped') Object.assign(line, { event: event.event, reason: event.reason });
     }
-    process.stdout.write(`${JSON.stringify(line)}\n`);
+    process.stdout.write(`${jsonText(line)}\n`);
     return;
   }
   const c = out.color;
@@ -113,13 +119,19 @@ function printEvent(out: Output, event: EmitterReport, speed: number): void {
       : c.red(a.statusCode ? String(a.statusCode) : 'ERR');
     const next = event.delivery.nextAttemptAt ? c.dim(` next ${event.delivery.nextAttemptAt}`) : '';
     out.line(
-      `${status} ${event.service} ${event.delivery.event} #${a.attempt} ${a.kind} ${c.dim(`${event.delivery.id} ${realDuration(a.durationMs, speed)} ms`)}${a.error ? ` ${c.yellow(a.error)}` : ''}${next}`,
+      `${status} ${event.service} ${visible(event.delivery.event)} #${a.attempt} ${a.kind} ${c.dim(`${visible(event.delivery.id)} ${realDuration(a.durationMs, speed)} ms`)}${a.error ? ` ${c.yellow(visible(a.error))}` : ''}${next}`,
     );
   } else if (event.type === 'webhook_paused') {
     out.line(
-      c.red(`paused mail webhook ${event.webhookId} after ${event.consecutiveFailures} failed deliveries`),
+      c.red(
+        `paused mail webhook ${visible(event.webhookId)} after ${event.consecutiveFailures} failed deliveries`,
+      ),
     );
   } else if (event.type === 'skipped') {
-    out.line(c.yellow(`skipped ${event.service} ${event.event} for ${event.webhookId}: ${event.reason}`));
+    out.line(
+      c.yellow(
+        `skipped ${event.service} ${visible(event.event)} for ${visible(event.webhookId)}: ${visible(event.reason)}`,
+      ),
+    );
   }
 }

@@ -31,6 +31,7 @@ interface RecoverOptions {
   settle: string;
   dryRun?: boolean;
   reactivate: boolean;
+  maxPages: string;
 }
 
 /** Environment variables of the management credentials and base URLs. */
@@ -58,6 +59,7 @@ export function recoverCommand(program: Command): void {
     .option('--settle <duration>', "leave deliveries this recent to the service's own retries", '3m')
     .option('--no-reactivate', 'email: do not reactivate paused webhooks')
     .option('--dry-run', 'report what would be done; change nothing')
+    .option('--max-pages <n>', 'email: list at most n pages (100 records each) per webhook', '1000')
     .action(runAction(recover as never));
 }
 
@@ -116,6 +118,10 @@ async function recover(out: Output, options: RecoverOptions): Promise<ExitCode> 
     throw new CliError(`--since "${since}" is neither a duration (2h) nor an ISO time.`);
   }
   const settleMs = durationMs(options.settle, '--settle');
+  const maxPages = Number(options.maxPages);
+  if (!Number.isSafeInteger(maxPages) || maxPages < 1) {
+    throw new CliError(`--max-pages must be a whole number of at least 1 (got ${options.maxPages}).`);
+  }
   const baseOption = options.emulator ?? options.baseUrl ?? process.env[ENV[service].url];
   if (!baseOption) {
     throw new CliError(
@@ -148,6 +154,7 @@ async function recover(out: Output, options: RecoverOptions): Promise<ExitCode> 
       client,
       since,
       settleMs,
+      maxPages,
       dryRun: options.dryRun ?? false,
       reactivate: options.reactivate,
       ...(options.webhook.length > 0 ? { webhookIds: options.webhook } : {}),
@@ -158,7 +165,9 @@ async function recover(out: Output, options: RecoverOptions): Promise<ExitCode> 
     bar?.done();
     if (!isWebhookError(error)) throw error;
     const unreachable = error.code === 'api_unavailable' || error.code === 'request_timeout';
-    throw new CliError(error.message, unreachable ? EXIT.unreachable : EXIT.failed, error.code);
+    // options_invalid: a --since that is no time (beyond the range of a Date), before any call.
+    const exit = error.code === 'options_invalid' ? EXIT.usage : unreachable ? EXIT.unreachable : EXIT.failed;
+    throw new CliError(error.message, exit, error.code);
   }
   bar?.done();
   // Exit 1 while any failure remains: retried and failing again, unconfirmed, or not recoverable (CRM).

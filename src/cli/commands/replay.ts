@@ -6,6 +6,7 @@ import { type Answer, isSuccess, parseUrl, post } from '../http.js';
 import type { Output } from '../output.js';
 import { readBytes } from '../read-input.js';
 import { runAction, withJson } from '../run-action.js';
+import { visible } from '../visible-text.js';
 
 interface ReplayOptions {
   url?: string;
@@ -70,7 +71,7 @@ async function replay(out: Output, path: string, options: ReplayOptions): Promis
       out.line(
         `${status} line ${capture.line} (${capture.service}, ${capture.body.byteLength} bytes) ${out.color.dim(`${answer.durationMs} ms`)}`,
       );
-      if (answer.body) out.line(answer.body);
+      if (answer.body) out.line(visible(answer.body, true));
     }
   }
   progress.done();

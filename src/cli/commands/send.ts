@@ -10,6 +10,7 @@ import type { Output } from '../output.js';
 import { runAction, withJson } from '../run-action.js';
 import { resolveSecrets } from '../secrets.js';
 import { collectSet, parseSetFields } from '../set-fields.js';
+import { visible } from '../visible-text.js';
 
 interface SendOptions {
   url?: string;
@@ -111,7 +112,7 @@ async function send(out: Output, service: string, event: string, options: SendOp
   }
   if (unreachable) {
     if (!out.json) {
-      out.note(`${out.color.red('error')} ${unreachable.message}`);
+      out.note(`${out.color.red('error')} ${visible(unreachable.message)}`);
       if (unreachable.fix) out.note(`  fix: ${unreachable.fix}`);
     }
     return unreachable.exitCode;
@@ -123,6 +124,6 @@ function printAnswer(out: Output, event: string, sent: Sent): void {
   const status = isSuccess(sent.status)
     ? out.color.green(String(sent.status))
     : out.color.red(String(sent.status));
-  out.line(`${status} ${event} ${out.color.dim(`${sent.deliveryId} ${sent.durationMs} ms`)}`);
-  if (sent.body) out.line(sent.body);
+  out.line(`${status} ${event} ${out.color.dim(`${visible(sent.deliveryId)} ${sent.durationMs} ms`)}`);
+  if (sent.body) out.line(visible(sent.body, true));
 }

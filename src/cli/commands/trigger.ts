@@ -2,10 +2,11 @@
 import type { Command } from 'commander';
 import { parseEvent, parseService } from '../events.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
-import { parseUrl } from '../http.js';
+import { parseUrl, readEmulatorJson } from '../http.js';
 import { describeFetchError, type Output } from '../output.js';
 import { runAction, withJson } from '../run-action.js';
 import { collectSet, parseSetFields } from '../set-fields.js';
+import { visible } from '../visible-text.js';
 import { DEFAULT_EMULATOR_PORT } from './emulate.js';
 
 interface TriggerOptions {
@@ -52,10 +53,17 @@ async function trigger(
     const { message, exitCode } = describeFetchError(error);
     throw new CliError(`${base}: ${message}`, exitCode, 'unreachable', 'Start it with: svc-webhooks emulate');
   }
-  const body = (await response.json().catch(() => ({}))) as {
+  const body = ((await readEmulatorJson(response)) ?? {}) as {
     deliveries?: Delivery[];
     error?: { message: string };
   };
+  if (!Array.isArray(body.deliveries) && response.ok) {
+    throw new CliError(
+      `${base}: not an emulator's answer (not JSON, or over 1 MiB).`,
+      EXIT.failed,
+      'emulator_invalid',
+    );
+  }
   if (!response.ok) {
     throw new CliError(
       body.error?.message ?? `The emulator answered ${response.status}.`,
@@ -69,7 +77,7 @@ async function trigger(
   for (const d of deliveries) {
     const first = d.attempts[0];
     out.line(
-      `${d.status === 'succeeded' ? out.color.green(d.status) : out.color.yellow(d.status)} ${name} -> ${d.webhookId} ${out.color.dim(d.id)} ${first ? first.statusCode || first.error : ''}`,
+      `${d.status === 'succeeded' ? out.color.green(d.status) : out.color.yellow(visible(d.status))} ${name} -> ${visible(d.webhookId)} ${out.color.dim(visible(d.id))} ${first ? visible(first.statusCode || first.error) : ''}`,
     );
   }
   return EXIT.ok;

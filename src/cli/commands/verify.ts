@@ -12,6 +12,7 @@ import { readBytes, readHeadersFile } from '../read-input.js';
 import { runAction, withJson } from '../run-action.js';
 import { resolveSecrets } from '../secrets.js';
 import { collectSet } from '../set-fields.js';
+import { visible } from '../visible-text.js';
 
 interface VerifyOptions {
   service?: string;
@@ -73,7 +74,7 @@ async function verifyCaptures(out: Output, path: string, options: VerifyOptions)
     );
     results.push({ line: capture.line, service, ...result });
     if (!out.json) {
-      out.line(out.color.dim(`line ${capture.line} (${service}, received ${capture.receivedAt})`));
+      out.line(out.color.dim(`line ${capture.line} (${service}, received ${visible(capture.receivedAt)})`));
       print(out, service, result);
     }
   }
@@ -91,9 +92,11 @@ function print(out: Output, service: string, result: DeliveryCheck): void {
     );
   }
   if (result.ok) {
-    out.line(`   ${service} ${result.event}, delivery ${result.deliveryId}, ${result.bytes} bytes`);
+    out.line(
+      `   ${service} ${visible(result.event)}, delivery ${visible(result.deliveryId)}, ${result.bytes} bytes`,
+    );
     return;
   }
-  out.line(`${c.red(result.error.code)} ${result.error.message}`);
+  out.line(`${c.red(result.error.code)} ${visible(result.error.message)}`);
   if (result.error.fix) out.line(`  fix: ${result.error.fix}`);
 }

@@ -52,9 +52,22 @@ export function createEmulatorState(
     }
     for (const listener of listeners) listener(event);
   };
+  // Aborted by stop(): an attempt in flight ends at once instead of holding the process up to 10 s.
+  const stopping = new AbortController();
+  const fetchUntilStopped: typeof fetch = (input, init) =>
+    globalThis.fetch(input, {
+      ...init,
+      signal: init?.signal ? AbortSignal.any([init.signal, stopping.signal]) : stopping.signal,
+    });
   // Registered URLs are the developer's own apps on localhost: private networks are allowed.
   // The 10 s response limit stays real time whatever the speed: the app under test is not sped up.
-  const common = { clock, allowPrivateNetworks: true, onEvent, attemptTimeoutMs: options.attemptTimeoutMs };
+  const common = {
+    clock,
+    allowPrivateNetworks: true,
+    onEvent,
+    attemptTimeoutMs: options.attemptTimeoutMs,
+    fetch: fetchUntilStopped,
+  };
   const mail = createMailEmitter(common);
   const crm = createCrmEmitter(common);
 
@@ -62,6 +75,14 @@ export function createEmulatorState(
     mail,
     crm,
     speed,
+    /**
+     * Stops sending: attempts in flight are aborted and nothing more is reported. Stop the clock too,
+     * so scheduled retries never fire.
+     */
+    stop(): void {
+      listeners.clear();
+      stopping.abort();
+    },
     /** Subscribes to every attempt, settled delivery, pause and skip; returns an unsubscribe. */
     subscribe(listener: (event: EmitterReport) => void): () => void {
       listeners.add(listener);
