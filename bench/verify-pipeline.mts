@@ -24,8 +24,8 @@ import { mailBody, measure, median, ratioTable, signatureOf } from './support.mj
 const dist = await buildDist();
 const ours = async <T,>(entry: string): Promise<T> =>
   (await import(pathToFileURL(join(dist, `${entry}.js`)).href)) as T;
-const { createMailReceiver, constructMailEvent, mailPayloadSchemas } =
-  await ours<typeof import('../src/index.js')>('index');
+const { createMailReceiver, constructMailEvent } = await ours<typeof import('../src/index.js')>('index');
+const { mailPayloadSchemas } = await ours<typeof import('../src/schemas.js')>('schemas');
 const { verifySignature, verifySignatureSync } =
   await ours<typeof import('../src/verify/index.js')>('verify');
 

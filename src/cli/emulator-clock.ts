@@ -1,11 +1,11 @@
 /** The clock of a running emulator, for commands that talk to it (`recover --emulator`). */
-import type { ManageClock } from '../manage/http-types.js';
+import type { Clock } from '../shared/clock.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { readEmulatorJson } from './http.js';
 import { describeFetchError } from './output.js';
 
 /** The emulator's clock, read once and then followed at its speed. */
-export async function emulatorClock(base: string): Promise<ManageClock & { speed: number }> {
+export async function emulatorClock(base: string): Promise<Clock & { speed: number }> {
   let state: { now: number; speed: number };
   try {
     const response = await fetch(new URL('/_emulator/state', base), { signal: AbortSignal.timeout(10_000) });

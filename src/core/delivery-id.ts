@@ -7,13 +7,6 @@
  * Longest delivery id accepted, in characters. The email service's `X-SvcMAIL-Id` is opaque (its
  * form is not shown, email-service §6), so the bound is generous; the CRM id is a 36-character UUID
  * (crm-service §2). A longer id is refused with `delivery_id_invalid` (400).
- *
- * @example
- * ```ts
- * import { MAX_DELIVERY_ID_LENGTH } from '@svc/webhooks';
- *
- * MAX_DELIVERY_ID_LENGTH; // 256
- * ```
  */
 export const MAX_DELIVERY_ID_LENGTH = 256;
 
@@ -23,15 +16,6 @@ const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
 /**
  * True when `id` is 1 to {@link MAX_DELIVERY_ID_LENGTH} visible ASCII characters (`!` to `~`).
- *
- * @example
- * ```ts
- * import { isValidDeliveryId } from '@svc/webhooks';
- *
- * isValidDeliveryId('dlv_01HZX3'); // true
- * isValidDeliveryId('a b'); // false: a space
- * isValidDeliveryId('x'.repeat(257)); // false: too long
- * ```
  */
 export function isValidDeliveryId(id: string): boolean {
   return id.length > 0 && id.length <= MAX_DELIVERY_ID_LENGTH && VISIBLE_ASCII.test(id);

@@ -9,13 +9,6 @@ import { WebhookError } from '../shared/errors.js';
 /**
  * How far in the future a signed timestamp may lie when `maxEventAgeMs` is set: 5 minutes of clock
  * skew between the sender and this host. Later timestamps are refused with `event_in_future`.
- *
- * @example
- * ```ts
- * import { EVENT_CLOCK_SKEW_MS } from '@svc/webhooks';
- *
- * EVENT_CLOCK_SKEW_MS / 60_000; // 5 (minutes)
- * ```
  */
 export const EVENT_CLOCK_SKEW_MS = 300_000;
 

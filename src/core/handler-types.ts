@@ -89,15 +89,7 @@ export type ErrorPhase =
   /** Hand-off workers: a job was invalid, exhausted its attempts, or the worker failed around it. */
   | 'job';
 
-/**
- * What every {@link ErrorInfo} may carry besides its phase and error.
- *
- * @example
- * ```ts
- * const tags = ({ deliveryId, key }: ErrorFacts<MailWebhookEvent>) => ({ deliveryId, key });
- * receiver.onError((error, info) => Sentry.captureException(error, { tags: tags(info) }));
- * ```
- */
+/** What every {@link ErrorInfo} may carry besides its phase and error. */
 export interface ErrorFacts<E> {
   /** The parsed event, when parsing got that far. */
   event?: E;

@@ -15,48 +15,20 @@ import { DEFAULT_BODY_TIMEOUT_MS } from './read-body.js';
 
 /**
  * Default `maxBodyBytes`: 1 MiB. The specs state no size limit; real deliveries are a few KB.
- *
- * @example
- * ```ts
- * import { DEFAULT_MAX_BODY_BYTES } from '@svc/webhooks';
- *
- * createMailReceiver({ secret, maxBodyBytes: DEFAULT_MAX_BODY_BYTES / 4 });
- * ```
  */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 /**
  * Default `timeoutMs`: the senders wait 10 s (email §6 rule 3, crm §6 rule 4); 1 s is kept for the answer.
- *
- * @example
- * ```ts
- * import { DEFAULT_TIMEOUT_MS } from '@svc/webhooks';
- *
- * createCrmReceiver({ secret, timeoutMs: DEFAULT_TIMEOUT_MS - 2_000 }); // behind a slow proxy
- * ```
  */
 export const DEFAULT_TIMEOUT_MS = 9_000;
 /**
  * Default `leaseMs`: 30 s. Longer than the handler deadline (so a running handler is never taken
  * over), and shorter than the email service's first retry (~1 min, email §6 rule 4), so a worker that
  * crashed mid-handler is taken over by that retry.
- *
- * @example
- * ```ts
- * import { DEFAULT_LEASE_MS } from '@svc/webhooks';
- *
- * createMailReceiver({ secret, leaseMs: DEFAULT_LEASE_MS * 2 });
- * ```
  */
 export const DEFAULT_LEASE_MS = 30_000;
 /**
  * Default `storeTimeoutMs`: a dedup store call not answered in 2 s counts as failed (503).
- *
- * @example
- * ```ts
- * import { DEFAULT_STORE_TIMEOUT_MS } from '@svc/webhooks';
- *
- * createMailReceiver({ secret, dedup, storeTimeoutMs: DEFAULT_STORE_TIMEOUT_MS / 2 });
- * ```
  */
 export const DEFAULT_STORE_TIMEOUT_MS = 2_000;
 
@@ -65,20 +37,37 @@ export const DEFAULT_STORE_TIMEOUT_MS = 2_000;
  *
  * @example
  * ```ts
- * const common: BaseReceiverOptions = { secret: process.env.WEBHOOK_SECRET!, dedup, logger, maxBodyBytes: 256 * 1024 };
+ * const common: ReceiverOptions = { secret: process.env.WEBHOOK_SECRET!, dedup, logger, maxBodyBytes: 256 * 1024 };
  * ```
  */
-export interface BaseReceiverOptions {
+export interface ReceiverOptions {
+  // The four most receivers set: the secret, where deduplication is kept, whether handlers run in
+  // workers, and where logs go. The rest are limits (defaults fit the senders' 10 s), then test hooks.
   /** The webhook secret, or several during a rotation (any of them verifies). Required. */
   secret: Secrets;
   /** Where claims and completed deliveries are kept. Default: a memory store of this receiver. */
   dedup?: DedupStore;
+  /**
+   * Hand-off mode (docs/handoff.md): after verify, validate and the dedup key, write the delivery to
+   * this queue engine and answer 2xx once it confirmed the write; handlers run in workers
+   * (`receiver.runJob`). Default: none, handlers run in the request.
+   */
+  handoff?: HandoffTarget;
+  /** Structured logging hook; never receives a secret. */
+  logger?: Logger;
+  /** Handler time budget from the request's arrival, in ms; then `signal` aborts and 503. Default 9 000. */
+  timeoutMs?: number;
+  /** Largest body accepted, in bytes; larger ones get 413 without being read. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * Time allowed to receive the whole body once the headers are in, in ms; past it the request is
+   * answered 408 `body_timeout` and the connection closed. Default 5 000.
+   */
+  bodyTimeoutMs?: number;
   /** How long a claim holds before another attempt may take it over, in ms. Default 30 000. */
   leaseMs?: number;
   /** How long a completed delivery is remembered, in ms. Default per service (mail 90 days, crm 1 day). */
   ttlMs?: number;
-  /** Handler time budget from the request's arrival, in ms; then `signal` aborts and 503. Default 9 000. */
-  timeoutMs?: number;
   /**
    * Bound on each call to the `dedup` store given, in ms; past it the request fails closed (503, and
    * a claim cut short is abandoned so the sender's retry can run it). Default 2 000. The receiver owns
@@ -87,15 +76,6 @@ export interface BaseReceiverOptions {
    * Not applied to the default in-process memory store, which cannot hang.
    */
   storeTimeoutMs?: number;
-  /** Largest body accepted, in bytes; larger ones get 413 without being read. Default 1 MiB. */
-  maxBodyBytes?: number;
-  /**
-   * Time allowed to receive the whole body once the headers are in, in ms; past it the request is
-   * answered 408 `body_timeout` and the connection closed. Default 5 000.
-   */
-  bodyTimeoutMs?: number;
-  /** Structured logging hook; never receives a secret. */
-  logger?: Logger;
   /** Source of time (epoch ms) for deadlines; default the wall clock. */
   clock?: Clock;
   /**
@@ -104,12 +84,6 @@ export interface BaseReceiverOptions {
    * Captures are sensitive data. A hook that throws is logged and never changes the answer.
    */
   capture?: (delivery: CapturedDelivery) => void;
-  /**
-   * Hand-off mode (docs/handoff.md): after verify, validate and the dedup key, write the delivery to
-   * this queue engine and answer 2xx once it confirmed the write; handlers run in workers
-   * (`receiver.runJob`). Default: none, handlers run in the request.
-   */
-  handoff?: HandoffTarget;
 }
 
 /** The options with defaults applied and checked. */
@@ -142,7 +116,7 @@ function positiveInteger(factory: string, name: string, value: number): number {
 /** Applies defaults and validates; throws `secret_invalid` or `options_invalid` at creation. */
 export function resolveOptions(
   factory: string,
-  options: BaseReceiverOptions,
+  options: ReceiverOptions,
   defaultTtlMs: number,
 ): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {

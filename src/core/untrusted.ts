@@ -5,27 +5,12 @@
 
 /**
  * Characters of an untrusted value kept in log fields; the rest is replaced by a count.
- *
- * @example
- * ```ts
- * import { UNTRUSTED_LOG_CHARS } from '@svc/webhooks';
- *
- * UNTRUSTED_LOG_CHARS; // 128
- * ```
  */
 export const UNTRUSTED_LOG_CHARS = 128;
 
 /**
  * `value` cut to {@link UNTRUSTED_LOG_CHARS} characters plus `…(+N chars)` saying how much was left
  * out; shorter values and `undefined` come back unchanged. A surrogate pair is never split.
- *
- * @example
- * ```ts
- * import { truncateUntrusted } from '@svc/webhooks';
- *
- * truncateUntrusted('x'.repeat(15_000)); // 'xxx…x…(+14872 chars)' (128 x's)
- * truncateUntrusted('dlv_1'); // 'dlv_1'
- * ```
  */
 export function truncateUntrusted(value: string, max?: number): string;
 export function truncateUntrusted(value: string | undefined, max?: number): string | undefined;

@@ -20,13 +20,6 @@ interface VerdictFacts {
  * The delivery needs nothing more from the sender: its handlers ran and completion was recorded
  * (`handled`), it had already been handled (`duplicate`), nothing is registered for its event
  * (`ignored`), or a queue engine confirmed the hand-off job (`queued`).
- *
- * @example
- * ```ts
- * import type { AcceptedVerdict } from '@svc/webhooks';
- *
- * const accepted: AcceptedVerdict = { kind: 'duplicate', service: 'mail', deliveryId: 'd_1', event: 'delivered' };
- * ```
  */
 export interface AcceptedVerdict extends VerdictFacts {
   readonly kind: 'handled' | 'duplicate' | 'ignored' | 'queued';
@@ -37,15 +30,6 @@ export interface AcceptedVerdict extends VerdictFacts {
 /**
  * The delivery was refused before any handler ran, for a reason sending it again cannot fix (its
  * signature, size, shape or method; a hand-off job the receiver did not write). `error` says why.
- *
- * @example
- * ```ts
- * import type { RefusedVerdict } from '@svc/webhooks';
- *
- * function why(verdict: RefusedVerdict): string {
- *   return `${verdict.code}: ${verdict.error.message}`;
- * }
- * ```
  */
 export interface RefusedVerdict extends VerdictFacts {
   readonly kind: 'refused';
@@ -58,15 +42,6 @@ export interface RefusedVerdict extends VerdictFacts {
  * store or the queue engine failed, another attempt holds the claim, or the receiver is misconfigured.
  * `error` is the original error, unchanged (a handler's own `Error` with its stack for
  * `handler_failed`); `retryAfterMs`, when set, is when a retry can succeed at the earliest.
- *
- * @example
- * ```ts
- * import type { FailedVerdict } from '@svc/webhooks';
- *
- * function log(verdict: FailedVerdict) {
- *   console.error(verdict.code, verdict.error);
- * }
- * ```
  */
 export interface FailedVerdict extends VerdictFacts {
   readonly kind: 'failed';

@@ -7,13 +7,6 @@ import { CRM_UNSUBSCRIBE_CHANNELS, CRM_UNSUBSCRIBE_REASONS, id, knownString } fr
 /**
  * `data` of `contact.created`. `email` and `first_name` may be null: a contact created from a
  * messaging channel need not have them (docs/events.md).
- *
- * @example
- * ```ts
- * import { contactCreatedDataSchema } from '@svc/webhooks';
- *
- * const { id, email, tags } = contactCreatedDataSchema.parse(envelope.data);
- * ```
  */
 export const contactCreatedDataSchema = /* @__PURE__ */ define(() =>
   z.looseObject({
@@ -27,13 +20,6 @@ export const contactCreatedDataSchema = /* @__PURE__ */ define(() =>
 /**
  * `data` of `contact.updated`. `fields` holds "the changed fields": an object of changed values or
  * a list of field names, both accepted (the spec does not show which).
- *
- * @example
- * ```ts
- * import { contactUpdatedDataSchema } from '@svc/webhooks';
- *
- * const { id, fields } = contactUpdatedDataSchema.parse(envelope.data);
- * ```
  */
 export const contactUpdatedDataSchema = /* @__PURE__ */ define(() =>
   z.looseObject({
@@ -45,13 +31,6 @@ export const contactUpdatedDataSchema = /* @__PURE__ */ define(() =>
 /**
  * `data` of `contact.unsubscribed`. `channel` may be absent or null (an erasure is not per channel);
  * known values of `channel` and `reason` are listed, any string is accepted.
- *
- * @example
- * ```ts
- * import { contactUnsubscribedDataSchema } from '@svc/webhooks';
- *
- * const { contact_id, channel, reason } = contactUnsubscribedDataSchema.parse(envelope.data);
- * ```
  */
 export const contactUnsubscribedDataSchema = /* @__PURE__ */ define(() =>
   z.looseObject({
@@ -64,13 +43,6 @@ export const contactUnsubscribedDataSchema = /* @__PURE__ */ define(() =>
 /**
  * `data` of `form.submitted`: the form, the contact (null when none was linked) and the submitted
  * values as an object.
- *
- * @example
- * ```ts
- * import { formSubmittedDataSchema } from '@svc/webhooks';
- *
- * const { form_id, data } = formSubmittedDataSchema.parse(envelope.data);
- * ```
  */
 export const formSubmittedDataSchema = /* @__PURE__ */ define(() =>
   z.looseObject({
@@ -84,13 +56,6 @@ export const formSubmittedDataSchema = /* @__PURE__ */ define(() =>
 /**
  * `data` of `survey.responded` (NPS or CSAT). `score` is any number: NPS and CSAT use different
  * scales.
- *
- * @example
- * ```ts
- * import { surveyRespondedDataSchema } from '@svc/webhooks';
- *
- * const { survey_id, score } = surveyRespondedDataSchema.parse(envelope.data);
- * ```
  */
 export const surveyRespondedDataSchema = /* @__PURE__ */ define(() =>
   z.looseObject({ survey_id: id, contact_id: id, score: z.number() }),
@@ -99,13 +64,6 @@ export const surveyRespondedDataSchema = /* @__PURE__ */ define(() =>
 /**
  * `data` of `score.rule_fired`: "the rule and the contact". The field names are not shown in the
  * spec: `rule_id`, `rule_name`, `contact_id`, `points` and `score` are our choice, all optional.
- *
- * @example
- * ```ts
- * import { scoreRuleFiredDataSchema } from '@svc/webhooks';
- *
- * const { rule_id, contact_id, points } = scoreRuleFiredDataSchema.parse(envelope.data);
- * ```
  */
 export const scoreRuleFiredDataSchema = /* @__PURE__ */ define(() =>
   z.looseObject({

@@ -23,7 +23,7 @@ export function knownString<const T extends readonly string[]>(_known: T) {
  *
  * @example
  * ```ts
- * import { CRM_UNSUBSCRIBE_CHANNELS } from '@svc/webhooks';
+ * import { CRM_UNSUBSCRIBE_CHANNELS } from '@svc/webhooks/schemas';
  *
  * CRM_UNSUBSCRIBE_CHANNELS.includes(data.channel as never);
  * ```
@@ -36,7 +36,7 @@ export const CRM_UNSUBSCRIBE_CHANNELS = ['email', 'sms', 'whatsapp'] as const;
  *
  * @example
  * ```ts
- * import { CRM_UNSUBSCRIBE_REASONS } from '@svc/webhooks';
+ * import { CRM_UNSUBSCRIBE_REASONS } from '@svc/webhooks/schemas';
  *
  * if (data.reason === 'erasure') await eraseContact(data.contact_id);
  * ```
@@ -49,7 +49,7 @@ export const CRM_UNSUBSCRIBE_REASONS = ['link', 'keyword', 'erasure'] as const;
  *
  * @example
  * ```ts
- * import { CRM_CAMPAIGN_COMPLETION_REASONS } from '@svc/webhooks';
+ * import { CRM_CAMPAIGN_COMPLETION_REASONS } from '@svc/webhooks/schemas';
  *
  * if (data.reason === 'limit_reached') notifySales(data.campaign_id);
  * ```

@@ -9,13 +9,6 @@ const value = /* @__PURE__ */ define(() => z.number().nullable());
 
 /**
  * `data` of `deal.created`.
- *
- * @example
- * ```ts
- * import { dealCreatedDataSchema } from '@svc/webhooks';
- *
- * const { deal_id, value, stage_id } = dealCreatedDataSchema.parse(envelope.data);
- * ```
  */
 export const dealCreatedDataSchema = /* @__PURE__ */ define(() =>
   z.looseObject({
@@ -29,13 +22,6 @@ export const dealCreatedDataSchema = /* @__PURE__ */ define(() =>
 
 /**
  * `data` of `deal.stage_changed`: `stage_id` is the new stage.
- *
- * @example
- * ```ts
- * import { dealStageChangedDataSchema } from '@svc/webhooks';
- *
- * const { deal_id, stage_id } = dealStageChangedDataSchema.parse(envelope.data);
- * ```
  */
 export const dealStageChangedDataSchema = /* @__PURE__ */ define(() =>
   z.looseObject({ deal_id: id, title: z.string(), stage_id: id }),
@@ -43,13 +29,6 @@ export const dealStageChangedDataSchema = /* @__PURE__ */ define(() =>
 
 /**
  * `data` of `deal.won`.
- *
- * @example
- * ```ts
- * import { dealWonDataSchema } from '@svc/webhooks';
- *
- * const { title, value } = dealWonDataSchema.parse(envelope.data);
- * ```
  */
 export const dealWonDataSchema = /* @__PURE__ */ define(() =>
   z.looseObject({ deal_id: id, title: z.string(), value }),
@@ -57,13 +36,6 @@ export const dealWonDataSchema = /* @__PURE__ */ define(() =>
 
 /**
  * `data` of `deal.lost`.
- *
- * @example
- * ```ts
- * import { dealLostDataSchema } from '@svc/webhooks';
- *
- * const { deal_id } = dealLostDataSchema.parse(envelope.data);
- * ```
  */
 export const dealLostDataSchema = /* @__PURE__ */ define(() =>
   z.looseObject({ deal_id: id, title: z.string() }),

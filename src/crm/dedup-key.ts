@@ -25,13 +25,6 @@ export type CrmDedupKey = 'delivery-id' | ((event: CrmWebhookEvent) => string);
 
 /**
  * `crm:delivery:<id>`: the key of the `'delivery-id'` strategy, e.g. to inspect or purge a record.
- *
- * @example
- * ```ts
- * import { crmDeliveryKey } from '@svc/webhooks';
- *
- * await store.release(crmDeliveryKey(deliveryId), token);
- * ```
  */
 export function crmDeliveryKey(deliveryId: string): string {
   return deliveryKey('crm', deliveryId);
@@ -40,13 +33,6 @@ export function crmDeliveryKey(deliveryId: string): string {
 /**
  * The function computing a delivery's dedup key under `strategy`. Throws `options_invalid` for an
  * unknown strategy name.
- *
- * @example
- * ```ts
- * import { crmDedupKeyOf } from '@svc/webhooks';
- *
- * crmDedupKeyOf()(event); // 'crm:delivery:5f0c…'
- * ```
  */
 export function crmDedupKeyOf(strategy: CrmDedupKey = 'delivery-id'): (event: CrmWebhookEvent) => string {
   return dedupKeyOf('crm', strategy);

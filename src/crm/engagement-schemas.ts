@@ -9,13 +9,6 @@ const count = /* @__PURE__ */ define(() => z.number().int().nonnegative());
 /**
  * `data` of `campaign.completed`: `sent` and `failed` are message counts; known `reason` values
  * are listed in `CRM_CAMPAIGN_COMPLETION_REASONS`, any string is accepted.
- *
- * @example
- * ```ts
- * import { campaignCompletedDataSchema } from '@svc/webhooks';
- *
- * const { sent, failed, reason } = campaignCompletedDataSchema.parse(envelope.data);
- * ```
  */
 export const campaignCompletedDataSchema = /* @__PURE__ */ define(() =>
   z.looseObject({
@@ -31,24 +24,10 @@ const journeyFields = { journey_id: id, contact_id: id, enrollment_id: id };
 
 /**
  * `data` of `journey.enrolled`: a contact was enrolled in a journey.
- *
- * @example
- * ```ts
- * import { journeyEnrolledDataSchema } from '@svc/webhooks';
- *
- * const { journey_id, enrollment_id } = journeyEnrolledDataSchema.parse(envelope.data);
- * ```
  */
 export const journeyEnrolledDataSchema = /* @__PURE__ */ define(() => z.looseObject(journeyFields));
 
 /**
  * `data` of `journey.completed`: a contact reached the end of a journey.
- *
- * @example
- * ```ts
- * import { journeyCompletedDataSchema } from '@svc/webhooks';
- *
- * const { journey_id, enrollment_id } = journeyCompletedDataSchema.parse(envelope.data);
- * ```
  */
 export const journeyCompletedDataSchema = /* @__PURE__ */ define(() => z.looseObject(journeyFields));

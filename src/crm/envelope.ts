@@ -20,7 +20,7 @@ export const envelopeFields = /* @__PURE__ */ define(() => ({
  *
  * @example
  * ```ts
- * import { crmAnyEnvelopeSchema } from '@svc/webhooks';
+ * import { crmAnyEnvelopeSchema } from '@svc/webhooks/schemas';
  *
  * const { id, event, tenant_id } = crmAnyEnvelopeSchema.parse(JSON.parse(text));
  * ```

@@ -4,13 +4,6 @@ import { type HeaderNames, headerNameResolver } from '../core/header-names.js';
  * The request headers of every CRM delivery (crm-service §6 "Request headers"), with
  * the document's literal names. "Svc" stands for the vendor's name: rename them with the
  * `headerNames` option when the vendor's headers read differently.
- *
- * @example
- * ```ts
- * import { CRM_HEADER_NAMES } from '@svc/webhooks';
- *
- * CRM_HEADER_NAMES.signature; // 'X-Svc-Signature'
- * ```
  */
 export const CRM_HEADER_NAMES = {
   /** The event name; cross-checked against the body's `event` (the source, crm-service §6 rule 1). */
@@ -23,27 +16,12 @@ export const CRM_HEADER_NAMES = {
 
 /**
  * The header names a CRM parser reads; any of them can be renamed (case does not matter).
- *
- * @example
- * ```ts
- * import type { CrmHeaderNames } from '@svc/webhooks';
- *
- * const names: Partial<CrmHeaderNames> = { signature: 'X-Acme-Signature' };
- * ```
  */
 export interface CrmHeaderNames extends HeaderNames {}
 
 /**
  * The header names to read, lowercased once: the defaults with `overrides` applied. Receivers call it
  * once at construction and reuse the result.
- *
- * @example
- * ```ts
- * import { resolveCrmHeaderNames } from '@svc/webhooks';
- *
- * resolveCrmHeaderNames({ signature: 'X-Acme-Signature' });
- * // { event: 'x-svc-event', signature: 'x-acme-signature', deliveryId: 'x-svc-delivery' }
- * ```
  */
 export const resolveCrmHeaderNames: (overrides?: Partial<CrmHeaderNames>) => Readonly<CrmHeaderNames> =
   /* @__PURE__ */ headerNameResolver(CRM_HEADER_NAMES);

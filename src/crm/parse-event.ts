@@ -49,16 +49,6 @@ const schemas: ReadonlyMap<string, z.ZodType<CrmAnyEnvelope>> = /* @__PURE__ */ 
  * invalid_payload, event_too_old, event_in_future); an event name this version does not know gives
  * `known: false` with the envelope checked and `data` as sent, never an error. Only call it with a
  * body whose signature you verified; {@link constructCrmEvent} does both.
- *
- * @example
- * ```ts
- * import { parseCrmEvent, verifySignature } from '@svc/webhooks';
- *
- * const verified = await verifySignature(body, request.headers.get('X-Svc-Signature'), secret);
- * if (verified.ok) {
- *   const event = parseCrmEvent(body, request.headers, { secretIndex: verified.secretIndex });
- * }
- * ```
  */
 export function parseCrmEvent(
   body: RawBody,

@@ -4,7 +4,7 @@
 
 import { checkMaxEventAge } from '../core/event-age.js';
 import { atReceipt } from '../core/handoff/at-receipt.js';
-import { type BaseReceiverOptions, resolveOptions } from '../core/receiver-options.js';
+import { type ReceiverOptions, resolveOptions } from '../core/receiver-options.js';
 import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
 import { type CrmDedupKey, crmDedupKeyOf } from './dedup-key.js';
 import { CRM_EVENT_NAMES } from './event-names.js';
@@ -17,13 +17,6 @@ import type { CrmEvent, UnknownCrmEvent } from './types.js';
  * 2 s apart, each attempt waiting up to 10 s, and never again after that (crm-service §3, §6 rule 5,
  * §8): every copy arrives within about 35 s. No resend route exists. A day covers that window with
  * a wide margin (sender queueing, clock skew) while keeping the store small.
- *
- * @example
- * ```ts
- * import { CRM_DEFAULT_TTL_MS, createCrmReceiver } from '@svc/webhooks';
- *
- * createCrmReceiver({ secret, ttlMs: 7 * CRM_DEFAULT_TTL_MS }); // replaying a week of your own logs
- * ```
  */
 export const CRM_DEFAULT_TTL_MS = 86_400_000;
 
@@ -35,7 +28,7 @@ export const CRM_DEFAULT_TTL_MS = 86_400_000;
  * const options: CrmReceiverOptions = { secret: process.env.SVC_CRM_WEBHOOK_SECRET!, maxBodyBytes: 256 * 1024 };
  * ```
  */
-export interface CrmReceiverOptions extends BaseReceiverOptions {
+export interface CrmReceiverOptions extends ReceiverOptions {
   /** Dedup key strategy; default `'delivery-id'`. See {@link CrmDedupKey}. */
   dedupKey?: CrmDedupKey;
   /** Renamed headers ("Svc" stands for the vendor's name); defaults `X-Svc-Signature`, `-Event`, `-Delivery`. */

@@ -27,7 +27,7 @@ import type { CrmEventName } from './event-names.js';
  *
  * @example
  * ```ts
- * import { crmDataSchemas } from '@svc/webhooks';
+ * import { crmDataSchemas } from '@svc/webhooks/schemas';
  *
  * const result = crmDataSchemas['deal.won'].safeParse(envelope.data);
  * ```
@@ -58,7 +58,7 @@ function envelopeOf<N extends CrmEventName>(name: N) {
  *
  * @example
  * ```ts
- * import { crmEnvelopeSchemas } from '@svc/webhooks';
+ * import { crmEnvelopeSchemas } from '@svc/webhooks/schemas';
  *
  * const envelope = crmEnvelopeSchemas['contact.created'].parse(JSON.parse(text));
  * ```
@@ -88,7 +88,7 @@ export const crmEnvelopeSchemas = /* @__PURE__ */ define(
  *
  * @example
  * ```ts
- * import { crmEnvelopeSchema } from '@svc/webhooks';
+ * import { crmEnvelopeSchema } from '@svc/webhooks/schemas';
  *
  * const envelope = crmEnvelopeSchema.parse(JSON.parse(text));
  * if (envelope.event === 'deal.won') envelope.data.value;

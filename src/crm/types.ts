@@ -26,15 +26,6 @@ type KnownEnvelope<N extends CrmEventName> = KnownFields<z.output<(typeof crmEnv
  * The whole validated envelope (crm-service §2) of one known CRM event: exactly the known envelope
  * fields, `data` as {@link CrmDataOf}. Extra envelope fields are on the object at runtime
  * (`rawFields(envelope)`).
- *
- * @example
- * ```ts
- * import type { CrmEnvelopeOf } from '@svc/webhooks';
- *
- * function store(envelope: CrmEnvelopeOf<'contact.created'>) {
- *   return db.insert({ id: envelope.id, tenant: envelope.tenant_id, email: envelope.data.email });
- * }
- * ```
  */
 export type CrmEnvelopeOf<N extends CrmEventName> = {
   [K in keyof KnownEnvelope<N>]: K extends 'data' ? CrmDataOf<N> : KnownEnvelope<N>[K];
@@ -43,13 +34,6 @@ export type CrmEnvelopeOf<N extends CrmEventName> = {
 /**
  * The envelope of any CRM delivery, its `data` unvalidated; exactly the known envelope fields (extra
  * ones through `rawFields(envelope)`).
- *
- * @example
- * ```ts
- * import type { CrmAnyEnvelope } from '@svc/webhooks';
- *
- * const tenantOf = (envelope: CrmAnyEnvelope) => envelope.tenant_id;
- * ```
  */
 export type CrmAnyEnvelope = KnownFields<z.output<typeof crmAnyEnvelopeSchema>>;
 

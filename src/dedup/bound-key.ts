@@ -10,13 +10,6 @@ import { sha256HexJs } from './sha256.js';
  * Longest dedup key the receivers pass to a store as it is, in characters; a longer key is replaced
  * by `<service>:sha256:<64 hex digits>` of the whole key (76 characters). Keeps the memory store's
  * records small (docs/dedup.md) and every key far under the stores' own limit.
- *
- * @example
- * ```ts
- * import { DEDUP_KEY_HASH_ABOVE } from '@svc/webhooks';
- *
- * DEDUP_KEY_HASH_ABOVE; // 200
- * ```
  */
 export const DEDUP_KEY_HASH_ABOVE = 200;
 
@@ -37,14 +30,6 @@ function sha256Hex(text: string): string {
  * `key` when it has at most {@link DEDUP_KEY_HASH_ABOVE} characters, else
  * `<namespace>:sha256:<hex>` of the whole key. Deterministic on every runtime, so every process
  * (Node or edge) sharing a store computes the same key.
- *
- * @example
- * ```ts
- * import { boundDedupKey } from '@svc/webhooks';
- *
- * boundDedupKey('mail', 'mail:delivery:dlv_1'); // 'mail:delivery:dlv_1'
- * boundDedupKey('mail', `mail:message:delivered:${'m'.repeat(5_000)}`); // 'mail:sha256:3b1f…'
- * ```
  */
 export function boundDedupKey(namespace: string, key: string): string {
   return key.length <= DEDUP_KEY_HASH_ABOVE ? key : `${namespace}:sha256:${sha256Hex(key)}`;

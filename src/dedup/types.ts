@@ -28,14 +28,6 @@ export type ClaimResult =
  * sender's 10-second window and the lease) and passes it here; a store with a time bound of its own
  * (the Redis and Postgres stores' `timeoutMs`) uses the call's instead, and keeps its own for calls
  * made without one (your code calling the store directly: purge jobs, scripts).
- *
- * @example
- * ```ts
- * import type { StoreCallOptions } from '@svc/webhooks';
- *
- * const options: StoreCallOptions = { timeoutMs: 500 }; // this call fails with store_unavailable after 500 ms
- * await store.release('mail:delivery:dlv_1', token, options);
- * ```
  */
 export interface StoreCallOptions {
   /**
@@ -47,13 +39,6 @@ export interface StoreCallOptions {
 
 /**
  * Options of {@link DedupStore.claim}.
- *
- * @example
- * ```ts
- * import type { ClaimOptions } from '@svc/webhooks';
- *
- * const options: ClaimOptions = { leaseMs: 30_000, token: crypto.randomUUID() };
- * ```
  */
 export interface ClaimOptions extends StoreCallOptions {
   /** How long the claim holds before another caller may take it over, in milliseconds. */
@@ -69,13 +54,6 @@ export interface ClaimOptions extends StoreCallOptions {
 
 /**
  * Options of {@link DedupStore.abandon}.
- *
- * @example
- * ```ts
- * import type { AbandonOptions } from '@svc/webhooks';
- *
- * const options: AbandonOptions = { leaseMs: 30_000 }; // the leaseMs the claim was made with
- * ```
  */
 export interface AbandonOptions extends StoreCallOptions {
   /**
@@ -87,13 +65,6 @@ export interface AbandonOptions extends StoreCallOptions {
 
 /**
  * Options of {@link DedupStore.complete}.
- *
- * @example
- * ```ts
- * import type { CompleteOptions } from '@svc/webhooks';
- *
- * const options: CompleteOptions = { ttlMs: 7 * 24 * 60 * 60 * 1000 }; // recognise duplicates for a week
- * ```
  */
 export interface CompleteOptions extends StoreCallOptions {
   /** How long the completed record is kept (and duplicates are recognised), in milliseconds. */

@@ -9,13 +9,6 @@ import { WebhookError } from '../shared/errors.js';
  * Longest key every store accepts, in characters: at most 1,536 UTF-8 bytes, well under Postgres'
  * btree limit of about 2.7 KB per index entry, past which every claim of the key would fail (503)
  * forever. The receivers never come near it: they hash keys longer than `DEDUP_KEY_HASH_ABOVE`.
- *
- * @example
- * ```ts
- * import { MAX_DEDUP_KEY_LENGTH } from '@svc/webhooks';
- *
- * if (key.length > MAX_DEDUP_KEY_LENGTH) key = boundDedupKey('jobs', key);
- * ```
  */
 export const MAX_DEDUP_KEY_LENGTH = 512;
 

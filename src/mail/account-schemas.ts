@@ -7,13 +7,6 @@ import { base } from './payload-fields.js';
 
 /**
  * Payload of `domain_verified`: a domain passed DNS verification. `domain` is a guess (not shown).
- *
- * @example
- * ```ts
- * import { domainVerifiedPayloadSchema } from '@svc/webhooks';
- *
- * domainVerifiedPayloadSchema.parse(payload).client_id;
- * ```
  */
 export const domainVerifiedPayloadSchema = /* @__PURE__ */ define(() =>
   z.looseObject({
@@ -24,13 +17,6 @@ export const domainVerifiedPayloadSchema = /* @__PURE__ */ define(() =>
 
 /**
  * Payload of `ip_paused`: a sending IP was paused for reputation. `ip` is a guess (not shown).
- *
- * @example
- * ```ts
- * import { ipPausedPayloadSchema } from '@svc/webhooks';
- *
- * ipPausedPayloadSchema.parse(payload).ip;
- * ```
  */
 export const ipPausedPayloadSchema = /* @__PURE__ */ define(() =>
   z.looseObject({ ...base('ip_paused'), ip: z.string().optional() }),
@@ -40,13 +26,6 @@ export const ipPausedPayloadSchema = /* @__PURE__ */ define(() =>
  * Payload of `reputation_dropped`: a sharp reputation drop of an IP, carrying bounce and complaint
  * rates. Their names are not shown in the spec: `bounce_rate` and `complaint_rate` are our choice,
  * optional numbers (docs/events.md).
- *
- * @example
- * ```ts
- * import { reputationDroppedPayloadSchema } from '@svc/webhooks';
- *
- * const { bounce_rate, complaint_rate } = reputationDroppedPayloadSchema.parse(payload);
- * ```
  */
 export const reputationDroppedPayloadSchema = /* @__PURE__ */ define(() =>
   z.looseObject({
@@ -59,13 +38,6 @@ export const reputationDroppedPayloadSchema = /* @__PURE__ */ define(() =>
 
 /**
  * Payload of `billing_threshold_reached`: monthly usage crossed an alert threshold of the plan.
- *
- * @example
- * ```ts
- * import { billingThresholdReachedPayloadSchema } from '@svc/webhooks';
- *
- * billingThresholdReachedPayloadSchema.parse(payload).client_id;
- * ```
  */
 export const billingThresholdReachedPayloadSchema = /* @__PURE__ */ define(() =>
   z.looseObject({ ...base('billing_threshold_reached') }),
@@ -73,13 +45,6 @@ export const billingThresholdReachedPayloadSchema = /* @__PURE__ */ define(() =>
 
 /**
  * Payload of `incident_escalated`: a deliverability incident was escalated (operational alert).
- *
- * @example
- * ```ts
- * import { incidentEscalatedPayloadSchema } from '@svc/webhooks';
- *
- * incidentEscalatedPayloadSchema.parse(payload).client_id;
- * ```
  */
 export const incidentEscalatedPayloadSchema = /* @__PURE__ */ define(() =>
   z.looseObject({ ...base('incident_escalated') }),

@@ -31,13 +31,6 @@ export type MailDedupKey = 'delivery-id' | 'message-event' | ((event: MailWebhoo
 /**
  * `mail:delivery:<id>`: the key of the `'delivery-id'` strategy, e.g. to inspect or purge a record
  * (hashed like every key longer than 200 characters).
- *
- * @example
- * ```ts
- * import { mailDeliveryKey } from '@svc/webhooks';
- *
- * await store.release(mailDeliveryKey(deliveryId), token);
- * ```
  */
 export function mailDeliveryKey(deliveryId: string): string {
   return deliveryKey('mail', deliveryId);
@@ -46,14 +39,6 @@ export function mailDeliveryKey(deliveryId: string): string {
 /**
  * The function computing a delivery's dedup key under `strategy`. Throws `options_invalid` for an
  * unknown strategy name.
- *
- * @example
- * ```ts
- * import { mailDedupKeyOf } from '@svc/webhooks';
- *
- * const keyOf = mailDedupKeyOf('message-event');
- * keyOf(event); // 'mail:message:delivered:m_42'
- * ```
  */
 export function mailDedupKeyOf(strategy: MailDedupKey = 'delivery-id'): (event: MailWebhookEvent) => string {
   return dedupKeyOf('mail', strategy, {

@@ -39,13 +39,6 @@ export type MailEventName = (typeof MAIL_EVENT_NAMES)[number];
 /**
  * The "sending events" of email-service §6's payload table: the events about the fate of one sent
  * message, which carry message_id, to and provider (see docs/events.md for this decision).
- *
- * @example
- * ```ts
- * import { MAIL_SENDING_EVENT_NAMES } from '@svc/webhooks';
- *
- * MAIL_SENDING_EVENT_NAMES.includes('bounced'); // true
- * ```
  */
 export const MAIL_SENDING_EVENT_NAMES = [
   'delivered',
@@ -57,13 +50,6 @@ export const MAIL_SENDING_EVENT_NAMES = [
 
 /**
  * A sending event's name, see {@link MAIL_SENDING_EVENT_NAMES}.
- *
- * @example
- * ```ts
- * import type { MailSendingEventName } from '@svc/webhooks';
- *
- * const failures: MailSendingEventName[] = ['bounced', 'blocked'];
- * ```
  */
 export type MailSendingEventName = (typeof MAIL_SENDING_EVENT_NAMES)[number];
 

@@ -4,13 +4,6 @@ import { type HeaderNames, headerNameResolver } from '../core/header-names.js';
  * The request headers of every email-service delivery (email-service §6 "Request headers"), with
  * the document's literal names. "Svc" stands for the vendor's name: rename them with the
  * `headerNames` option when the vendor's headers read differently.
- *
- * @example
- * ```ts
- * import { MAIL_HEADER_NAMES } from '@svc/webhooks';
- *
- * MAIL_HEADER_NAMES.signature; // 'X-SvcMAIL-Sig'
- * ```
  */
 export const MAIL_HEADER_NAMES = {
   /** The event name. */
@@ -23,27 +16,12 @@ export const MAIL_HEADER_NAMES = {
 
 /**
  * The header names an email-service parser reads; any of them can be renamed (case does not matter).
- *
- * @example
- * ```ts
- * import type { MailHeaderNames } from '@svc/webhooks';
- *
- * const names: Partial<MailHeaderNames> = { signature: 'X-AcmeMAIL-Sig' };
- * ```
  */
 export interface MailHeaderNames extends HeaderNames {}
 
 /**
  * The header names to read, lowercased once: the defaults with `overrides` applied. Receivers call it
  * once at construction and reuse the result.
- *
- * @example
- * ```ts
- * import { resolveMailHeaderNames } from '@svc/webhooks';
- *
- * resolveMailHeaderNames({ signature: 'X-AcmeMAIL-Sig' });
- * // { event: 'x-svcmail-event', signature: 'x-acmemail-sig', deliveryId: 'x-svcmail-id' }
- * ```
  */
 export const resolveMailHeaderNames: (overrides?: Partial<MailHeaderNames>) => Readonly<MailHeaderNames> =
   /* @__PURE__ */ headerNameResolver(MAIL_HEADER_NAMES);

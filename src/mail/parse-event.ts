@@ -51,16 +51,6 @@ const schemas: ReadonlyMap<string, (typeof mailPayloadSchemas)[MailEventName]> =
  * event_mismatch, delivery_id_missing, delivery_id_invalid, invalid_payload, event_too_old,
  * event_in_future); an event name this version does not know gives `known: false`, never an error.
  * Only call it with a body whose signature you verified; {@link constructMailEvent} does both.
- *
- * @example
- * ```ts
- * import { parseMailEvent, verifySignature } from '@svc/webhooks';
- *
- * const verified = await verifySignature(body, request.headers.get('X-SvcMAIL-Sig'), secret);
- * if (verified.ok) {
- *   const event = parseMailEvent(body, request.headers, { secretIndex: verified.secretIndex });
- * }
- * ```
  */
 export function parseMailEvent(
   body: RawBody,

@@ -4,7 +4,7 @@
 
 import { checkMaxEventAge } from '../core/event-age.js';
 import { atReceipt } from '../core/handoff/at-receipt.js';
-import { type BaseReceiverOptions, resolveOptions } from '../core/receiver-options.js';
+import { type ReceiverOptions, resolveOptions } from '../core/receiver-options.js';
 import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
 import { WebhookError } from '../shared/errors.js';
 import { type MailDedupKey, mailDedupKeyOf } from './dedup-key.js';
@@ -17,13 +17,6 @@ import type { MailEvent, MailWebhookEvent, UnknownMailEvent } from './types.js';
  * Default `ttlMs` of the email-service receiver: 90 days. A delivery can be resent by API with the
  * same `X-SvcMAIL-Id` for as long as its record is kept, 90 days (email-service §6 rule 5, §8), so a
  * completed delivery is remembered that long.
- *
- * @example
- * ```ts
- * import { MAIL_DEFAULT_TTL_MS } from '@svc/webhooks';
- *
- * MAIL_DEFAULT_TTL_MS / 86_400_000; // 90 (days)
- * ```
  */
 export const MAIL_DEFAULT_TTL_MS = 90 * 86_400_000;
 
@@ -38,7 +31,7 @@ export const MAIL_DEFAULT_TTL_MS = 90 * 86_400_000;
  * };
  * ```
  */
-export interface MailReceiverOptions extends BaseReceiverOptions {
+export interface MailReceiverOptions extends ReceiverOptions {
   /** Dedup key strategy; default `'delivery-id'`. See {@link MailDedupKey}. */
   dedupKey?: MailDedupKey;
   /** Renamed headers ("Svc" stands for the vendor's name); defaults `X-SvcMAIL-Sig`, `-Event`, `-Id`. */

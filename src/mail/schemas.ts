@@ -25,7 +25,7 @@ import {
  *
  * @example
  * ```ts
- * import { mailPayloadSchemas } from '@svc/webhooks';
+ * import { mailPayloadSchemas } from '@svc/webhooks/schemas';
  *
  * const result = mailPayloadSchemas.bounced.safeParse(payload);
  * ```
@@ -56,7 +56,7 @@ function entry<N extends MailEventName>(name: N) {
  *
  * @example
  * ```ts
- * import { mailEventSchema } from '@svc/webhooks';
+ * import { mailEventSchema } from '@svc/webhooks/schemas';
  *
  * const event = mailEventSchema.parse({ name: 'opened', payload });
  * if (event.name === 'opened') event.payload.timestamp;

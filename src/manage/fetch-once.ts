@@ -10,7 +10,7 @@ export interface FetchOnce {
   headers: Record<string, string>;
   body: string | undefined;
   signal: AbortSignal | undefined;
-  timeoutMs: number;
+  requestTimeoutMs: number;
   maxResponseBytes: number;
 }
 
@@ -87,18 +87,18 @@ function describe(error: unknown): string {
 }
 
 /**
- * Sends one call and reads its whole answer under `timeoutMs` (a service that stalls mid-answer is a
+ * Sends one call and reads its whole answer under `requestTimeoutMs` (a service that stalls mid-answer is a
  * timeout too). A redirect is `response_invalid`, never followed. The caller's abort rejects with `signal.reason`, as fetch does; the timeout is
  * `request_timeout`; no answer at all is `api_unavailable`.
  */
 export async function fetchOnce(call: FetchOnce): Promise<{ response: Response; text: string }> {
-  const { service, method, path, signal, timeoutMs } = call;
+  const { service, method, path, signal, requestTimeoutMs } = call;
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort();
-  }, timeoutMs);
+  }, requestTimeoutMs);
   const onAbort = (): void => controller.abort(signal!.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
@@ -129,7 +129,7 @@ export async function fetchOnce(call: FetchOnce): Promise<{ response: Response; 
     if (timedOut) {
       throw new WebhookError(
         'request_timeout',
-        `The ${service} API did not answer ${method} ${path} within ${timeoutMs} ms.`,
+        `The ${service} API did not answer ${method} ${path} within ${requestTimeoutMs} ms.`,
         { cause: error },
       );
     }

@@ -1,9 +1,9 @@
+import { sleepOn, systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import { errorFromResponse } from './api-error.js';
 import { fetchOnce } from './fetch-once.js';
 import type { CallOptions, HttpClientOptions } from './http-types.js';
 import { rateLimitRemaining, rateLimitResetAt, retryAt } from './rate-limit-headers.js';
-import { systemClock } from './system-clock.js';
 
 /** A query string value; `undefined` leaves the parameter out. */
 export type QueryValue = string | number | boolean | undefined;
@@ -28,7 +28,7 @@ export function createHttpClient(
   const {
     baseUrl,
     fetch: fetchImpl,
-    timeoutMs: defaultTimeoutMs = 30_000,
+    requestTimeoutMs: defaultTimeoutMs = 30_000,
     maxResponseBytes = 16 * 1024 * 1024,
     maxRetries = 3,
     maxRetryWaitMs = 60_000,
@@ -74,7 +74,7 @@ export function createHttpClient(
     // Above the cap the call goes out anyway: a 429 then fails it with the reset time.
     if (waitMs <= 0 || waitMs > maxRetryWaitMs) return;
     onRateLimit?.({ method, path, waitMs, reason: 'remaining', retry: 0 });
-    await clock.sleep(waitMs, signal);
+    await sleepOn(clock, waitMs, signal);
   }
 
   /** Sends one call, retrying 429s; resolves the parsed JSON body (undefined when empty). */
@@ -99,7 +99,7 @@ export function createHttpClient(
         },
         body: payload,
         signal: call.signal,
-        timeoutMs: call.timeoutMs ?? defaultTimeoutMs,
+        requestTimeoutMs: call.requestTimeoutMs ?? defaultTimeoutMs,
         maxResponseBytes,
       });
       const now = clock.now();
@@ -116,7 +116,7 @@ export function createHttpClient(
         }
         exhaustedUntil = null;
         onRateLimit?.({ method, path, waitMs, reason: '429', retry: retry + 1 });
-        await clock.sleep(waitMs, call.signal);
+        await sleepOn(clock, waitMs, call.signal);
         continue;
       }
       if (!response.ok) {

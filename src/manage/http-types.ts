@@ -1,20 +1,4 @@
-/**
- * The time source and sleeper of a management client. Injected so tests (and the CLI's dry runs)
- * can move time without waiting.
- *
- * @example
- * ```ts
- * const clock: ManageClock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
- * createMailClient({ baseUrl, apiKey, clock });
- * ```
- */
-export interface ManageClock {
-  /** Epoch milliseconds. */
-  now(): number;
-  /** Resolves after `ms`; rejects with `signal.reason` when `signal` aborts first. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
+import type { Clock } from '../shared/clock.js';
 /**
  * What a client reports before it waits for a rate-limit window (a 429, or a response that said
  * `X-RateLimit-Remaining: 0`).
@@ -40,7 +24,7 @@ export interface RateLimitWait {
  *
  * @example
  * ```ts
- * const options: HttpClientOptions = { baseUrl: 'https://api.svcmail.example', timeoutMs: 10_000, maxRetries: 5 };
+ * const options: HttpClientOptions = { baseUrl: 'https://api.svcmail.example', requestTimeoutMs: 10_000, maxRetries: 5 };
  * ```
  */
 export interface HttpClientOptions {
@@ -49,7 +33,7 @@ export interface HttpClientOptions {
   /** The fetch to call. Default `globalThis.fetch` (looked up at each call, so msw and test doubles apply). */
   fetch?: typeof fetch;
   /** Per-attempt timeout in ms; over it the call fails with `request_timeout`. Default 30 000. */
-  timeoutMs?: number;
+  requestTimeoutMs?: number;
   /** The largest answer body read, in bytes; a larger one is `response_invalid`. Default 16 MiB. */
   maxResponseBytes?: number;
   /** Retries of one call after `429` answers. Default 3; 0 fails at the first 429. */
@@ -62,7 +46,7 @@ export interface HttpClientOptions {
   /** Wait when an answer said `X-RateLimit-Remaining: 0`, so the next call is not refused. Default true. */
   respectRemaining?: boolean;
   /** Time and sleep. Default the wall clock and `setTimeout`. */
-  clock?: ManageClock;
+  clock?: Clock;
   /** Called before every rate-limit wait. */
   onRateLimit?: (wait: RateLimitWait) => void;
   /** Extra headers on every call (a `User-Agent`, a tracing header…). */
@@ -80,6 +64,6 @@ export interface HttpClientOptions {
 export interface CallOptions {
   /** Aborts the call (and any rate-limit wait); the call rejects with `signal.reason`. */
   signal?: AbortSignal;
-  /** Overrides the client's `timeoutMs` for this call. */
-  timeoutMs?: number;
+  /** Overrides the client's `requestTimeoutMs` for this call. */
+  requestTimeoutMs?: number;
 }

@@ -1,34 +1,14 @@
 /**
  * @module
  * `@svc/webhooks/manage`: typed clients of the two services' webhook-management APIs (fetch only, any
- * runtime; timeouts, `AbortSignal`, rate-limit backoff, errors as `WebhookError`) and
- * `recoverFailedDeliveries`, which re-drives the deliveries that failed during an outage.
+ * runtime; timeouts, `AbortSignal`, rate-limit backoff, errors as `WebhookError` from the root entry)
+ * and `recoverFailedDeliveries`, which re-drives the deliveries that failed during an outage.
  */
 
-export { isWebhookError, WebhookError, type WebhookErrorCode } from '../shared/errors.js';
 export { type CrmClient, type CrmClientOptions, createCrmClient } from './crm-client.js';
-export type { CreateCrmWebhook, CrmDelivery, CrmWebhook, UpdateCrmWebhook } from './crm-types.js';
-export type { CallOptions, HttpClientOptions, ManageClock, RateLimitWait } from './http-types.js';
+export type { CrmDelivery, CrmWebhook } from './crm-types.js';
+export type { CallOptions, RateLimitWait } from './http-types.js';
 export { createMailClient, type MailClient, type MailClientOptions } from './mail-client.js';
-export type {
-  CreateMailApiKey,
-  CreateMailWebhook,
-  MailApiKey,
-  MailDeliveryAttempt,
-  MailDeliveryPage,
-  MailDeliveryQuery,
-  MailIdentity,
-  MailWebhook,
-  UpdateMailWebhook,
-} from './mail-types.js';
+export type { MailApiKey, MailDeliveryAttempt, MailDeliveryPage, MailWebhook } from './mail-types.js';
 export { recoverFailedDeliveries } from './recovery.js';
-export type {
-  RecoveryGap,
-  RecoveryItem,
-  RecoveryOptions,
-  RecoveryOutcome,
-  RecoveryProgress,
-  RecoveryReport,
-  WebhookRecovery,
-} from './recovery-types.js';
-export type { RetryResult } from './retry-result.js';
+export type { RecoveryOptions, RecoveryProgress, RecoveryReport, WebhookRecovery } from './recovery-types.js';

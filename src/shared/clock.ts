@@ -20,21 +20,35 @@
  * ```
  */
 export interface Clock {
+  /** Epoch milliseconds. */
   now(): number;
   /** Runs `callback` after `ms` of this clock's time; returns a handle for {@link Clock.clearTimeout}. */
   setTimeout?(callback: () => void, ms: number): unknown;
   /** Cancels a timer of {@link Clock.setTimeout} that has not fired. */
   clearTimeout?(handle: unknown): void;
+  /**
+   * Resolves after `ms` of this clock's time; rejects with `signal.reason` when `signal` aborts first
+   * (the management clients' rate-limit waits). Without it, the runtime's timers are used.
+   */
+  sleep?(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-/**
- * The wall clock.
- *
- * @example
- * ```ts
- * import { systemClock } from '@svc/webhooks';
- *
- * const startedAt = systemClock.now(); // epoch ms
- * ```
- */
+/** The wall clock. */
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** Waits `ms` on `clock` (its own `sleep`, else the runtime's timers); rejects when `signal` aborts. */
+export function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  if (clock.sleep) return clock.sleep(ms, signal);
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

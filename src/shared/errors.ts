@@ -87,14 +87,6 @@ export type WebhookErrorCode = keyof typeof WEBHOOK_ERROR_STATUS;
 
 /**
  * Options of {@link WebhookError}.
- *
- * @example
- * ```ts
- * import { WebhookError, type WebhookErrorOptions } from '@svc/webhooks';
- *
- * const options: WebhookErrorOptions = { cause: new Error('connection reset') };
- * throw new WebhookError('store_unavailable', 'The dedup store did not answer.', options);
- * ```
  */
 export interface WebhookErrorOptions {
   /** The underlying error (ES2022 `cause`); never sent to the webhook's sender. */

@@ -17,54 +17,29 @@ export {
   createMailApi,
   MAIL_TEST_API_KEY,
   type MailApi,
-  type MailApiCredential,
   type MailApiOptions,
-  type MailApiScope,
 } from './api/mail-api.js';
-export type { MailApiKeyRecord } from './api/mail-api-keys.js';
 export { createRealClock } from './clock/real-clock.js';
-export type { EmitterClock, SchedulerClock, TimerId } from './clock/types.js';
 export { createVirtualClock, type VirtualClock, type VirtualClockOptions } from './clock/virtual-clock.js';
-export type { InProcessHandler, TransportOptions } from './emitter/attempt.js';
 export { type CrmEmitter, createCrmEmitter } from './emitter/crm-emitter.js';
-export type {
-  CreateCrmWebhookInput,
-  CrmDeliverySummary,
-  CrmEmitterOptions,
-  CrmWebhook,
-  UpdateCrmWebhookInput,
-} from './emitter/crm-types.js';
+export type { CrmEmitterOptions, CrmEmitterWebhook } from './emitter/crm-types.js';
 export { createMailEmitter, type MailEmitter } from './emitter/mail-emitter.js';
+export type { MailEmitterOptions, MailEmitterWebhook } from './emitter/mail-types.js';
 export type {
-  CreateMailWebhookInput,
-  MailEmitterOptions,
-  MailWebhook,
-  UpdateMailWebhookInput,
-} from './emitter/mail-types.js';
-export type {
-  AttemptKind,
-  AttemptRecord,
-  DeliveryRecord,
-  DeliveryStatus,
   EmittedAttempt,
   EmittedDelivery,
   EmittedDeliveryStatus,
-  EmitterEvent,
-  EmitterOptions,
   EmitterReport,
 } from './emitter/types.js';
 export {
   createFixtures,
   crmData,
-  type EnvelopeOverrides,
   type Fixtures,
   type FixturesOptions,
   mailPayload,
 } from './fixtures/fixtures.js';
-export type { Overrides } from './fixtures/overrides.js';
 export {
   createSignedRequest,
   type SignedCrmRequestOptions,
   type SignedMailRequestOptions,
 } from './fixtures/signed-request.js';
-export { checkWebhookUrl, type UrlPolicyOptions } from './url-policy.js';

@@ -47,15 +47,6 @@ export function internalHostReason(hostname: string): string | null {
  * Checks a webhook URL as the services do at registration and returns it normalised; throws
  * `WebhookError('webhook_url_refused')` (422) for internal targets and `invalid_payload` (400) for
  * something that is not an absolute http(s) URL.
- *
- * @example
- * ```ts
- * import { checkWebhookUrl } from '@svc/webhooks/testing';
- *
- * checkWebhookUrl('https://hooks.example.com/mail'); // 'https://hooks.example.com/mail'
- * checkWebhookUrl('http://169.254.169.254/latest'); // throws webhook_url_refused
- * checkWebhookUrl('http://127.0.0.1:3000/hooks', { allowPrivateNetworks: true }); // accepted
- * ```
  */
 export function checkWebhookUrl(url: unknown, options: UrlPolicyOptions = {}): string {
   const { allowPrivateNetworks = false, allowHosts = [] } = options;

@@ -4,8 +4,12 @@
  * bytes, on Node and on Web Crypto runtimes. No zod, no framework.
  */
 
-export type { WebhookErrorCode, WebhookErrorOptions } from '../shared/errors.js';
-export { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from '../shared/errors.js';
+export {
+  isWebhookError,
+  WEBHOOK_ERROR_STATUS,
+  WebhookError,
+  type WebhookErrorCode,
+} from '../shared/errors.js';
 export { type RawBody, toBytes } from './bytes.js';
 export { MIN_SECRET_LENGTH, type Secrets } from './secrets.js';
 export { signPayload, signPayloadSync } from './sign-payload.js';

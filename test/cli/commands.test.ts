@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { crmEnvelopeSchemas, mailPayloadSchemas } from '@svc/webhooks';
+import { crmEnvelopeSchemas, mailPayloadSchemas } from '@svc/webhooks/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../examples/express/server.js';
 import { reachable } from '../package/graph.js';

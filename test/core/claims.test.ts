@@ -4,14 +4,9 @@
  * write, around a real memory store, that lose or hold back answers on purpose; the shipped stores
  * under real stalls are in test/receivers/store-stall.test.ts.
  */
-import {
-  type ClaimOptions,
-  type ClaimResult,
-  createCrmReceiver,
-  createMemoryStore,
-  type DedupStore,
-} from '@svc/webhooks';
+import { type ClaimResult, createCrmReceiver, createMemoryStore, type DedupStore } from '@svc/webhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ClaimOptions } from '../../src/dedup/types.js';
 import { CRM_SECRET, crmDelivery, deferred, deliver } from '../receivers/support.js';
 
 /** A store whose claims run on `inner` but whose first answer is lost (the claim did run). */

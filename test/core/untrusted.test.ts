@@ -1,8 +1,9 @@
 /**
  * Untrusted values in logs: a sender chooses the id and event headers, never the size of a log line.
  */
-import { createCrmReceiver, createMailReceiver, type LogEntry, truncateUntrusted } from '@svc/webhooks';
+import { createCrmReceiver, createMailReceiver, type LogEntry } from '@svc/webhooks';
 import { describe, expect, it } from 'vitest';
+import { truncateUntrusted } from '../../src/core/untrusted.js';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
 
 const HUGE = 'i'.repeat(15_000);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { constructCrmEvent, isWebhookError, parseCrmEvent, type WebhookError } from '../../src/index.js';
+import { parseCrmEvent } from '../../src/crm/parse-event.js';
+import { constructCrmEvent, isWebhookError, type WebhookError } from '../../src/index.js';
 import { crmHeaders, DELIVERY_ID, envelope, SECRET, sign } from './fixtures.js';
 
 const data = { deal_id: 'd_1', title: 'Big deal', value: 10 };

@@ -1,10 +1,8 @@
+import { crmDataSchemas, crmEnvelopeSchema, crmEnvelopeSchemas } from '@svc/webhooks/schemas';
 import { describe, expect, it } from 'vitest';
 import {
   CRM_EVENT_NAMES,
   constructCrmEvent,
-  crmDataSchemas,
-  crmEnvelopeSchema,
-  crmEnvelopeSchemas,
   isCrmEventName,
   isWebhookError,
   rawFields,

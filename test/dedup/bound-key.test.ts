@@ -3,19 +3,15 @@
  * without node:crypto. Expected digests come from node:crypto, never from the library.
  */
 import { createHash } from 'node:crypto';
-import {
-  boundDedupKey,
-  createMemoryStore,
-  crmDedupKeyOf,
-  DEDUP_KEY_HASH_ABOVE,
-  MAX_DEDUP_KEY_LENGTH,
-  type MailWebhookEvent,
-  mailDedupKeyOf,
-  mailDeliveryKey,
-} from '@svc/webhooks';
+import type { MailWebhookEvent } from '@svc/webhooks';
+import { createMemoryStore } from '@svc/webhooks';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { crmDedupKeyOf } from '../../src/crm/dedup-key.js';
+import { boundDedupKey, DEDUP_KEY_HASH_ABOVE } from '../../src/dedup/bound-key.js';
 import { sha256HexJs } from '../../src/dedup/sha256.js';
+import { MAX_DEDUP_KEY_LENGTH } from '../../src/dedup/validate.js';
+import { mailDedupKeyOf, mailDeliveryKey } from '../../src/mail/dedup-key.js';
 import { resetNodeCryptoCache } from '../../src/verify/node-crypto.js';
 
 const nodeSha256 = (text: string | Uint8Array) => createHash('sha256').update(text).digest('hex');

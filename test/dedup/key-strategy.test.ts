@@ -1,13 +1,9 @@
 import { createHash } from 'node:crypto';
+import type { MailWebhookEvent } from '@svc/webhooks';
 import { describe, expect, it } from 'vitest';
-import {
-  crmDedupKeyOf,
-  crmDeliveryKey,
-  isWebhookError,
-  type MailWebhookEvent,
-  mailDedupKeyOf,
-  mailDeliveryKey,
-} from '../../src/index.js';
+import { crmDedupKeyOf, crmDeliveryKey } from '../../src/crm/dedup-key.js';
+import { isWebhookError } from '../../src/index.js';
+import { mailDedupKeyOf, mailDeliveryKey } from '../../src/mail/dedup-key.js';
 
 const mailEvent = (name: string, payload: Record<string, unknown>, known = true) =>
   ({ service: 'mail', known, name, deliveryId: 'dlv_1', payload, secretIndex: 0 }) as MailWebhookEvent;

@@ -1,6 +1,7 @@
-import { createMemoryStore, DEFAULT_MEMORY_STORE_MAX_KEYS, type MemoryStore } from '@svc/webhooks';
+import { createMemoryStore } from '@svc/webhooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_MEMORY_STORE_MAX_KEYS, type MemoryStore } from '../../src/dedup/memory-store.js';
 import { createManualClock } from '../support/clock.js';
 import { forEachStore } from '../support/stores.js';
 import { storeContract } from './contract.js';

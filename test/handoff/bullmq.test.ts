@@ -2,9 +2,9 @@
  * The BullMQ hand-off against a real redis-server: enqueue and acknowledge, one job per dedup key,
  * retries then dead letters and re-drive, bad job data, Redis down at enqueue.
  */
+
 import { createMailReceiver, type MailReceiver } from '@svc/webhooks';
 import {
-  bullmqJobId,
   createBullmqHandoff,
   createBullmqWorker,
   listBullmqDeadLetters,
@@ -14,6 +14,7 @@ import { createRedisStore } from '@svc/webhooks/redis';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bullmqJobId } from '../../src/handoff/bullmq/job-id.js';
 import { deferred, deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
 import { type RedisServer, redisAvailable, startRedis } from '../support/servers.js';
 

@@ -4,15 +4,10 @@
  * `receiver.runJob` (parse again, claim, handlers, complete or release).
  */
 import { Buffer } from 'node:buffer';
-import {
-  createMailReceiver,
-  HANDOFF_JOB_VERSION,
-  type HandoffJob,
-  type HandoffTarget,
-  jobError,
-  type MailReceiverOptions,
-} from '@svc/webhooks';
+import { createMailReceiver, type HandoffTarget, jobError, type MailReceiverOptions } from '@svc/webhooks';
 import { describe, expect, it } from 'vitest';
+import type { HandoffJob } from '../../src/core/handoff/types.js';
+import { HANDOFF_JOB_VERSION } from '../../src/core/handoff/types.js';
 import { deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
 import { createManualClock } from '../support/clock.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { constructMailEvent, isWebhookError, parseMailEvent, type WebhookError } from '../../src/index.js';
+import { constructMailEvent, isWebhookError, type WebhookError } from '../../src/index.js';
+import { parseMailEvent } from '../../src/mail/parse-event.js';
 import { mailHeaders, SECRET, sign } from './fixtures.js';
 
 const payload = {

@@ -1,15 +1,14 @@
+import { mailEventSchema, mailPayloadSchemas } from '@svc/webhooks/schemas';
 import { describe, expect, it } from 'vitest';
 import {
   constructMailEvent,
   isMailEventName,
   isWebhookError,
   MAIL_EVENT_NAMES,
-  MAIL_SENDING_EVENT_NAMES,
-  mailEventSchema,
-  mailPayloadSchemas,
   rawFields,
   type WebhookError,
 } from '../../src/index.js';
+import { MAIL_SENDING_EVENT_NAMES } from '../../src/mail/event-names.js';
 import { MAIL_CASES, mailHeaders, SECRET } from './fixtures.js';
 
 async function construct(payload: Record<string, unknown>, name: string) {

@@ -1,12 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { readHeader, readHeaderString } from '../../src/core/read-header.js';
-import {
-  constructMailEvent,
-  isWebhookError,
-  MAIL_HEADER_NAMES,
-  resolveMailHeaderNames,
-} from '../../src/index.js';
+import { constructMailEvent, isWebhookError } from '../../src/index.js';
+import { MAIL_HEADER_NAMES, resolveMailHeaderNames } from '../../src/mail/header-names.js';
 import { SECRET, sign } from './fixtures.js';
 
 const body = JSON.stringify({

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createCrmClient, createMailClient, isWebhookError, type WebhookError } from '@svc/webhooks/manage';
+import { isWebhookError, type WebhookError } from '@svc/webhooks';
+import { createCrmClient, createMailClient } from '@svc/webhooks/manage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CRM_TEST_TOKEN,

@@ -1,11 +1,6 @@
-import {
-  createCrmClient,
-  createMailClient,
-  isWebhookError,
-  type ManageClock,
-  type RateLimitWait,
-  type WebhookError,
-} from '@svc/webhooks/manage';
+import type { Clock } from '@svc/webhooks';
+import { isWebhookError, type WebhookError } from '@svc/webhooks';
+import { createCrmClient, createMailClient, type RateLimitWait } from '@svc/webhooks/manage';
 import { crmApiHandlers, mailApiHandlers } from '@svc/webhooks/testing/msw';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
@@ -31,7 +26,7 @@ const START = Date.parse('2025-06-01T10:00:00.000Z');
 function fakeClock() {
   let now = START;
   const sleeps: number[] = [];
-  const clock: ManageClock = {
+  const clock: Clock = {
     now: () => now,
     sleep: async (ms, signal) => {
       if (signal?.aborted) throw signal.reason;
@@ -310,9 +305,9 @@ describe('AbortSignal and timeouts', () => {
         return HttpResponse.json([]);
       }),
     );
-    const error = await failure(client({ timeoutMs: 20 }).listWebhooks());
+    const error = await failure(client({ requestTimeoutMs: 20 }).listWebhooks());
     expect(error).toMatchObject({ code: 'request_timeout', status: 504 });
-    const perCall = await failure(client().listWebhooks({ timeoutMs: 20 }));
+    const perCall = await failure(client().listWebhooks({ requestTimeoutMs: 20 }));
     expect(perCall.code).toBe('request_timeout');
   });
 });

@@ -1,4 +1,5 @@
-import { createMailClient, type ManageClock, recoverFailedDeliveries } from '@svc/webhooks/manage';
+import type { Clock } from '@svc/webhooks';
+import { createMailClient, recoverFailedDeliveries } from '@svc/webhooks/manage';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ beforeAll(() => msw.listen({ onUnhandledFrame: 'error' }));
 afterEach(() => msw.resetHandlers());
 afterAll(() => msw.close());
 
-const clock: ManageClock = { now: () => NOW, sleep: async () => {} };
+const clock: Clock = { now: () => NOW, sleep: async () => {} };
 const client = () => createMailClient({ baseUrl: BASE, apiKey: 'zm_live_x', clock });
 const at = (minutesAgo: number) => new Date(NOW - minutesAgo * 60_000).toISOString();
 const attempt = (deliveryId: string, minutesAgo: number, success = false, kind = 'scheduled') => ({

@@ -1,9 +1,9 @@
+import type { Clock } from '@svc/webhooks';
 import { createCrmReceiver, createMailReceiver, type MailEventName } from '@svc/webhooks';
 import { createExpressMiddleware } from '@svc/webhooks/express';
 import {
   createCrmClient,
   createMailClient,
-  type ManageClock,
   type RecoveryProgress,
   recoverFailedDeliveries,
 } from '@svc/webhooks/manage';
@@ -29,7 +29,7 @@ const clock = createVirtualClock({ start: START });
 const mail = createMailEmitter({ clock, seed: 'recovery', allowPrivateNetworks: true });
 const crm = createCrmEmitter({ clock, seed: 'recovery', allowPrivateNetworks: true });
 // The client's rate-limit waits move the emulators' clock instead of blocking the test.
-const manageClock: ManageClock = { now: () => clock.now(), sleep: (ms) => clock.advance(ms) };
+const manageClock: Clock = { now: () => clock.now(), sleep: (ms) => clock.advance(ms) };
 const RECOVERY_KEY = 'zm_live_recovery';
 
 let receivers: Awaited<ReturnType<typeof startServer>>;

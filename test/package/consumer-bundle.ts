@@ -59,13 +59,14 @@ export async function bundleConsumer(consumer: string, source: string): Promise<
  */
 export const CONSUMER_CASES = [
   { name: 'isWebhookError', source: "export { isWebhookError } from '@svc/webhooks';" },
-  { name: 'verifySignature (root)', source: "export { verifySignature } from '@svc/webhooks';" },
+  { name: 'toResponse', source: "export { toResponse } from '@svc/webhooks';" },
   { name: 'createMailReceiver', source: "export { createMailReceiver } from '@svc/webhooks';" },
   { name: 'createCrmReceiver', source: "export { createCrmReceiver } from '@svc/webhooks';" },
   { name: 'constructMailEvent', source: "export { constructMailEvent } from '@svc/webhooks';" },
   { name: 'constructCrmEvent', source: "export { constructCrmEvent } from '@svc/webhooks';" },
   { name: 'whole root (`import *`)', source: "export * as all from '@svc/webhooks';" },
   { name: './verify', source: "export * as verify from '@svc/webhooks/verify';" },
+  { name: './schemas', source: "export { mailPayloadSchemas } from '@svc/webhooks/schemas';" },
   { name: './fetch', source: "export { createFetchHandler } from '@svc/webhooks/fetch';" },
   { name: './node', source: "export { createNodeListener } from '@svc/webhooks/node';" },
   { name: './express', source: "export { createExpressMiddleware } from '@svc/webhooks/express';" },

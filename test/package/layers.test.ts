@@ -23,6 +23,7 @@ const FLOORS: Record<string, number> = {
   handoff: 6,
   manage: 6,
   index: 7,
+  schemas: 7,
   testing: 7,
   cli: 8,
 };

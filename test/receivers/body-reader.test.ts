@@ -2,8 +2,9 @@
  * `ReceiveInput.body` as a reader: the receiver checks the method first, calls the reader with its own
  * limits, and answers and logs every refusal itself (adapters translate only).
  */
-import { type BodyLimits, createMailReceiver, type LogEntry, WebhookError } from '@svc/webhooks';
+import { createMailReceiver, type LogEntry, WebhookError } from '@svc/webhooks';
 import { describe, expect, it } from 'vitest';
+import type { BodyLimits } from '../../src/core/receiver-types.js';
 import { answered, MAIL_SECRET, mailDelivery } from './support.js';
 
 function receiverWithLog(options: { maxBodyBytes?: number; bodyTimeoutMs?: number } = {}) {

@@ -9,10 +9,10 @@ import {
   type InvalidDelivery,
   isWebhookError,
   type LogEntry,
-  MIN_SECRET_LENGTH,
   type WebhookError,
 } from '@svc/webhooks';
 import { createMailEmitter } from '@svc/webhooks/testing';
+import { MIN_SECRET_LENGTH } from '@svc/webhooks/verify';
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../support/clock.js';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery, sign } from './support.js';

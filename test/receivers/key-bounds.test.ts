@@ -7,13 +7,10 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import {
-  createCrmReceiver,
-  createMailReceiver,
-  MAX_DEDUP_KEY_LENGTH,
-  MAX_DELIVERY_ID_LENGTH,
-} from '@svc/webhooks';
+import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
 import { expect, it } from 'vitest';
+import { MAX_DELIVERY_ID_LENGTH } from '../../src/core/delivery-id.js';
+import { MAX_DEDUP_KEY_LENGTH } from '../../src/dedup/validate.js';
 import { forEachStore } from '../support/stores.js';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery } from './support.js';
 

@@ -8,10 +8,10 @@ import {
   constructMailEvent,
   createCrmReceiver,
   createMailReceiver,
-  EVENT_CLOCK_SKEW_MS,
   isWebhookError,
 } from '@svc/webhooks';
 import { describe, expect, it } from 'vitest';
+import { EVENT_CLOCK_SKEW_MS } from '../../src/core/event-age.js';
 import { createManualClock } from '../support/clock.js';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery } from './support.js';
 

@@ -13,8 +13,7 @@
  * ```
  */
 import { PGlite } from '@electric-sql/pglite';
-import type { Clock, DedupStore } from '@svc/webhooks';
-import { createMemoryStore } from '@svc/webhooks';
+import { type Clock, createMemoryStore, type DedupStore } from '@svc/webhooks';
 import { createPostgresStore } from '@svc/webhooks/postgres';
 import { createRedisStore } from '@svc/webhooks/redis';
 import { Redis } from 'ioredis';

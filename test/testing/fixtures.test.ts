@@ -1,12 +1,6 @@
 import { createHmac } from 'node:crypto';
-import {
-  CRM_EVENT_NAMES,
-  createCrmReceiver,
-  createMailReceiver,
-  crmEnvelopeSchemas,
-  MAIL_EVENT_NAMES,
-  mailPayloadSchemas,
-} from '@svc/webhooks';
+import { CRM_EVENT_NAMES, createCrmReceiver, createMailReceiver, MAIL_EVENT_NAMES } from '@svc/webhooks';
+import { crmEnvelopeSchemas, mailPayloadSchemas } from '@svc/webhooks/schemas';
 import { describe, expect, it } from 'vitest';
 import { createFixtures, createSignedRequest, crmData, mailPayload } from '../../src/testing/index.js';
 

@@ -1,21 +1,18 @@
 import type { Clock } from '@svc/webhooks';
+import type { MailWebhook } from '@svc/webhooks/manage';
 import {
-  type AttemptRecord,
   createMailEmitter,
+  createRealClock,
   createVirtualClock,
-  type DeliveryRecord,
-  type DeliveryStatus,
   type EmittedAttempt,
   type EmittedDelivery,
   type EmittedDeliveryStatus,
-  type EmitterClock,
-  type EmitterEvent,
   type EmitterReport,
-  type SchedulerClock,
+  type MailEmitterWebhook,
 } from '@svc/webhooks/testing';
 import { describe, expectTypeOf, it } from 'vitest';
 
-describe('testing type names: the emitter view, with the old names kept as aliases', () => {
+describe('testing type names: the emitter view', () => {
   it('emit, getDelivery and listDeliveries answer the Emitted* types', () => {
     const emitter = createMailEmitter();
     expectTypeOf(emitter.emit('bounced')).resolves.toEqualTypeOf<EmittedDelivery[]>();
@@ -24,16 +21,13 @@ describe('testing type names: the emitter view, with the old names kept as alias
     expectTypeOf<Parameters<typeof emitter.onEvent>[0]>().parameter(0).toEqualTypeOf<EmitterReport>();
   });
 
-  it('the deprecated names are the same types', () => {
-    expectTypeOf<DeliveryRecord>().toEqualTypeOf<EmittedDelivery>();
-    expectTypeOf<AttemptRecord>().toEqualTypeOf<EmittedAttempt>();
-    expectTypeOf<DeliveryStatus>().toEqualTypeOf<EmittedDeliveryStatus>();
-    expectTypeOf<EmitterEvent>().toEqualTypeOf<EmitterReport>();
-    expectTypeOf<SchedulerClock>().toEqualTypeOf<EmitterClock>();
+  it('one Clock: the virtual and the real test clocks are receiver and client clocks', () => {
+    expectTypeOf(createVirtualClock()).toExtend<Clock>();
+    expectTypeOf(createRealClock()).toExtend<Clock>();
   });
 
-  it('an emitter clock is also a receiver clock', () => {
-    expectTypeOf(createVirtualClock()).toExtend<EmitterClock>();
-    expectTypeOf<EmitterClock>().toExtend<Clock>();
+  it('the emitter’s webhook record and the management API’s have distinct names', () => {
+    expectTypeOf<MailEmitterWebhook>().not.toEqualTypeOf<MailWebhook>();
+    expectTypeOf<MailEmitterWebhook['consecutiveFailures']>().toEqualTypeOf<number>();
   });
 });

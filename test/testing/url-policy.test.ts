@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkWebhookUrl } from '../../src/testing/index.js';
+import { checkWebhookUrl } from '../../src/testing/url-policy.js';
 
 const refused = [
   'http://127.0.0.1/hook',

@@ -1,17 +1,14 @@
+import { crmDataSchemas, crmEnvelopeSchema } from '@svc/webhooks/schemas';
 import { describe, expectTypeOf, it } from 'vitest';
+import { parseCrmEvent } from '../../src/crm/parse-event.js';
+import type { CrmAnyEnvelope, CrmEnvelopeOf, CrmWebhookEvent } from '../../src/crm/types.js';
 import {
-  type CrmAnyEnvelope,
   type CrmDataOf,
-  type CrmEnvelopeOf,
   type CrmEvent,
   type CrmEventName,
   type CrmEventOf,
-  type CrmWebhookEvent,
   constructCrmEvent,
   createCrmReceiver,
-  crmDataSchemas,
-  crmEnvelopeSchema,
-  parseCrmEvent,
   rawFields,
   type UnknownCrmEvent,
 } from '../../src/index.js';

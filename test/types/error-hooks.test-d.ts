@@ -1,14 +1,13 @@
+import type { CrmWebhookEvent, MailWebhookEvent } from '@svc/webhooks';
 import { describe, expectTypeOf, it } from 'vitest';
+import type { WebhookErrorPhase } from '../../src/core/handler-types.js';
 import {
   type Clock,
-  type CrmWebhookEvent,
   createCrmReceiver,
   createMailReceiver,
   type ErrorInfo,
   type ErrorPhase,
-  type MailWebhookEvent,
   type WebhookError,
-  type WebhookErrorPhase,
 } from '../../src/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 

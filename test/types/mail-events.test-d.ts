@@ -1,3 +1,5 @@
+import type { MailWebhookEvent } from '@svc/webhooks';
+import { mailEventSchema, mailPayloadSchemas } from '@svc/webhooks/schemas';
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   constructMailEvent,
@@ -6,13 +8,10 @@ import {
   type MailEventName,
   type MailEventOf,
   type MailPayloadOf,
-  type MailWebhookEvent,
-  mailEventSchema,
-  mailPayloadSchemas,
-  parseMailEvent,
   rawFields,
   type UnknownMailEvent,
 } from '../../src/index.js';
+import { parseMailEvent } from '../../src/mail/parse-event.js';
 
 describe('mail event types', () => {
   it('names are the literal union of the 13 events', () => {

@@ -1,15 +1,14 @@
+import type { WebhookError, WebhookErrorCode } from '@svc/webhooks';
 import {
   type CrmClient,
   createMailClient,
   type MailClient,
-  type RecoveryItem,
   type RecoveryProgress,
   type RecoveryReport,
   recoverFailedDeliveries,
-  type WebhookError,
-  type WebhookErrorCode,
 } from '@svc/webhooks/manage';
 import { describe, expectTypeOf, it } from 'vitest';
+import type { RecoveryItem } from '../../src/manage/recovery-types.js';
 
 describe('@svc/webhooks/manage types', () => {
   it('recovery takes either client and resolves a report', () => {

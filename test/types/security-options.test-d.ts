@@ -10,9 +10,9 @@ import {
   createCrmReceiver,
   createMailReceiver,
   type MailReceiverOptions,
-  truncateUntrusted,
 } from '@svc/webhooks';
 import { describe, expectTypeOf, it } from 'vitest';
+import { truncateUntrusted } from '../../src/core/untrusted.js';
 
 describe('security options', () => {
   it('requireBodyEvent is a mail option only', () => {

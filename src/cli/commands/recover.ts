@@ -4,10 +4,10 @@
  */
 import type { Command } from 'commander';
 import { createCrmClient } from '../../manage/crm-client.js';
-import type { ManageClock } from '../../manage/http-types.js';
 import { createMailClient } from '../../manage/mail-client.js';
 import { recoverFailedDeliveries } from '../../manage/recovery.js';
 import type { RecoveryProgress, RecoveryReport } from '../../manage/recovery-types.js';
+import type { Clock } from '../../shared/clock.js';
 import { isWebhookError } from '../../shared/errors.js';
 import { CRM_TEST_TOKEN } from '../../testing/api/crm-api.js';
 import { MAIL_TEST_API_KEY } from '../../testing/api/mail-api.js';
@@ -74,7 +74,7 @@ function createClient(
   service: Service,
   options: RecoverOptions,
   base: string,
-  clock: ManageClock | undefined,
+  clock: Clock | undefined,
   out: Output,
 ) {
   const common = {

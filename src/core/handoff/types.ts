@@ -7,13 +7,6 @@ import type { Verdict } from '../verdict.js';
 /**
  * The version of {@link HandoffJob} this library writes and reads. A job with another `v` (written by
  * hand, or by a version of this library with another format) is refused with `job_invalid`.
- *
- * @example
- * ```ts
- * import { HANDOFF_JOB_VERSION } from '@svc/webhooks';
- *
- * if (job.v !== HANDOFF_JOB_VERSION) console.warn('job from another library version', job.v);
- * ```
  */
 export const HANDOFF_JOB_VERSION = 1;
 

@@ -12,25 +12,11 @@ import { bullmqJobId } from './job-id.js';
 /**
  * Default attempts of a hand-off job: 10 (the first run and 9 retries) before it becomes a dead
  * letter. With the default backoff the retries span about 8.5 minutes (1 s, 2 s, 4 s … 256 s).
- *
- * @example
- * ```ts
- * import { DEFAULT_BULLMQ_ATTEMPTS, createBullmqHandoff } from '@svc/webhooks/bullmq';
- *
- * createBullmqHandoff({ queue, attempts: DEFAULT_BULLMQ_ATTEMPTS * 2 });
- * ```
  */
 export const DEFAULT_BULLMQ_ATTEMPTS = 10;
 
 /**
  * Default first retry delay, in ms, doubled on each retry (BullMQ's `exponential` backoff).
- *
- * @example
- * ```ts
- * import { DEFAULT_BULLMQ_BACKOFF_MS, createBullmqHandoff } from '@svc/webhooks/bullmq';
- *
- * createBullmqHandoff({ queue, backoffMs: DEFAULT_BULLMQ_BACKOFF_MS * 5 });
- * ```
  */
 export const DEFAULT_BULLMQ_BACKOFF_MS = 1_000;
 

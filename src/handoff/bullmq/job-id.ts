@@ -6,13 +6,6 @@
 
 /**
  * The BullMQ `jobId` of a dedup key: `mail:delivery:d_1` → `mail%3Adelivery%3Ad_1`.
- *
- * @example
- * ```ts
- * import { bullmqJobId } from '@svc/webhooks/bullmq';
- *
- * const job = await queue.getJob(bullmqJobId('mail:delivery:d_1'));
- * ```
  */
 export function bullmqJobId(key: string): string {
   return key.replaceAll('%', '%25').replaceAll(':', '%3A');
@@ -20,13 +13,6 @@ export function bullmqJobId(key: string): string {
 
 /**
  * The dedup key of a BullMQ `jobId` made by {@link bullmqJobId}.
- *
- * @example
- * ```ts
- * import { dedupKeyOfJobId } from '@svc/webhooks/bullmq';
- *
- * dedupKeyOfJobId('mail%3Adelivery%3Ad_1'); // 'mail:delivery:d_1'
- * ```
  */
 export function dedupKeyOfJobId(jobId: string): string {
   return jobId.replaceAll('%3A', ':').replaceAll('%25', '%');

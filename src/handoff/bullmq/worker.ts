@@ -11,13 +11,6 @@ import { isWebhookError } from '../../shared/errors.js';
 /**
  * Default time a worker waits on SIGTERM for its running jobs before aborting their handlers'
  * `signal`, in ms: 10 s, inside Kubernetes' default 30 s grace period.
- *
- * @example
- * ```ts
- * import { DEFAULT_SHUTDOWN_TIMEOUT_MS, createBullmqWorker } from '@svc/webhooks/bullmq';
- *
- * createBullmqWorker(receiver, { queueName, connection, shutdownTimeoutMs: DEFAULT_SHUTDOWN_TIMEOUT_MS * 2 });
- * ```
  */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 

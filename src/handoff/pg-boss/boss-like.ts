@@ -5,13 +5,6 @@
 
 /**
  * A pg-boss job as `work()` hands it over (the fields we read).
- *
- * @example
- * ```ts
- * import type { PgBossJobLike } from '@svc/webhooks/pg-boss';
- *
- * const attempt = (job: PgBossJobLike) => job.retryCount + 1;
- * ```
  */
 export interface PgBossJobLike {
   id: string;
@@ -27,13 +20,6 @@ export interface PgBossJobLike {
 
 /**
  * A stored job as `findJobs()` / `getJobById()` return it (the fields we read).
- *
- * @example
- * ```ts
- * import type { PgBossStoredJobLike } from '@svc/webhooks/pg-boss';
- *
- * const waiting = (jobs: PgBossStoredJobLike[]) => jobs.filter((job) => job.state === 'created').length;
- * ```
  */
 export interface PgBossStoredJobLike {
   id: string;
@@ -51,13 +37,6 @@ export interface PgBossStoredJobLike {
 
 /**
  * Queue settings we create the queues with (pg-boss's own option names, seconds).
- *
- * @example
- * ```ts
- * import type { PgBossQueueSettings } from '@svc/webhooks/pg-boss';
- *
- * const settings: PgBossQueueSettings = { deadLetter: 'webhooks-dead', retryLimit: 10, retryBackoff: true };
- * ```
  */
 export interface PgBossQueueSettings {
   deadLetter?: string;
@@ -70,13 +49,6 @@ export interface PgBossQueueSettings {
 
 /**
  * A per-job outcome of a `perJobResults` handler.
- *
- * @example
- * ```ts
- * import type { PgBossJobResult } from '@svc/webhooks/pg-boss';
- *
- * const refused: PgBossJobResult = { id: job.id, status: 'deadletter', output: { code: 'job_invalid' } };
- * ```
  */
 export interface PgBossJobResult {
   id: string;
@@ -86,14 +58,6 @@ export interface PgBossJobResult {
 
 /**
  * The methods of pg-boss 12's `PgBoss` that the hand-off calls. Pass your own started instance.
- *
- * @example
- * ```ts
- * import { PgBoss } from 'pg-boss';
- * import type { PgBossLike } from '@svc/webhooks/pg-boss';
- *
- * const boss: PgBossLike = await new PgBoss(process.env.DATABASE_URL!).start();
- * ```
  */
 export interface PgBossLike {
   send(name: string, data?: object | null, options?: { id?: string }): Promise<string | null>;

@@ -5,13 +5,6 @@
  * your own pg-boss 12 `PgBoss` instance (optional peer; Node ≥ 22.12 as pg-boss requires).
  * See docs/handoff.md.
  */
-export type {
-  PgBossJobLike,
-  PgBossJobResult,
-  PgBossLike,
-  PgBossQueueSettings,
-  PgBossStoredJobLike,
-} from './boss-like.js';
 export {
   listPgBossDeadLetters,
   type PgBossDeadLetter,
@@ -19,6 +12,4 @@ export {
   redrivePgBossDeadLetters,
 } from './dead-letters.js';
 export { createPgBossHandoff, type PgBossHandoff, type PgBossHandoffOptions } from './handoff.js';
-export { pgBossJobId } from './job-id.js';
-export type { PgBossQueueOptions, PgBossRetryPolicy } from './queues.js';
 export { createPgBossWorker, type PgBossWorker, type PgBossWorkerOptions } from './worker.js';

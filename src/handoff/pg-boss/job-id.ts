@@ -8,14 +8,6 @@ import { getNodeCrypto } from '../../verify/node-crypto.js';
 /**
  * The UUID (version 8, name-based on SHA-256) that the job of dedup key `key` gets. Look a delivery's
  * job up with it: `boss.getJobById(queue, pgBossJobId(key))`.
- *
- * @example
- * ```ts
- * import { pgBossJobId } from '@svc/webhooks/pg-boss';
- *
- * const job = await boss.getJobById('webhooks', pgBossJobId('crm:delivery:7d6c…'));
- * console.log(job?.state); // 'created' | 'active' | 'completed' | 'failed' …
- * ```
  */
 export function pgBossJobId(key: string): string {
   // node:crypto through process.getBuiltinModule (no import for bundlers to rewrite); pg-boss itself

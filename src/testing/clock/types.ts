@@ -13,14 +13,6 @@ export type TimerId = number;
  * The time source and scheduler every emitter runs on. {@link createVirtualClock} moves only when
  * told to; {@link createRealClock} follows the wall clock. Every one is also a receiver's `Clock`
  * (`now`, `setTimeout`, `clearTimeout`), so a receiver can share it.
- *
- * @example
- * ```ts
- * import { createMailEmitter, createRealClock, type EmitterClock } from '@svc/webhooks/testing';
- *
- * const clock: EmitterClock = createRealClock();
- * const emitter = createMailEmitter({ clock });
- * ```
  */
 export interface EmitterClock {
   /** Epoch milliseconds. */
@@ -37,13 +29,3 @@ export interface EmitterClock {
    */
   track<T>(work: Promise<T>): Promise<T>;
 }
-
-/**
- * @deprecated Use {@link EmitterClock}: a receiver's clock is the core's `Clock`.
- *
- * @example
- * ```ts
- * const clock: EmitterClock = createRealClock(); // was SchedulerClock
- * ```
- */
-export type SchedulerClock = EmitterClock;

@@ -6,11 +6,11 @@ import type { EmittedAttempt, EmittedDeliveryStatus, EmitterOptions } from './ty
  *
  * @example
  * ```ts
- * const hooks: CrmWebhook[] = crm.listWebhooks();
+ * const hooks: CrmEmitterWebhook[] = crm.listWebhooks();
  * const inactive = hooks.filter((h) => !h.active);
  * ```
  */
-export interface CrmWebhook {
+export interface CrmEmitterWebhook {
   id: string;
   name: string;
   url: string;

@@ -1,7 +1,7 @@
 import { CRM_EVENT_NAMES, type CrmEventName } from '../../crm/event-names.js';
 import { randomUuid } from '../random.js';
 import { checkWebhookUrl, type UrlPolicyOptions } from '../url-policy.js';
-import type { CreateCrmWebhookInput, CrmWebhook, UpdateCrmWebhookInput } from './crm-types.js';
+import type { CreateCrmWebhookInput, CrmEmitterWebhook, UpdateCrmWebhookInput } from './crm-types.js';
 import { asObject, booleanField, eventsField, stringField } from './input.js';
 import type { WebhookRegistry } from './webhook-registry.js';
 
@@ -10,14 +10,14 @@ import type { WebhookRegistry } from './webhook-registry.js';
  * `onDeactivate` cancels the pending retries of a webhook set inactive.
  */
 export function crmWebhookApi(
-  registry: WebhookRegistry<CrmWebhook>,
+  registry: WebhookRegistry<CrmEmitterWebhook>,
   policy: UrlPolicyOptions,
   onDeactivate: (webhookId: string) => void,
 ) {
   const { iso, get, masked } = registry;
   return {
     /** Registers a webhook (`POST /v1/webhooks`, 201); the result carries the full secret. */
-    createWebhook(input: CreateCrmWebhookInput): CrmWebhook {
+    createWebhook(input: CreateCrmWebhookInput): CrmEmitterWebhook {
       const body = asObject(input, 'The webhook');
       const name = stringField(body, 'name', true)!;
       const url = checkWebhookUrl(stringField(body, 'url', true), policy);
@@ -38,7 +38,7 @@ export function crmWebhookApi(
     /** Event names accepted for subscription (`GET /v1/webhooks/events`). */
     listEventNames: (): CrmEventName[] => [...CRM_EVENT_NAMES],
     /** Changes name, url, events or active (`PATCH /v1/webhooks/:id`); deactivating cancels pending retries. */
-    updateWebhook(id: string, input: UpdateCrmWebhookInput): CrmWebhook {
+    updateWebhook(id: string, input: UpdateCrmWebhookInput): CrmEmitterWebhook {
       const webhook = get(id);
       const body = asObject(input, 'The update');
       const name = stringField(body, 'name', false);

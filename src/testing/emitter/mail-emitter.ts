@@ -2,7 +2,7 @@ import type { MailEventName } from '../../mail/event-names.js';
 import type { MailPayloadOf } from '../../mail/types.js';
 import { WebhookError } from '../../shared/errors.js';
 import type { Overrides } from '../fixtures/overrides.js';
-import type { MailEmitterOptions, MailWebhook } from './mail-types.js';
+import type { MailEmitterOptions, MailEmitterWebhook } from './mail-types.js';
 import { mailWebhookApi } from './mail-webhooks.js';
 import { createServiceEmitter } from './service-emitter.js';
 import { mailEmitterSpec } from './specs.js';
@@ -32,7 +32,7 @@ export function createMailEmitter(options: MailEmitterOptions = {}) {
     spec,
     options,
     // email-service §3: a success resets the count; the pauseAfter-th fully failed delivery in a row pauses.
-    (delivery, webhook: MailWebhook) => {
+    (delivery, webhook: MailEmitterWebhook) => {
       const { status } = delivery.record;
       if (status === 'succeeded') webhook.consecutiveFailures = 0;
       else if (status === 'failed' && ++webhook.consecutiveFailures >= spec.pauseAfter) pause(webhook);
@@ -40,7 +40,7 @@ export function createMailEmitter(options: MailEmitterOptions = {}) {
   );
   const { webhooks } = base;
 
-  function pause(webhook: MailWebhook): void {
+  function pause(webhook: MailEmitterWebhook): void {
     webhook.status = 'paused';
     webhook.pausedAt = webhooks.iso();
     webhook.updatedAt = webhook.pausedAt;

@@ -6,11 +6,11 @@ import type { EmitterOptions } from './types.js';
  *
  * @example
  * ```ts
- * const webhook: MailWebhook = emitter.getWebhook(id);
+ * const webhook: MailEmitterWebhook = emitter.getWebhook(id);
  * if (webhook.status === 'paused') emitter.updateWebhook(id, { status: 'active' });
  * ```
  */
-export interface MailWebhook {
+export interface MailEmitterWebhook {
   id: string;
   url: string;
   events: MailEventName[];

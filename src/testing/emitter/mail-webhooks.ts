@@ -3,18 +3,18 @@ import { WebhookError } from '../../shared/errors.js';
 import { randomToken } from '../random.js';
 import { checkWebhookUrl, type UrlPolicyOptions } from '../url-policy.js';
 import { asObject, eventsField, stringField } from './input.js';
-import type { CreateMailWebhookInput, MailWebhook, UpdateMailWebhookInput } from './mail-types.js';
+import type { CreateMailWebhookInput, MailEmitterWebhook, UpdateMailWebhookInput } from './mail-types.js';
 import type { WebhookRegistry } from './webhook-registry.js';
 
 /** The email webhooks' management operations (email-service §4) over the emitter's registry. */
-export function mailWebhookApi(registry: WebhookRegistry<MailWebhook>, policy: UrlPolicyOptions) {
+export function mailWebhookApi(registry: WebhookRegistry<MailEmitterWebhook>, policy: UrlPolicyOptions) {
   const { iso, get, masked } = registry;
   return {
     /**
      * Registers a webhook (`POST /api/v1/webhooks`). The result carries the full secret: the only
      * time it is shown. Internal URLs are refused with `webhook_url_refused` (422).
      */
-    createWebhook(input: CreateMailWebhookInput): MailWebhook {
+    createWebhook(input: CreateMailWebhookInput): MailEmitterWebhook {
       const body = asObject(input, 'The webhook');
       const url = checkWebhookUrl(stringField(body, 'url', true), policy);
       const events = eventsField<MailEventName>(body, MAIL_EVENT_NAMES, true)!;
@@ -38,7 +38,7 @@ export function mailWebhookApi(registry: WebhookRegistry<MailWebhook>, policy: U
      * Changes url, events, description or status (`PATCH /api/v1/webhooks/:id`); `status: 'active'`
      * reactivates a paused webhook and resets its failure count.
      */
-    updateWebhook(id: string, input: UpdateMailWebhookInput): MailWebhook {
+    updateWebhook(id: string, input: UpdateMailWebhookInput): MailEmitterWebhook {
       const webhook = get(id);
       const body = asObject(input, 'The update');
       const url =

@@ -1,8 +1,8 @@
 import { crmDataSchemas } from '../../crm/schemas.js';
 import { mailPayloadSchemas } from '../../mail/schemas.js';
 import type { Fixtures, FixturesOptions } from '../fixtures/fixtures.js';
-import type { CrmEmitterOptions, CrmWebhook } from './crm-types.js';
-import type { MailEmitterOptions, MailWebhook } from './mail-types.js';
+import type { CrmEmitterOptions, CrmEmitterWebhook } from './crm-types.js';
+import type { MailEmitterOptions, MailEmitterWebhook } from './mail-types.js';
 
 type SafeParser = { safeParse(v: unknown): { success: boolean; error?: { message: string } } };
 
@@ -46,7 +46,7 @@ const DAY = 86_400_000;
 /** The email service (email-service §3, §6, §8), with the emitter's options applied. */
 export function mailEmitterSpec(
   options: MailEmitterOptions = {},
-): EmitterSpec<MailWebhook> & { pauseAfter: number } {
+): EmitterSpec<MailEmitterWebhook> & { pauseAfter: number } {
   const {
     vendor = 'Svc',
     clientId = 'client_test',
@@ -82,7 +82,7 @@ export function mailEmitterSpec(
 }
 
 /** The CRM service (crm-service §2, §3, §6, §8), with the emitter's options applied. */
-export function crmEmitterSpec(options: CrmEmitterOptions = {}): EmitterSpec<CrmWebhook> {
+export function crmEmitterSpec(options: CrmEmitterOptions = {}): EmitterSpec<CrmEmitterWebhook> {
   const {
     vendor = 'Svc',
     tenantId = 'tenant_test',

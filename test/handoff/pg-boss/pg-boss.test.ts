@@ -1,16 +1,17 @@
+import type { HandoffJob } from '../../../src/core/handoff/types.js';
 /**
  * The pg-boss hand-off against a real PostgreSQL: idempotent enqueue, duplicates while queued or
  * running, retries then dead letters with list and re-drive, bad job data, Postgres down at enqueue,
  * and a handler outage under the reference emitters. Workers run in this process here; the crash
  * tests (SIGKILL) run worker processes (crash.test.ts).
  */
-import { createCrmReceiver, createMailReceiver, type ErrorInfo, type HandoffJob } from '@svc/webhooks';
+
+import { createCrmReceiver, createMailReceiver, type ErrorInfo } from '@svc/webhooks';
 import {
   createPgBossHandoff,
   createPgBossWorker,
   listPgBossDeadLetters,
   type PgBossWorker,
-  pgBossJobId,
   redrivePgBossDeadLetters,
 } from '@svc/webhooks/pg-boss';
 import { createPostgresStore } from '@svc/webhooks/postgres';
@@ -18,6 +19,7 @@ import { createCrmEmitter, createMailEmitter, createVirtualClock } from '@svc/we
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pgBossJobId } from '../../../src/handoff/pg-boss/job-id.js';
 import { CRM_SECRET, crmDelivery, deferred } from '../../receivers/support.js';
 import { type PostgresServer, postgresAvailable, startPostgres } from '../../support/servers.js';
 import { DURABLE, post, serve, startBoss, unique, until } from './support.js';

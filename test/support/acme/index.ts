@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { readHeaderString } from '../../../src/core/read-header.js';
-import { type BaseReceiverOptions, resolveOptions } from '../../../src/core/receiver-options.js';
+import { type ReceiverOptions, resolveOptions } from '../../../src/core/receiver-options.js';
 import { createReceiver, type WebhookReceiver } from '../../../src/receiver/create-receiver.js';
 import { WebhookError } from '../../../src/shared/errors.js';
 import { parseJsonObject } from '../../../src/shared/parse-json.js';
@@ -51,7 +51,7 @@ function parseAcme(
 export type AcmeReceiver = WebhookReceiver<AcmeEvent, UnknownAcmeEvent>;
 
 /** The third service's receiver factory: options resolved, spec built, generic receiver returned. */
-export function createAcmeReceiver(options: BaseReceiverOptions): AcmeReceiver {
+export function createAcmeReceiver(options: ReceiverOptions): AcmeReceiver {
   const resolved = resolveOptions('createAcmeReceiver', options, 3_600_000);
   return createReceiver<AcmeEvent, UnknownAcmeEvent>(
     {

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// The public surface: the names every entry exports, counted with the TypeScript compiler as an
+// editor shows them to a user. `node scripts/surface.mjs` checks the built `dist/*.d.ts` (CI, after
+// the build); test/package/surface.test.ts checks the same limits over the source entries.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+
+/** The limits of the issue that cut the surface before the first publish. */
+export const LIMITS = { rootValues: 30, rootTypes: 45, total: 200 };
+
+/** Subpath -> file: the built `.d.ts` under `dist`, or the source entries when `dist` is omitted. */
+export function entryFiles(dist) {
+  const entries = JSON.parse(readFileSync(join(root, 'entries.json'), 'utf8'));
+  return Object.entries(entries).map(([subpath, source]) => [
+    subpath,
+    dist ? join(dist, `${subpath === '.' ? 'index' : subpath.replaceAll('/', '-')}.d.ts`) : join(root, source),
+  ]);
+}
+
+/** Subpath -> { values, types } exported by each file. */
+export function surfaceOf(files) {
+  const program = ts.createProgram(
+    files.map(([, file]) => file),
+    {
+      noEmit: true,
+      skipLibCheck: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      allowImportingTsExtensions: true,
+    },
+  );
+  const checker = program.getTypeChecker();
+  return new Map(
+    files.map(([subpath, file]) => {
+      const source = program.getSourceFile(file);
+      if (!source) throw new Error(`surface: ${file} is missing`);
+      const module = checker.getSymbolAtLocation(source);
+      const surface = { values: [], types: [] };
+      for (const symbol of module ? checker.getExportsOfModule(module) : []) {
+        const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+        (target.flags & ts.SymbolFlags.Value ? surface.values : surface.types).push(symbol.name);
+      }
+      return [subpath, surface];
+    }),
+  );
+}
+
+/** The problems of `surfaces` against {@link LIMITS}, as sentences; empty when within them. */
+export function overLimits(surfaces) {
+  const problems = [];
+  const top = surfaces.get('.');
+  if (top.values.length > LIMITS.rootValues) problems.push(`root entry: ${top.values.length} values (limit ${LIMITS.rootValues})`);
+  if (top.types.length > LIMITS.rootTypes) problems.push(`root entry: ${top.types.length} types (limit ${LIMITS.rootTypes})`);
+  const total = [...surfaces.values()].reduce((sum, s) => sum + s.values.length + s.types.length, 0);
+  if (total > LIMITS.total) problems.push(`all entries: ${total} names (limit ${LIMITS.total})`);
+  return problems;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const surfaces = surfaceOf(entryFiles(join(root, 'dist')));
+  let total = 0;
+  for (const [subpath, { values, types }] of surfaces) {
+    total += values.length + types.length;
+    console.log(`${subpath.padEnd(12)} ${String(values.length).padStart(3)} values ${String(types.length).padStart(3)} types`);
+  }
+  console.log(`${'total'.padEnd(12)} ${total} names`);
+  const problems = overLimits(surfaces);
+  for (const problem of problems) console.error(`over the limit: ${problem}`);
+  process.exit(problems.length ? 1 : 0);
+}
