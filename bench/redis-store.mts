@@ -12,7 +12,8 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
-import { createRedisStore, type RedisClientLike } from '../src/dedup/redis.js';
+import { createRedisStore } from '../src/dedup/redis.js';
+import type { RedisClientLike } from '../src/dedup/redis-client.js';
 import { startRedis } from '../test/support/servers.js';
 import { writeBenchSection } from './docs-section.mjs';
 

@@ -10,15 +10,8 @@ import type { NodeRequestLike } from './node/raw-body.js';
 /**
  * Express middleware, typed structurally (`express` is not a dependency); Express's `Request` and
  * `Response` extend Node's, so it fits `app.post()` of Express 4 and 5.
- *
- * @example
- * ```ts
- * import type { ExpressWebhookMiddleware } from '@svc/webhooks/express';
- *
- * const mailRoute: ExpressWebhookMiddleware = createExpressMiddleware(mailReceiver);
- * ```
  */
-export type ExpressWebhookMiddleware = (
+type ExpressWebhookMiddleware = (
   req: NodeRequestLike,
   res: ServerResponse,
   next: (error?: unknown) => void,

@@ -10,16 +10,8 @@ export type { WebhookRoutes } from './routes.js';
 
 /**
  * A web-standard request handler.
- *
- * @example
- * ```ts
- * import type { FetchHandler } from '@svc/webhooks/fetch';
- *
- * const handler: FetchHandler = createFetchHandler(mailReceiver);
- * Bun.serve({ fetch: handler });
- * ```
  */
-export type FetchHandler = (request: Request) => Promise<Response>;
+type FetchHandler = (request: Request) => Promise<Response>;
 
 /**
  * A fetch handler for one receiver (any path), or for receivers by pathname (other paths: 404

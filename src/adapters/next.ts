@@ -10,30 +10,16 @@ import type { NodeRequestLike } from './node/raw-body.js';
 
 /**
  * The App Router's route handlers (a `NextRequest` is a `Request`).
- *
- * @example
- * ```ts
- * import type { NextRouteHandlers } from '@svc/webhooks/next';
- *
- * const { POST }: NextRouteHandlers = createNextRouteHandlers(mailReceiver);
- * ```
  */
-export interface NextRouteHandlers {
+interface NextRouteHandlers {
   POST: (request: Request) => Promise<Response>;
 }
 
 /**
  * A receiver, or a function returning one on the first request: route modules are evaluated at build
  * time too, when the secrets may not be set yet.
- *
- * @example
- * ```ts
- * import type { ReceiverSource } from '@svc/webhooks/next';
- *
- * const source: ReceiverSource = () => createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET! });
- * ```
  */
-export type ReceiverSource = WebhookReceiverLike | (() => WebhookReceiverLike);
+type ReceiverSource = WebhookReceiverLike | (() => WebhookReceiverLike);
 
 function lazy(source: ReceiverSource): () => WebhookReceiverLike {
   if (typeof source !== 'function') return () => source;
@@ -66,16 +52,8 @@ export function createNextRouteHandlers(receiver: ReceiverSource): NextRouteHand
 
 /**
  * A Pages Router API route, typed structurally (`NextApiRequest` is an `IncomingMessage`).
- *
- * @example
- * ```ts
- * import type { NextPagesHandler } from '@svc/webhooks/next';
- *
- * const handler: NextPagesHandler = createNextPagesHandler(mailReceiver);
- * export default handler;
- * ```
  */
-export type NextPagesHandler = (req: NodeRequestLike, res: ServerResponse) => Promise<void>;
+type NextPagesHandler = (req: NodeRequestLike, res: ServerResponse) => Promise<void>;
 
 // Logged with the 500 raw_body_unavailable when Next's body parser is still on.
 const FIX =

@@ -55,13 +55,13 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
   const { service, event, key, timeoutMs } = delivery;
   const { deliveryId, name } = event;
   const facts = { deliveryId, event: name };
-  const fields = { service, deliveryId, event: name, key };
+  const fields = () => ({ service, deliveryId, event: name, key });
   const deadline = createDeadline(clock, delivery.startedAt + timeoutMs);
   try {
     const claim = await claimKey(settings, key, deadline);
     if (claim.status === 'failed') {
       // Fail closed: no handler runs without a claim.
-      report(hooks, logger, 'error', 'dedup store claim failed', fields, claim.error, {
+      report(hooks, logger, 'error', 'dedup store claim failed', fields(), claim.error, {
         phase: 'claim',
         event,
         deliveryId,
@@ -70,11 +70,11 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
       return failed(service, 'store_unavailable', claim.error, facts);
     }
     if (claim.status === 'completed') {
-      emit(logger, 'debug', 'webhook duplicate: already completed', fields);
+      if (logger) emit(logger, 'debug', 'webhook duplicate: already completed', fields());
       return accepted('duplicate', service, deliveryId, name);
     }
     if (claim.status === 'in_progress') {
-      emit(logger, 'info', 'webhook in progress elsewhere', fields);
+      if (logger) emit(logger, 'info', 'webhook in progress elsewhere', fields());
       return failed(service, 'delivery_in_progress', undefined, facts, retryAfter(clock, claim.leaseEndsAt));
     }
     const { token } = claim;
@@ -126,14 +126,17 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
     if (ran.kind === 'threw') fail('error', 'webhook handler threw', ran.error, 'handler');
     // A slow store must not hold the answer past the deadline: the write goes on, its failure is
     // still reported.
-    const settled = await deadline.race(settle(ran.kind === 'ok'));
+    // The receiver's own store (bound 0) cannot hang; any other is raced against the deadline.
+    const settling = settle(ran.kind === 'ok');
+    const settled = settings.storeTimeoutMs === 0 ? await settling : await deadline.race(settling);
     if (settled === TIMED_OUT)
       emit(logger, 'warn', 'answered at the deadline before the dedup store settled', context.fields());
     if (ran.kind === 'threw') return failed(service, 'handler_failed', ran.error, facts);
-    emit(logger, 'debug', 'webhook processed', {
-      ...context.fields(),
-      durationMs: clock.now() - delivery.startedAt,
-    });
+    if (logger)
+      emit(logger, 'debug', 'webhook processed', {
+        ...context.fields(),
+        durationMs: clock.now() - delivery.startedAt,
+      });
     return accepted('handled', service, deliveryId, name);
   } finally {
     deadline.cancel();

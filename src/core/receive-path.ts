@@ -16,7 +16,7 @@ import { type ProcessSettings, processDelivery } from './process-delivery.js';
 import { bodyTooLarge } from './read-body.js';
 import { readHeader, readHeaderString } from './read-header.js';
 import type { ResolvedOptions } from './receiver-options.js';
-import type { BodyLimits, BodyReader, ReceiveInput } from './receiver-types.js';
+import type { BodyLimits, ReceiveInput } from './receiver-types.js';
 import { report } from './report.js';
 import type { ServiceSpec } from './service-spec.js';
 import { accepted, failed, refused, type Verdict, verdictOfError } from './verdict.js';
@@ -58,111 +58,108 @@ export function createReceivePath(
     return verdict;
   }
 
-  async function read(reader: BodyReader): Promise<Uint8Array | Verdict> {
-    try {
-      return toBytes(await reader(limits));
-    } catch (error) {
-      return unreadable(error);
-    }
+  function unexpected(error: unknown): Verdict {
+    if (isWebhookError(error) && verdictOfError(service, error).kind === 'refused')
+      return refused(service, error);
+    report(hooks, logger, 'error', 'receiver failed unexpectedly', { service }, error, { phase: 'internal' });
+    return failed(service, isWebhookError(error) ? error.code : 'internal_error', error);
   }
 
-  async function receive(input: ReceiveInput): Promise<Verdict> {
-    const { method, headers } = input;
-    // Wrong method first, before the body is read: nothing else about the request matters.
-    if (method !== undefined && method !== 'POST' && method.toUpperCase() !== 'POST')
-      return refused(
-        service,
-        new WebhookError('method_not_allowed', 'Webhook deliveries are POST requests.'),
-      );
-    const body = typeof input.body === 'function' ? await read(input.body) : toBytes(input.body);
-    if (!(body instanceof Uint8Array)) return body;
-    if (body.byteLength > maxBodyBytes)
-      return refused(service, bodyTooLarge(maxBodyBytes), {
-        deliveryId: readHeaderString(headers, headerNames.deliveryId),
-      });
-    const receivedAt = clock.now();
-    // Opt-in capture of the bytes as received, before verification (docs/cli.md "Capture format").
-    if (capture) {
-      try {
-        capture({ service, receivedAt, headers, body });
-      } catch {
-        // A failing capture hook is logged and never changes the verdict.
-        emit(logger, 'warn', 'webhook capture hook failed', { service });
+  // One async function from the request to the verdict; whatever throws ends in `unexpected`.
+  return async function receive(input: ReceiveInput): Promise<Verdict> {
+    try {
+      const { method, headers } = input;
+      // Wrong method first, before the body is read: nothing else about the request matters.
+      if (method !== undefined && method !== 'POST' && method.toUpperCase() !== 'POST')
+        return refused(
+          service,
+          new WebhookError('method_not_allowed', 'Webhook deliveries are POST requests.'),
+        );
+      let body: Uint8Array;
+      if (typeof input.body === 'function') {
+        try {
+          body = toBytes(await input.body(limits));
+        } catch (error) {
+          return unreadable(error);
+        }
+      } else body = toBytes(input.body);
+      if (body.byteLength > maxBodyBytes)
+        return refused(service, bodyTooLarge(maxBodyBytes), {
+          deliveryId: readHeaderString(headers, headerNames.deliveryId),
+        });
+      const receivedAt = clock.now();
+      // Opt-in capture of the bytes as received, before verification (docs/cli.md "Capture format").
+      if (capture) {
+        try {
+          capture({ service, receivedAt, headers, body });
+        } catch {
+          // A failing capture hook is logged and never changes the verdict.
+          emit(logger, 'warn', 'webhook capture hook failed', { service });
+        }
       }
-    }
-    // email-service §6 rule 1, crm-service §6 rule 2: the signature over the exact bytes, before parsing.
-    const result = await verify(body, readHeader(headers, headerNames.signature), secrets);
-    if (!result.ok) {
-      const deliveryId = readHeaderString(headers, headerNames.deliveryId);
-      emit(logger, 'warn', 'webhook signature rejected', { service, code: result.code, deliveryId });
-      return refused(service, new WebhookError(result.code, result.message), { deliveryId });
-    }
-    let event: ReturnType<ServiceSpec['parse']>;
-    try {
-      event = spec.parse(body, headers, result.secretIndex);
-    } catch (error) {
-      return handleInvalid(spec, options, registry, {
-        body,
-        headers,
-        error,
-        secretIndex: result.secretIndex,
-        startedAt: receivedAt,
-      });
-    }
-    const { deliveryId, name } = event;
-    const handlers = registry.handlersFor(event);
-    // Hand-off mode enqueues even then: the workers' registrations decide (handoff/run-job.ts).
-    if (handlers.length === 0 && !options.handoff) {
-      // Nothing to run, so nothing to deduplicate: acknowledge so the sender stops retrying.
-      emit(logger, 'debug', 'webhook ignored: no handler', { service, deliveryId, event: name });
-      return accepted('ignored', service, deliveryId, name);
-    }
-    let key: string;
-    try {
-      key = spec.dedupKey(event);
-      if (typeof key !== 'string' || key.length === 0)
-        throw new TypeError('dedup key must be a non-empty string');
-    } catch (error) {
-      report(hooks, logger, 'error', 'dedup key failed', { service, deliveryId, event: name }, error, {
-        phase: 'dedup_key',
+      // email-service §6 rule 1, crm-service §6 rule 2: the signature over the exact bytes, before parsing.
+      const result = await verify(body, readHeader(headers, headerNames.signature), secrets);
+      if (!result.ok) {
+        const deliveryId = readHeaderString(headers, headerNames.deliveryId);
+        emit(logger, 'warn', 'webhook signature rejected', { service, code: result.code, deliveryId });
+        return refused(service, new WebhookError(result.code, result.message), { deliveryId });
+      }
+      let event: ReturnType<ServiceSpec['parse']>;
+      try {
+        event = spec.parse(body, headers, result.secretIndex);
+      } catch (error) {
+        return await handleInvalid(spec, options, registry, {
+          body,
+          headers,
+          error,
+          secretIndex: result.secretIndex,
+          startedAt: receivedAt,
+        });
+      }
+      const { deliveryId, name } = event;
+      const handlers = registry.handlersFor(event);
+      // Hand-off mode enqueues even then: the workers' registrations decide (handoff/run-job.ts).
+      if (handlers.length === 0 && !options.handoff) {
+        // Nothing to run, so nothing to deduplicate: acknowledge so the sender stops retrying.
+        emit(logger, 'debug', 'webhook ignored: no handler', { service, deliveryId, event: name });
+        return accepted('ignored', service, deliveryId, name);
+      }
+      let key: string;
+      try {
+        key = spec.dedupKey(event);
+        if (typeof key !== 'string' || key.length === 0)
+          throw new TypeError('dedup key must be a non-empty string');
+      } catch (error) {
+        report(hooks, logger, 'error', 'dedup key failed', { service, deliveryId, event: name }, error, {
+          phase: 'dedup_key',
+          event,
+          deliveryId,
+        });
+        return failed(service, 'internal_error', error, { deliveryId, event: name });
+      }
+      if (options.handoff) {
+        // Hand-off mode (docs/handoff.md): a worker claims and runs it (handoff/run-job.ts).
+        return await enqueueDelivery(spec, options, registry, options.handoff, {
+          event,
+          key,
+          body,
+          headers,
+          secretIndex: result.secretIndex,
+          receivedAt,
+        });
+      }
+      // Direct mode: the delivery runs now, inside the request.
+      return await processDelivery(settings, {
+        service,
         event,
-        deliveryId,
-      });
-      return failed(service, 'internal_error', error, { deliveryId, event: name });
-    }
-    if (options.handoff) {
-      // Hand-off mode (docs/handoff.md): a worker claims and runs it (handoff/run-job.ts).
-      return enqueueDelivery(spec, options, registry, options.handoff, {
-        event,
+        handlers,
         key,
-        body,
-        headers,
-        secretIndex: result.secretIndex,
-        receivedAt,
+        startedAt: receivedAt,
+        timeoutMs,
+        signal: input.signal,
       });
-    }
-    // Direct mode: the delivery runs now, inside the request.
-    return processDelivery(settings, {
-      service,
-      event,
-      handlers,
-      key,
-      startedAt: receivedAt,
-      timeoutMs,
-      signal: input.signal,
-    });
-  }
-
-  return async function guarded(input) {
-    try {
-      return await receive(input);
     } catch (error) {
-      if (isWebhookError(error) && verdictOfError(service, error).kind === 'refused')
-        return refused(service, error);
-      report(hooks, logger, 'error', 'receiver failed unexpectedly', { service }, error, {
-        phase: 'internal',
-      });
-      return failed(service, isWebhookError(error) ? error.code : 'internal_error', error);
+      return unexpected(error);
     }
   };
 }

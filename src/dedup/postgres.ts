@@ -18,7 +18,7 @@ import type {
 } from './types.js';
 import { assertKey, assertMs, assertToken } from './validate.js';
 
-export { DEFAULT_POSTGRES_TABLE, postgresDedupDDL } from './postgres-sql.js';
+export { postgresDedupDDL } from './postgres-sql.js';
 
 /**
  * Any client with `query(text, params)` resolving to `{ rows }`: `pg` Pool/Client, PGlite, …
@@ -29,7 +29,7 @@ export { DEFAULT_POSTGRES_TABLE, postgresDedupDDL } from './postgres-sql.js';
  * const client: PostgresClientLike = await PGlite.create();
  * ```
  */
-export interface PostgresClientLike {
+interface PostgresClientLike {
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
@@ -90,7 +90,7 @@ function isErrorEmitter(client: unknown): client is ErrorEmitter {
  * const removed = await store.prune();
  * ```
  */
-export interface PostgresStore extends DedupStore {
+interface PostgresStore extends DedupStore {
   abandon(key: string, token: string, options: AbandonOptions): Promise<boolean>;
   extend(key: string, token: string, options: ClaimOptions): Promise<boolean>;
   /** Deletes expired claims and completed records; returns how many. Run it from a cron job. */

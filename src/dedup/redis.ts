@@ -26,8 +26,6 @@ import type {
 } from './types.js';
 import { assertKey, assertMs, assertToken } from './validate.js';
 
-export type { IoRedisLike, NodeRedisLike, RedisClientLike } from './redis-client.js';
-
 /**
  * Options of {@link createRedisStore}.
  *
@@ -65,7 +63,7 @@ export interface RedisStoreOptions {
  * await store.extend(key, token, { leaseMs: 30_000 }); // a slow handler keeps its claim
  * ```
  */
-export interface RedisStore extends DedupStore {
+interface RedisStore extends DedupStore {
   abandon(key: string, token: string, options: AbandonOptions): Promise<boolean>;
   extend(key: string, token: string, options: ClaimOptions): Promise<boolean>;
 }

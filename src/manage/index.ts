@@ -7,7 +7,7 @@
 
 export { type CrmClient, type CrmClientOptions, createCrmClient } from './crm-client.js';
 export type { CrmDelivery, CrmWebhook } from './crm-types.js';
-export type { CallOptions, RateLimitWait } from './http-types.js';
+export type { CallOptions } from './http-types.js';
 export { createMailClient, type MailClient, type MailClientOptions } from './mail-client.js';
 export type { MailApiKey, MailDeliveryAttempt, MailDeliveryPage, MailWebhook } from './mail-types.js';
 export { recoverFailedDeliveries } from './recovery.js';

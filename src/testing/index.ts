@@ -10,17 +10,15 @@
 export {
   CRM_TEST_TOKEN,
   type CrmApi,
-  type CrmApiOptions,
   createCrmApi,
 } from './api/crm-api.js';
 export {
   createMailApi,
   MAIL_TEST_API_KEY,
   type MailApi,
-  type MailApiOptions,
 } from './api/mail-api.js';
 export { createRealClock } from './clock/real-clock.js';
-export { createVirtualClock, type VirtualClock, type VirtualClockOptions } from './clock/virtual-clock.js';
+export { createVirtualClock, type VirtualClock } from './clock/virtual-clock.js';
 export { type CrmEmitter, createCrmEmitter } from './emitter/crm-emitter.js';
 export type { CrmEmitterOptions, CrmEmitterWebhook } from './emitter/crm-types.js';
 export { createMailEmitter, type MailEmitter } from './emitter/mail-emitter.js';
@@ -35,11 +33,6 @@ export {
   createFixtures,
   crmData,
   type Fixtures,
-  type FixturesOptions,
   mailPayload,
 } from './fixtures/fixtures.js';
-export {
-  createSignedRequest,
-  type SignedCrmRequestOptions,
-  type SignedMailRequestOptions,
-} from './fixtures/signed-request.js';
+export { createSignedRequest } from './fixtures/signed-request.js';

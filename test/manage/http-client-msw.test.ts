@@ -1,10 +1,11 @@
 import type { Clock } from '@svc/webhooks';
 import { isWebhookError, type WebhookError } from '@svc/webhooks';
-import { createCrmClient, createMailClient, type RateLimitWait } from '@svc/webhooks/manage';
+import { createCrmClient, createMailClient } from '@svc/webhooks/manage';
 import { crmApiHandlers, mailApiHandlers } from '@svc/webhooks/testing/msw';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RateLimitWait } from '../../src/manage/http-types.js';
 import {
   CRM_TEST_TOKEN,
   createCrmEmitter,

@@ -4,8 +4,6 @@
  * function the Node framework adapters share, and the size-capped, time-limited body reader for a
  * custom integration through `receiver.receive()`.
  */
-export type { WebhookRoutes } from '../routes.js';
 export { handleNodeRequest } from './handle-request.js';
 export { createNodeListener } from './listener.js';
-export type { NodeRequestLike } from './raw-body.js';
 export { readNodeBody } from './read-body.js';

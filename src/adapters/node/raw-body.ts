@@ -6,13 +6,6 @@ import { readNodeBody } from './read-body.js';
 /**
  * A Node request as frameworks hand it over: maybe with a body a parser already produced
  * (`express.raw()` leaves a `Buffer` in `body`; a `verify` hook can keep one in `rawBody`).
- *
- * @example
- * ```ts
- * import type { NodeRequestLike } from '@svc/webhooks/node';
- *
- * const keep = (req: NodeRequestLike, _res: unknown, buf: Buffer) => { req.rawBody = buf; };
- * ```
  */
 export type NodeRequestLike = IncomingMessage & { body?: unknown; rawBody?: unknown };
 
