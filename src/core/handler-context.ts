@@ -101,6 +101,12 @@ export class DeliveryContext implements HandlerContext {
     );
   }
 
+  /** The claim's lease was lost (lease.ts): abort with `error` (`lease_lost`), another run may start. */
+  loseLease(error: WebhookError): void {
+    this.#takeUpstreamAbort();
+    this.#abort(error);
+  }
+
   /** Detaches from the request's signal once the handlers settled. */
   dispose(): void {
     this.#takeUpstreamAbort();

@@ -76,6 +76,8 @@ export type ErrorPhase =
   | 'complete'
   /** `release` failed after a handler failed. */
   | 'release'
+  /** The claim's lease ended while the handlers ran (`lease_lost`): another attempt may run them too. */
+  | 'lease'
   /** The dedup key function threw or returned something other than a non-empty string. */
   | 'dedup_key'
   /** A verified payload failed its schema and no `onInvalid` hook is registered. */

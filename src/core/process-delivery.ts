@@ -2,8 +2,8 @@
  * Processing one delivery whose event is parsed and whose dedup key is known: claim → run the
  * handlers → settle the claim → verdict. Complete on success (the next copy is a duplicate), release
  * on failure (the retry runs it again). At the deadline the verdict is `handler_timeout` while the
- * claim stays held until the handlers settle, so a retry meanwhile is `delivery_in_progress` and the
- * handlers never run twice at once.
+ * claim stays held, its lease extended (lease.ts), until the handlers settle, so a retry meanwhile is
+ * `delivery_in_progress` and the handlers never run twice at once.
  *
  * Nothing here depends on a request: everything travels in one {@link Delivery}, so a hand-off
  * worker runs a job through the same function (handoff/run-job.ts).
@@ -15,6 +15,7 @@ import { createDeadline, TIMED_OUT } from './deadline.js';
 import { DeliveryContext } from './handler-context.js';
 import type { DispatchableEvent } from './handler-registry.js';
 import type { ErrorHook, ErrorPhase, WebhookHandler } from './handler-types.js';
+import { keepLease } from './lease.js';
 import { emit, type Logger } from './logger.js';
 import { report } from './report.js';
 import { runHandlers } from './run-handlers.js';
@@ -92,9 +93,10 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
     if (delivery.attempt !== undefined) context.attempt = delivery.attempt;
     const fail = (level: 'warn' | 'error', message: string, error: unknown, phase: ErrorPhase) =>
       report(hooks, logger, level, message, context.fields(), error, { phase, event, deliveryId, key });
+    let lost = false;
     const settle = async (success: boolean): Promise<void> => {
       const settled = await settleClaim(settings, key, token, success);
-      if (settled === true) return;
+      if (settled === true || (settled === false && lost)) return; // a lost lease is reported once
       const phase = success ? 'complete' : 'release';
       const error =
         settled === false
@@ -106,6 +108,17 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
       fail('warn', `dedup store ${phase} failed`, error, phase);
     };
 
+    // The lease is kept until the handlers settle, also past the deadline: a retry meanwhile gets
+    // delivery_in_progress instead of running them a second time alongside.
+    const stopLease = keepLease(settings, key, token, context.fields(), () => {
+      lost = true;
+      const error = new WebhookError(
+        'lease_lost',
+        `The claim's lease (leaseMs ${leaseMs}) ended while the handlers ran; another attempt may run this delivery too.`,
+      );
+      context.loseLease(error);
+      fail('error', 'webhook claim lost while its handlers ran', error, 'lease');
+    });
     const run = runHandlers(delivery.handlers, event, context);
     const ran = await deadline.race(run);
     if (ran === TIMED_OUT) {
@@ -114,6 +127,7 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
       const timeout = new WebhookError('handler_timeout', `Handlers still running after ${timeoutMs} ms.`);
       fail('warn', 'webhook handler timed out', timeout, 'timeout');
       void run.then((late) => {
+        stopLease();
         context.dispose();
         if (late.kind === 'threw') fail('error', 'webhook handler threw', late.error, 'handler');
         else emit(logger, 'info', 'webhook handler finished after its deadline', context.fields());
@@ -122,6 +136,7 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
       // A retry before the handlers settle gets delivery_in_progress until the lease ends.
       return failed(service, 'handler_timeout', timeout, facts, retryAfter(clock, leaseEndsAt));
     }
+    stopLease();
     context.dispose();
     if (ran.kind === 'threw') fail('error', 'webhook handler threw', ran.error, 'handler');
     // A slow store must not hold the answer past the deadline: the write goes on, its failure is

@@ -57,7 +57,10 @@ export interface ReceiverOptions {
   logger?: Logger;
   /** Handler time budget from the request's arrival, in ms; then `signal` aborts and 503. Default 9 000. */
   timeoutMs?: number;
-  /** Largest body accepted, in bytes; larger ones get 413 without being read. Default 1 MiB. */
+  /**
+   * Largest body accepted, in bytes; larger ones get 413 without being read. Default 1 MiB. With
+   * `handoff`, at most 6 MiB (the largest body a hand-off job carries; more is `options_invalid`).
+   */
   maxBodyBytes?: number;
   /**
    * Time allowed to receive the whole body once the headers are in, in ms; past it the request is
@@ -200,6 +203,6 @@ export function resolveOptions(
     logger,
     clock,
     capture,
-    handoff: checkHandoffTarget(factory, handoff),
+    handoff: checkHandoffTarget(factory, handoff, maxBodyBytes),
   };
 }

@@ -7,7 +7,7 @@
 /**
  * A source of time in epoch milliseconds; inject one to test expiry without waiting. A clock that
  * also schedules (`setTimeout` and `clearTimeout`, both or neither) runs the receiver's deadlines
- * (handlers, `onInvalid` hooks) on its own timers, so a virtual clock can move a slow handler past
+ * (handlers, `onInvalid` hooks) and lease extensions on its own timers, so a virtual clock can move a slow handler past
  * its deadline without waiting; without them the receiver uses the runtime's timers.
  *
  * @example

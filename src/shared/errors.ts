@@ -54,6 +54,8 @@ export const WEBHOOK_ERROR_STATUS = {
   internal_error: 500,
   // Hand-off workers: a job that is not a job of this receiver (dead-lettered, never retried).
   job_invalid: 500,
+  // Hand-off workers: no handler for the job's event here (dead-lettered, re-drivable after a deploy).
+  no_handler: 500,
   // Reference emitter (@svc/webhooks/testing): the services' webhook-management API
   webhook_not_found: 404,
   delivery_not_found: 404,

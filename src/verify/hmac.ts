@@ -3,18 +3,27 @@ import { WebhookError } from '../shared/errors.js';
 import { toHex, utf8 } from './bytes.js';
 import { getNodeCrypto } from './node-crypto.js';
 
-type Subtle = {
+/** The part of Web Crypto's `SubtleCrypto` the library uses. */
+export type Subtle = {
   importKey(
     format: 'raw',
     key: Uint8Array,
+    algorithm: object | string,
+    extractable: boolean,
+    usages: string[],
+  ): Promise<unknown>;
+  deriveKey(
     algorithm: object,
+    baseKey: unknown,
+    derivedKeyType: object,
     extractable: boolean,
     usages: string[],
   ): Promise<unknown>;
   sign(algorithm: string, key: unknown, data: Uint8Array): Promise<ArrayBuffer>;
 };
 
-function getSubtle(): Subtle {
+/** Web Crypto's `crypto.subtle`; `crypto_unavailable` on a runtime without it. */
+export function getSubtle(): Subtle {
   const subtle = (globalThis as { crypto?: { subtle?: Subtle } }).crypto?.subtle;
   if (!subtle) {
     throw new WebhookError(

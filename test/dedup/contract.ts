@@ -125,9 +125,10 @@ export function storeContract(kind: StoreKind): void {
     expect(await store.claim('k', { leaseMs: LEASE })).toEqual({ status: 'completed' });
   });
 
-  it('extends a held lease', async () => {
+  it('extends a held lease (every shipped store has extend: receivers keep leases while handlers run)', async () => {
     const { store, clock } = await setup();
-    if (!store.extend) return expect(kind.name).toBe('custom');
+    expect(typeof store.extend).toBe('function');
+    if (!store.extend) return;
     const { token } = claimed(await store.claim('k', { leaseMs: LEASE }));
     clock.advance(LEASE - 1_000);
     expect(await store.extend('k', token, { leaseMs: LEASE })).toBe(true);
@@ -137,6 +138,24 @@ export function storeContract(kind: StoreKind): void {
       leaseEndsAt: clock.now() + 1,
     });
     expect(await store.complete('k', token, { ttlMs: TTL })).toBe(true);
+  });
+
+  it('refuses to extend a lapsed lease or with another token, and changes nothing', async () => {
+    const { store, clock } = await setup();
+    if (!store.extend) return expect(typeof store.extend).toBe('function');
+    const owner = claimed(await store.claim('k', { leaseMs: LEASE }));
+    expect(await store.extend('k', `${owner.token}x`, { leaseMs: LEASE * 10 })).toBe(false);
+    expect(await store.extend('other', owner.token, { leaseMs: LEASE })).toBe(false);
+    expect(await store.claim('k', { leaseMs: LEASE })).toEqual({
+      status: 'in_progress',
+      leaseEndsAt: owner.leaseEndsAt,
+    });
+    clock.advance(LEASE);
+    // The lease ended, nobody took over yet: too late to extend, the key is free.
+    expect(await store.extend('k', owner.token, { leaseMs: LEASE })).toBe(false);
+    const next = claimed(await store.claim('k', { leaseMs: LEASE }));
+    expect(await store.extend('k', owner.token, { leaseMs: LEASE })).toBe(false);
+    expect(await store.complete('k', next.token, { ttlMs: TTL })).toBe(true);
   });
 
   it('uses a token the caller supplies', async () => {

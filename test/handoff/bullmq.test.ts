@@ -2,7 +2,7 @@
  * The BullMQ hand-off against a real redis-server: enqueue and acknowledge, one job per dedup key,
  * retries then dead letters and re-drive, bad job data, Redis down at enqueue.
  */
-
+import { Buffer } from 'node:buffer';
 import { createMailReceiver, type MailReceiver } from '@svc/webhooks';
 import {
   createBullmqHandoff,
@@ -14,9 +14,11 @@ import { createRedisStore } from '@svc/webhooks/redis';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HandoffJob } from '../../src/core/handoff/types.js';
 import { bullmqJobId } from '../../src/handoff/bullmq/job-id.js';
 import { deferred, deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
 import { type RedisServer, redisAvailable, startRedis } from '../support/servers.js';
+import { resigned } from './job-mac.js';
 
 let redis: RedisServer;
 let admin: Redis;
@@ -52,7 +54,10 @@ interface Setup {
   startWorker(): ReturnType<typeof createBullmqWorker>;
 }
 
-function setup(handoff: { attempts?: number; backoffMs?: number; timeoutMs?: number } = {}): Setup {
+function setup(
+  handoff: { attempts?: number; backoffMs?: number; timeoutMs?: number } = {},
+  lease: { leaseMs?: number; timeoutMs?: number } = {},
+): Setup {
   const queueName = `handoff-${process.pid}-${++sequence}`;
   const connection = new Redis(redis.port, '127.0.0.1', { maxRetriesPerRequest: null });
   connection.on('error', () => undefined);
@@ -64,6 +69,7 @@ function setup(handoff: { attempts?: number; backoffMs?: number; timeoutMs?: num
     dedup,
     timeoutMs: 2_000,
     leaseMs: 3_000,
+    ...lease,
     handoff: createBullmqHandoff({ queue, backoffMs: 10, ...handoff }),
   });
   closers.push(async () => {
@@ -109,7 +115,7 @@ describe.runIf(redisAvailable())('BullMQ hand-off', () => {
     // Stored before the answer: the job is in Redis now, and no handler ran in the request.
     const job = await queue.getJob(bullmqJobId(`mail:delivery:${delivery.deliveryId}`));
     expect(job?.data).toMatchObject({
-      v: 1,
+      v: 2,
       service: 'mail',
       deliveryId: delivery.deliveryId,
       event: 'delivered',
@@ -219,15 +225,112 @@ describe.runIf(redisAvailable())('BullMQ hand-off', () => {
     );
     expect(reasons).toEqual({
       'by-hand-1': ['Invalid hand-off job: job data is not an object.', 1],
-      'older-version': ['Invalid hand-off job: format version 0 is not 1.', 1],
+      'older-version': ['Invalid hand-off job: format version 0 is not 2.', 1],
       'bad-body': ['Invalid hand-off job: body is not base64.', 1],
-      'bad-json': ['Invalid hand-off job: its body no longer parses (invalid_json).', 1],
+      'bad-json': ["Invalid hand-off job: its mac matches none of this worker's secrets.", 1],
       'other-service': ["Invalid hand-off job: job of another service, not 'mail'.", 1],
     });
     // The worker lives on: a new delivery is still handled.
     await deliver(receiver, mailDelivery('delivered'));
     await until(() => handled === 2, 'the next delivery');
   });
+
+  it('dead-letters jobs written straight into the queue (a forged event, a changed key or secretIndex) as job_invalid; no handler runs', async () => {
+    const { queue, receiver, startWorker } = setup();
+    const ran: string[] = [];
+    receiver.on(['delivered', 'bounced'], (event) => {
+      ran.push(`${event.name} ${event.deliveryId}`);
+    });
+    const good = mailDelivery('delivered');
+    await deliver(receiver, good);
+    const written = (await queue.getJob(bullmqJobId(`mail:delivery:${good.deliveryId}`)))!.data as HandoffJob;
+    // A plain `add` with a hand-made payload: the email service never sent this bounce.
+    const bounce = mailDelivery('bounced', {
+      deliveryId: 'dlv_forged',
+      payload: {
+        event: 'bounced',
+        client_id: 'client_1',
+        message_id: 'msg_1',
+        to: 'ceo@victim.example',
+        provider: 'gmail',
+        timestamp: '2024-05-01T10:00:00.123Z',
+      },
+    });
+    const forged: HandoffJob = {
+      v: 2,
+      service: 'mail',
+      deliveryId: 'dlv_forged',
+      event: 'bounced',
+      key: 'mail:delivery:dlv_forged',
+      receivedAt: Date.now(),
+      secretIndex: 0,
+      headers: { 'x-svcmail-event': 'bounced', 'x-svcmail-id': 'dlv_forged' },
+      body: Buffer.from(bounce.body).toString('base64'),
+      mac: '0'.repeat(64),
+    };
+    await queue.add('webhook', forged, { jobId: 'forged-bounce', attempts: 5 });
+    await queue.add('webhook', resigned(forged, 'whsec_attacker_guess_0001'), {
+      jobId: 'other-secret',
+      attempts: 5,
+    });
+    // The genuine job again under a changed key (so its claim would be new), and with a secretIndex
+    // out of range.
+    await queue.add(
+      'webhook',
+      { ...written, key: 'mail:delivery:again' },
+      { jobId: 'changed-key', attempts: 5 },
+    );
+    await queue.add('webhook', { ...written, secretIndex: 99 }, { jobId: 'index-99', attempts: 5 });
+    startWorker();
+    await until(async () => (await queue.getFailedCount()) === 4 && ran.length === 1, 'four dead letters');
+    const letters = await listBullmqDeadLetters(queue);
+    expect(letters.map((l) => [l.jobId, l.reason, l.attemptsMade]).sort()).toEqual(
+      ['changed-key', 'forged-bounce', 'index-99', 'other-secret'].map((id) => [
+        id,
+        "Invalid hand-off job: its mac matches none of this worker's secrets.",
+        1,
+      ]),
+    );
+    expect(ran).toEqual([`delivered ${good.deliveryId}`]);
+  });
+
+  it('dead-letters a job whose event has no handler here as no_handler, and runs it once re-driven after one is registered', async () => {
+    const { queue, receiver, startWorker } = setup();
+    const delivery = mailDelivery('opened');
+    await deliver(receiver, delivery);
+    startWorker();
+    await until(async () => (await queue.getFailedCount()) === 1, 'the dead letter');
+    const [letter] = await listBullmqDeadLetters(queue);
+    expect(letter).toMatchObject({ deliveryId: delivery.deliveryId, event: 'opened', attemptsMade: 1 });
+    expect(letter?.reason).toContain('No handler');
+    let ran = 0;
+    receiver.on('opened', () => {
+      ran++;
+    });
+    await redriveBullmqDeadLetter(queue, letter!.jobId);
+    await until(() => ran === 1, 'the re-driven run');
+  });
+
+  it('never runs one delivery twice at once: a handler ignoring its signal past the lease keeps its claim', async () => {
+    const { receiver, startWorker, queue } = setup({}, { leaseMs: 1_500, timeoutMs: 1_000 });
+    let running = 0;
+    let most = 0;
+    let runs = 0;
+    receiver.on('delivered', async () => {
+      runs++;
+      most = Math.max(most, ++running);
+      await new Promise((resolve) => setTimeout(resolve, 4_000)); // > 2 leases, signal ignored
+      running--;
+    });
+    await deliver(receiver, mailDelivery('delivered'));
+    startWorker();
+    await until(
+      async () => most > 1 || (await queue.getJobCounts('completed')).completed === 1,
+      'completion or a second run',
+      30_000,
+    );
+    expect([runs, most]).toEqual([1, 1]);
+  }, 40_000);
 
   it('answers 503 while Redis is down, acknowledges nothing it did not store, and takes the retries after', async () => {
     const { queue, receiver, startWorker, connection } = setup({ timeoutMs: 300 });

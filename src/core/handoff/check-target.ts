@@ -3,10 +3,19 @@
  * not on the first delivery.
  */
 import { WebhookError } from '../../shared/errors.js';
+import { MAX_HANDOFF_BODY_BYTES } from './job-codec.js';
 import type { HandoffTarget } from './types.js';
 
-/** `target` when it is a usable {@link HandoffTarget} or undefined; else `options_invalid`. */
-export function checkHandoffTarget(factory: string, target: unknown): HandoffTarget | undefined {
+/**
+ * `target` when it is a usable {@link HandoffTarget} or undefined; else `options_invalid`, also for a
+ * `maxBodyBytes` above what a job can carry (a worker would refuse the job of a delivery already
+ * acknowledged).
+ */
+export function checkHandoffTarget(
+  factory: string,
+  target: unknown,
+  maxBodyBytes: number,
+): HandoffTarget | undefined {
   if (target === undefined) return undefined;
   const candidate = target as Partial<HandoffTarget> | null;
   if (typeof candidate !== 'object' || candidate === null || typeof candidate.enqueue !== 'function') {
@@ -20,6 +29,12 @@ export function checkHandoffTarget(factory: string, target: unknown): HandoffTar
     throw new WebhookError(
       'options_invalid',
       `${factory}: handoff.timeoutMs must be a positive whole number (got ${String(timeoutMs)}).`,
+    );
+  }
+  if (maxBodyBytes > MAX_HANDOFF_BODY_BYTES) {
+    throw new WebhookError(
+      'options_invalid',
+      `${factory}: maxBodyBytes (${maxBodyBytes}) is above ${MAX_HANDOFF_BODY_BYTES}, the largest body a hand-off job carries.`,
     );
   }
   return candidate as HandoffTarget;

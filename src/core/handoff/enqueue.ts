@@ -13,6 +13,7 @@ import { report } from '../report.js';
 import type { ServiceSpec } from '../service-spec.js';
 import { accepted, failed, type Verdict } from '../verdict.js';
 import { toBase64 } from './job-codec.js';
+import { jobMac, type SignedFields } from './job-mac.js';
 import { HANDOFF_JOB_VERSION, type HandoffJob, type HandoffTarget } from './types.js';
 
 /** A verified, parsed delivery with its dedup key, as the pipeline hands it over. */
@@ -25,8 +26,11 @@ export interface VerifiedDelivery<E> {
   receivedAt: number;
 }
 
-/** Writes the job for `delivery` to `target`: `queued` / `duplicate`, or `handoff_unavailable`. */
-export function enqueueDelivery<E extends DispatchableEvent>(
+/**
+ * Writes the job for `delivery` to `target`, with its MAC under the secret that verified it:
+ * `queued` / `duplicate`, or `handoff_unavailable`.
+ */
+export async function enqueueDelivery<E extends DispatchableEvent>(
   spec: ServiceSpec,
   options: ResolvedOptions,
   registry: HandlerRegistry,
@@ -41,7 +45,7 @@ export function enqueueDelivery<E extends DispatchableEvent>(
     const value = readHeaderString(delivery.headers, header);
     if (value !== undefined) headers[header] = value;
   }
-  const job: HandoffJob = {
+  const signed: SignedFields = {
     v: HANDOFF_JOB_VERSION,
     service,
     deliveryId,
@@ -50,8 +54,9 @@ export function enqueueDelivery<E extends DispatchableEvent>(
     receivedAt: delivery.receivedAt,
     secretIndex: delivery.secretIndex,
     headers,
-    body: toBase64(delivery.body),
   };
+  const mac = await jobMac(options.secrets[delivery.secretIndex]!, signed, delivery.body);
+  const job: HandoffJob = { ...signed, body: toBase64(delivery.body), mac };
   const timeoutMs = target.timeoutMs ?? (options.storeTimeoutMs || DEFAULT_STORE_TIMEOUT_MS);
   const controller = new AbortController();
   const fields = { service, deliveryId, event: name, key };

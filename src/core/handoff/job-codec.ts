@@ -5,8 +5,17 @@
 import { WebhookError } from '../../shared/errors.js';
 import { HANDOFF_JOB_VERSION, type HandoffJob } from './types.js';
 
-/** Largest job body accepted back from an engine: base64 of the 1 MiB default `maxBodyBytes`, x4. */
-const MAX_JOB_BODY_CHARS = 8 * 1_048_576;
+/**
+ * Largest delivery body a hand-off job carries, in bytes: 6 MiB, 6× the default `maxBodyBytes`. A
+ * receiver with `handoff` refuses a larger `maxBodyBytes` when it is created (check-target.ts), so it
+ * never acknowledges a delivery whose job a worker would refuse.
+ */
+export const MAX_HANDOFF_BODY_BYTES = 6 * 1_048_576;
+
+/** Largest `body` a worker reads back: the base64 length of {@link MAX_HANDOFF_BODY_BYTES} (8 MiB). */
+const MAX_JOB_BODY_CHARS = 4 * Math.ceil(MAX_HANDOFF_BODY_BYTES / 3);
+
+const MAC = /^[0-9a-f]{64}$/;
 
 /** Base64 of `bytes`, in chunks so large bodies do not overflow the argument list. */
 export function toBase64(bytes: Uint8Array): string {
@@ -35,8 +44,9 @@ function isText(value: unknown, max = 2048): value is string {
 
 /**
  * The job `data` as a {@link HandoffJob} of `service`, or a `job_invalid` error naming the first
- * problem (a job written by hand, by another library version, or for the other service). The reason
- * never quotes the job's content beyond field names.
+ * problem (a job written by hand, by another library version, or for the other service). The shape
+ * only: the caller checks the MAC (job-mac.ts). The reason never quotes the job's content beyond
+ * field names.
  */
 export function checkJob(data: unknown, service: string): HandoffJob {
   if (typeof data !== 'object' || data === null || Array.isArray(data))
@@ -60,5 +70,6 @@ export function checkJob(data: unknown, service: string): HandoffJob {
   }
   if (typeof job.body !== 'string' || job.body.length > MAX_JOB_BODY_CHARS)
     throw invalid('body is not a base64 string');
+  if (typeof job.mac !== 'string' || !MAC.test(job.mac)) throw invalid('mac is not 64 hex digits');
   return job as unknown as HandoffJob;
 }

@@ -1,7 +1,9 @@
 /**
- * The worker side of the hand-off: `receiver.runJob(job)` rebuilds the typed event from the job's
- * verified bytes with the receiver's own parse, then claims, runs and settles it with the same
- * processing step as direct mode (core/process-delivery.ts), and resolves with the same verdict.
+ * The worker side of the hand-off: `receiver.runJob(job)` checks the job's MAC (job-mac.ts: only a
+ * receiver holding one of this worker's secrets wrote it, and no field changed since), rebuilds the
+ * typed event from the job's verified bytes with the receiver's own parse, then claims, runs and
+ * settles it with the same processing step as direct mode (core/process-delivery.ts), and resolves
+ * with the same verdict.
  * Exactly-once effect over an at-least-once engine: a job redelivered after a worker crash runs its
  * handlers again only if no run recorded completion (docs/handoff.md "Guarantees").
  */
@@ -13,27 +15,41 @@ import { processSettings } from '../receive-path.js';
 import type { ResolvedOptions } from '../receiver-options.js';
 import { report } from '../report.js';
 import type { ServiceSpec } from '../service-spec.js';
-import { accepted, refused, type Verdict } from '../verdict.js';
+import { refused, type Verdict } from '../verdict.js';
 import { checkJob, fromBase64 } from './job-codec.js';
+import { matchJobMac } from './job-mac.js';
 import type { HandoffJob, HandoffRunner, RunJobOptions } from './types.js';
 
 function jobInvalid(reason: string, cause?: unknown): WebhookError {
   return new WebhookError('job_invalid', `Invalid hand-off job: ${reason}.`, { cause });
 }
 
-/** The event of a checked job, parsed as at receipt; `job_invalid` when it no longer parses. */
-function parseJob(spec: ServiceSpec, job: HandoffJob): ReturnType<ServiceSpec['parse']> {
+/**
+ * The event of a checked job whose MAC one of `secrets` reproduces, parsed as at receipt (its
+ * `receivedAt` is trusted because the MAC covers it); `job_invalid` otherwise. The event's
+ * `secretIndex` is this worker's index of the secret that matched.
+ */
+async function parseJob(
+  spec: ServiceSpec,
+  secrets: readonly string[],
+  job: HandoffJob,
+): Promise<ReturnType<ServiceSpec['parse']>> {
   let bytes: Uint8Array;
   try {
     bytes = fromBase64(job.body);
   } catch (error) {
     throw jobInvalid('body is not base64', error);
   }
+  const secretIndex = await matchJobMac(secrets, job, bytes);
+  if (secretIndex === -1) {
+    // Written by hand, changed after the receiver wrote it, or signed with a secret this worker lacks.
+    throw jobInvalid("its mac matches none of this worker's secrets");
+  }
   let event: ReturnType<ServiceSpec['parse']>;
   try {
-    event = spec.parse(bytes, job.headers, job.secretIndex, job.receivedAt);
+    event = spec.parse(bytes, job.headers, secretIndex, job.receivedAt);
   } catch (error) {
-    // A deploy between receipt and run changed the schemas, or the job was written by hand.
+    // A deploy between receipt and run changed the schemas.
     const code = isWebhookError(error) ? error.code : 'parse error';
     throw jobInvalid(`its body no longer parses (${code})`, error);
   }
@@ -44,8 +60,8 @@ function parseJob(spec: ServiceSpec, job: HandoffJob): ReturnType<ServiceSpec['p
 
 /**
  * The error a queue engine records for a job's verdict, or `undefined` when the job is done
- * (`handled`, `duplicate`, `ignored`). A refusal (`job_invalid`) is dead-lettered; every failure is
- * retried. The original error (a handler's own) is the `cause` unless it already is the
+ * (`handled`, `duplicate`, `ignored`). A refusal (`job_invalid`, `no_handler`) is dead-lettered;
+ * every failure is retried. The original error (a handler's own) is the `cause` unless it already is the
  * {@link WebhookError} of the verdict's code.
  *
  * @example
@@ -81,7 +97,7 @@ export function createJobRunner(
   registry: HandlerRegistry,
 ): Omit<HandoffRunner, 'service'> {
   const { service } = spec;
-  const { leaseMs, clock, logger } = options;
+  const { leaseMs, clock, logger, secrets } = options;
   const settings = processSettings(options, registry);
 
   async function runJob(data: unknown, runOptions: RunJobOptions = {}): Promise<Verdict> {
@@ -97,15 +113,30 @@ export function createJobRunner(
     let event: ReturnType<ServiceSpec['parse']>;
     try {
       job = checkJob(data, service);
-      event = parseJob(spec, job);
+      event = await parseJob(spec, secrets, job);
     } catch (error) {
       return refused(service, isWebhookError(error) ? error : jobInvalid('unreadable', error));
     }
     const { key } = job;
     const handlers = registry.handlersFor(event);
     if (handlers.length === 0) {
-      emit(logger, 'debug', 'hand-off job ignored: no handler', { service, key, event: event.name });
-      return accepted('ignored', service, event.deliveryId, event.name);
+      // The receiver acknowledged it for these workers: dead-lettered, to re-drive after the deploy
+      // that registers a handler, rather than dropped.
+      const { deliveryId, name } = event;
+      emit(logger, 'warn', 'hand-off job refused: no handler for its event in this worker', {
+        service,
+        deliveryId,
+        event: name,
+        key,
+      });
+      return refused(
+        service,
+        new WebhookError(
+          'no_handler',
+          "No handler for this job's event in this worker; re-drive its dead letter once one is registered.",
+        ),
+        { deliveryId, event: name },
+      );
     }
     return processDelivery(settings, {
       service,

@@ -7,23 +7,27 @@ import type { Verdict } from '../verdict.js';
 /**
  * The version of {@link HandoffJob} this library writes and reads. A job with another `v` (written by
  * hand, or by a version of this library with another format) is refused with `job_invalid`.
+ * Version 2 added `mac`: version 1 jobs, which carry none, are refused.
  */
-export const HANDOFF_JOB_VERSION = 1;
+export const HANDOFF_JOB_VERSION = 2;
 
 /**
  * What a hand-off receiver enqueues for one verified, validated delivery: the exact verified bytes
  * (base64) and the two headers its parse reads, so the worker rebuilds the typed event by running the
  * same parse again. The verified bytes rather than the parsed payload, because parsing is what the
  * worker's version of the schemas must do (a job outlives a deploy). Never the secret, never the
- * signature: the job is trusted because only the receiver writes it, after verifying.
+ * sender's signature: `mac`, an HMAC-SHA256 over every other field and the body under a key derived
+ * from the webhook secret, proves the receiver wrote it after verifying; a worker refuses a job whose
+ * `mac` none of its secrets reproduces (`job_invalid`, docs/handoff.md "Authenticated jobs").
  * Plain JSON: every engine stores it as is.
  *
  * @example
  * ```ts
  * const job: HandoffJob = {
- *   v: 1, service: 'mail', deliveryId: 'd_1', event: 'bounced', key: 'mail:delivery:d_1',
+ *   v: 2, service: 'mail', deliveryId: 'd_1', event: 'bounced', key: 'mail:delivery:d_1',
  *   receivedAt: Date.now(), secretIndex: 0,
  *   headers: { 'x-svcmail-event': 'bounced', 'x-svcmail-id': 'd_1' }, body: 'eyJ0byI6…',
+ *   mac: '5f0c…', // 64 hex digits
  * };
  * ```
  */
@@ -38,14 +42,19 @@ export interface HandoffJob {
   event: string;
   /** The dedup key (`mail:…`, `crm:…`): the engine's unique job id and the worker's claim key. */
   key: string;
-  /** When the receiver got the delivery, epoch ms of its clock. */
+  /** When the receiver got the delivery, epoch ms of its clock (`maxEventAgeMs` is judged at it). */
   receivedAt: number;
-  /** Which configured secret verified the signature (an index, never the secret). */
+  /**
+   * Which of the receiver's secrets verified the signature (an index, never the secret); its job key
+   * signed `mac`. A worker tries its secret at this index first, then its others.
+   */
   secretIndex: number;
   /** The service's event and delivery-id headers as received, by lowercase name. */
   headers: Record<string, string>;
   /** The verified body bytes, base64. */
   body: string;
+  /** Lowercase hex HMAC-SHA256 of every other field and the body bytes (docs/handoff.md). */
+  mac: string;
 }
 
 /**
@@ -96,8 +105,8 @@ export interface RunJobOptions {
   attempt?: number;
   /**
    * Handler time budget in ms, from the job's start; then `signal` aborts and the verdict is
-   * `handler_timeout` (the claim is kept until the handlers settle). Default: the receiver's
-   * `leaseMs` minus 1 s, so the claim outlives every run.
+   * `handler_timeout` (the claim is kept, and its lease extended, until the handlers settle).
+   * Default: the receiver's `leaseMs` minus 1 s; it must stay below `leaseMs`.
    */
   timeoutMs?: number;
 }
@@ -116,9 +125,10 @@ export interface HandoffRunner {
   /** Which service this receiver is for. */
   readonly service: string;
   /**
-   * Runs one enqueued job: checks the job (refused `job_invalid`), parses its bytes again, claims its
-   * dedup key, runs the same `.on(...)` handlers with an `AbortSignal` and `attempt`, then completes
-   * the claim (`handled`) or releases it (`failed`, so the engine retries). Resolves with the
+   * Runs one enqueued job: checks the job and its MAC (refused `job_invalid`), parses its bytes again,
+   * claims its dedup key, runs the same `.on(...)` handlers with an `AbortSignal` and `attempt` while
+   * keeping the claim's lease, then completes the claim (`handled`) or releases it (`failed`, so the
+   * engine retries). An event with no handler here is refused `no_handler`. Resolves with the
    * {@link Verdict}; `jobError(verdict)` is what the engine records.
    */
   runJob(job: unknown, options?: RunJobOptions): Promise<Verdict>;

@@ -119,7 +119,7 @@ export function createBullmqWorker(
     } catch (error) {
       const code = isWebhookError(error) ? error.code : undefined;
       const reason = error instanceof Error ? error.message : String(error);
-      if (code === 'job_invalid') {
+      if (code === 'job_invalid' || code === 'no_handler') {
         receiver.reportJobError(error, {
           ...facts,
           message: `BullMQ job ${job.id} dead-lettered: ${reason}`,

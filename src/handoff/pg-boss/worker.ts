@@ -145,7 +145,7 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
     } catch (error) {
       const code = isWebhookError(error) ? error.code : 'handler_failed';
       const reason = describe(error);
-      if (code === 'job_invalid') {
+      if (code === 'job_invalid' || code === 'no_handler') {
         // Not a job of this receiver (written by hand, another version, the other service): no
         // retry can fix it, so straight to the dead-letter queue with the reason in its output.
         report(error, job, `pg-boss job ${job.id} dead-lettered: ${reason}`);

@@ -22,6 +22,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pgBossJobId } from '../../../src/handoff/pg-boss/job-id.js';
 import { CRM_SECRET, crmDelivery, deferred } from '../../receivers/support.js';
 import { type PostgresServer, postgresAvailable, startPostgres } from '../../support/servers.js';
+import { resigned } from '../job-mac.js';
 import { DURABLE, post, serve, startBoss, unique, until } from './support.js';
 
 const FAST_RETRY = { limit: 2, delaySeconds: 0, backoff: false } as const;
@@ -45,7 +46,10 @@ describe.runIf(postgresAvailable())('pg-boss hand-off', () => {
 
   /** A CRM receiver in hand-off mode on its own schema, queue and dedup table, served over HTTP. */
   async function setup(
-    options: { retry?: typeof FAST_RETRY | { limit: number; delaySeconds: number; backoff: boolean } } = {},
+    options: {
+      retry?: typeof FAST_RETRY | { limit: number; delaySeconds: number; backoff: boolean };
+      lease?: { leaseMs: number; timeoutMs: number };
+    } = {},
   ) {
     const boss = await startBoss(postgres.connectionString, unique('pgboss'));
     cleanup.push(() => boss.stop({ graceful: false }));
@@ -56,11 +60,15 @@ describe.runIf(postgresAvailable())('pg-boss hand-off', () => {
     const handoff = createPgBossHandoff({ boss, queue, retry });
     await handoff.createQueues();
     const errors: { error: unknown; info: ErrorInfo<unknown> }[] = [];
-    const receiver = createCrmReceiver({ secret: CRM_SECRET, dedup, handoff, logger: () => {} }).onError(
-      (error, info) => {
-        errors.push({ error, info: info as ErrorInfo<unknown> });
-      },
-    );
+    const receiver = createCrmReceiver({
+      secret: CRM_SECRET,
+      dedup,
+      handoff,
+      logger: () => {},
+      ...options.lease,
+    }).onError((error, info) => {
+      errors.push({ error, info: info as ErrorInfo<unknown> });
+    });
     const server = await serve(receiver);
     cleanup.push(() => server.close());
     const startWorker = async (extra: { concurrency?: number } = {}): Promise<PgBossWorker> => {
@@ -102,17 +110,21 @@ describe.runIf(postgresAvailable())('pg-boss hand-off', () => {
     const delivery = crmDelivery('deal.won');
     // The first attempt's write committed; its answer was lost (the job exists, the sender retries).
     const body = Buffer.from(delivery.body).toString('base64');
-    const job: HandoffJob = {
-      v: 1,
-      service: 'crm',
-      deliveryId: delivery.deliveryId,
-      event: 'deal.won',
-      key: `crm:delivery:${delivery.deliveryId}`,
-      receivedAt: Date.now(),
-      secretIndex: 0,
-      headers: { 'x-svc-event': 'deal.won', 'x-svc-delivery': delivery.deliveryId },
-      body,
-    };
+    const job: HandoffJob = resigned(
+      {
+        v: 2,
+        service: 'crm',
+        deliveryId: delivery.deliveryId,
+        event: 'deal.won',
+        key: `crm:delivery:${delivery.deliveryId}`,
+        receivedAt: Date.now(),
+        secretIndex: 0,
+        headers: { 'x-svc-event': 'deal.won', 'x-svc-delivery': delivery.deliveryId },
+        body,
+        mac: '',
+      },
+      CRM_SECRET,
+    );
     expect(await handoff.enqueue(job, { signal: new AbortController().signal })).toBe('enqueued');
     const retry = await post(server.url, delivery);
     expect(retry.status).toBe(200);
@@ -194,9 +206,9 @@ describe.runIf(postgresAvailable())('pg-boss hand-off', () => {
     const valid = crmDelivery('deal.won');
     await boss.send(queue, { hello: 'world' });
     await boss.send(queue, { v: 0, service: 'crm' });
-    await boss.send(queue, { v: 1, service: 'mail', deliveryId: 'd', event: 'bounced', key: 'k' });
+    await boss.send(queue, { v: 2, service: 'mail', deliveryId: 'd', event: 'bounced', key: 'k' });
     await boss.send(queue, {
-      v: 1,
+      v: 2,
       service: 'crm',
       deliveryId: valid.deliveryId,
       event: 'deal.won',
@@ -205,6 +217,7 @@ describe.runIf(postgresAvailable())('pg-boss hand-off', () => {
       secretIndex: 0,
       headers: {},
       body: 'not base64 at all!',
+      mac: 'ab'.repeat(32),
     });
     await startWorker();
     expect(await until(async () => (await listPgBossDeadLetters({ boss, queue })).length === 4)).toBe(true);
@@ -214,9 +227,9 @@ describe.runIf(postgresAvailable())('pg-boss hand-off', () => {
     const reasonOf = (match: (data: Record<string, unknown>) => boolean) =>
       dead.find((d) => match(d.data as Record<string, unknown>))?.reason;
     expect(reasonOf((d) => d.hello === 'world')).toBe(
-      'job_invalid: Invalid hand-off job: format version undefined is not 1.',
+      'job_invalid: Invalid hand-off job: format version undefined is not 2.',
     );
-    expect(reasonOf((d) => d.v === 0)).toContain('format version 0 is not 1');
+    expect(reasonOf((d) => d.v === 0)).toContain('format version 0 is not 2');
     expect(reasonOf((d) => d.service === 'mail')).toContain("job of another service, not 'crm'");
     expect(reasonOf((d) => d.body !== undefined)).toContain('body');
     expect(errors.filter((e) => e.info.phase === 'job')).toHaveLength(4);
@@ -224,6 +237,88 @@ describe.runIf(postgresAvailable())('pg-boss hand-off', () => {
     expect((await post(server.url, valid)).status).toBe(200);
     expect(await until(() => effects === 1)).toBe(true);
   });
+
+  it('dead-letters jobs sent straight to the queue (a forged deal.won, a changed key) as job_invalid; no handler runs', async () => {
+    const { server, receiver, startWorker, boss, queue, jobsOf } = await setup();
+    const values: number[] = [];
+    receiver.on('deal.won', (event) => {
+      values.push(event.data.value as number);
+    });
+    const genuine = crmDelivery('deal.won');
+    expect((await post(server.url, genuine)).status).toBe(200);
+    const [stored] = await jobsOf(`crm:delivery:${genuine.deliveryId}`);
+    const written = stored!.data as HandoffJob;
+    // `boss.send` with a hand-made payload, exactly as a worker set up per docs/handoff.md reads it.
+    const fake = crmDelivery('deal.won', { data: { deal_id: 'd_9', title: 'Forged', value: 9_999_999 } });
+    const forged: HandoffJob = {
+      v: 2,
+      service: 'crm',
+      deliveryId: fake.deliveryId,
+      event: 'deal.won',
+      key: `crm:delivery:${fake.deliveryId}`,
+      receivedAt: Date.now(),
+      secretIndex: 0,
+      headers: { 'x-svc-event': 'deal.won', 'x-svc-delivery': fake.deliveryId },
+      body: Buffer.from(fake.body).toString('base64'),
+      mac: 'f'.repeat(64),
+    };
+    await boss.send(queue, forged);
+    await boss.send(queue, resigned(forged, 'whsec_attacker_guess_0001'));
+    // The genuine job once more under another key: its claim would be new.
+    await boss.send(queue, { ...written, key: 'crm:delivery:again' });
+    await startWorker();
+    expect(await until(async () => (await listPgBossDeadLetters({ boss, queue })).length === 3)).toBe(true);
+    expect(await until(() => values.length === 1)).toBe(true);
+    const dead = await listPgBossDeadLetters({ boss, queue });
+    expect(dead.map((d) => [d.code, d.attempts, d.reason])).toEqual(
+      dead.map(() => [
+        'job_invalid',
+        1,
+        "job_invalid: Invalid hand-off job: its mac matches none of this worker's secrets.",
+      ]),
+    );
+    expect(values).toEqual([1500.5]);
+  });
+
+  it('dead-letters a job whose event has no handler here as no_handler, and runs it once re-driven after one is registered', async () => {
+    const { server, receiver, startWorker, boss, queue } = await setup();
+    receiver.on('deal.won', () => {});
+    const delivery = crmDelivery('deal.lost');
+    expect((await post(server.url, delivery)).status).toBe(200);
+    await startWorker();
+    expect(await until(async () => (await listPgBossDeadLetters({ boss, queue })).length === 1)).toBe(true);
+    const [dead] = await listPgBossDeadLetters({ boss, queue });
+    expect(dead).toMatchObject({ deliveryId: delivery.deliveryId, code: 'no_handler', attempts: 1 });
+    let ran = 0;
+    receiver.on('deal.lost', () => {
+      ran++;
+    });
+    expect(await redrivePgBossDeadLetters({ boss, queue })).toBe(1);
+    expect(await until(() => ran === 1)).toBe(true);
+  });
+
+  it('never runs one delivery twice at once: a handler ignoring its signal past the lease keeps its claim', async () => {
+    const { server, receiver, startWorker, jobsOf } = await setup({
+      retry: { limit: 20, delaySeconds: 1, backoff: false },
+      lease: { leaseMs: 1_500, timeoutMs: 1_000 },
+    });
+    let running = 0;
+    let most = 0;
+    let runs = 0;
+    receiver.on('deal.won', async () => {
+      runs++;
+      most = Math.max(most, ++running);
+      await new Promise((resolve) => setTimeout(resolve, 4_000)); // > 2 leases, signal ignored
+      running--;
+    });
+    const delivery = crmDelivery('deal.won');
+    expect((await post(server.url, delivery)).status).toBe(200);
+    await startWorker();
+    const key = `crm:delivery:${delivery.deliveryId}`;
+    await until(async () => most > 1 || (await jobsOf(key))[0]?.state === 'completed', 30_000);
+    expect([runs, most]).toEqual([1, 1]);
+    expect((await jobsOf(key))[0]?.state).toBe('completed');
+  }, 40_000);
 });
 
 describe.runIf(postgresAvailable())('pg-boss hand-off: Postgres down at enqueue', () => {
