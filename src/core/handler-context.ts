@@ -13,7 +13,7 @@ import { bindLog, type HandlerLog, type LogFields, type Logger } from './logger.
 export class DeliveryContext implements HandlerContext {
   readonly deadline: number;
   readonly deliveryId: string;
-  readonly idempotencyKey: string;
+  readonly dedupKey: string;
   /** Hand-off workers only: the engine's attempt number. */
   attempt?: number;
   readonly #clock: Clock;
@@ -35,13 +35,13 @@ export class DeliveryContext implements HandlerContext {
     service: string,
     event: string,
     deliveryId: string,
-    idempotencyKey: string,
+    dedupKey: string,
     upstream: AbortSignal | undefined,
     logger: Logger | undefined,
   ) {
     this.deadline = deadline;
     this.deliveryId = deliveryId;
-    this.idempotencyKey = idempotencyKey;
+    this.dedupKey = dedupKey;
     this.#clock = clock;
     this.#logger = logger;
     this.#service = service;
@@ -88,7 +88,7 @@ export class DeliveryContext implements HandlerContext {
       service: this.#service,
       deliveryId: this.deliveryId,
       event: this.#event,
-      key: this.idempotencyKey,
+      dedupKey: this.dedupKey,
     };
     return this.#fields;
   }

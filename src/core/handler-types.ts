@@ -16,8 +16,8 @@ import type { HeadersInput } from './receiver-types.js';
  *
  * @example
  * ```ts
- * receiver.on('bounced', async (event, { signal, timeLeftMs, idempotencyKey }) => {
- *   if (timeLeftMs() < 2_000) return queue.add('bounce', event.payload, { jobId: idempotencyKey });
+ * receiver.on('bounced', async (event, { signal, timeLeftMs, dedupKey }) => {
+ *   if (timeLeftMs() < 2_000) return queue.add('bounce', event.payload, { jobId: dedupKey });
  *   await fetch('https://crm.internal/suppress', { method: 'POST', body: event.payload.to, signal });
  * });
  * ```
@@ -35,8 +35,8 @@ export interface HandlerContext {
    * The dedup key this run claimed, e.g. `mail:delivery:d_123`: the same for every copy and every
    * retry of the delivery, so use it as the idempotency key of the handler's own downstream calls.
    */
-  readonly idempotencyKey: string;
-  /** The receiver's logger with `service`, `deliveryId`, `event` and `key` added. */
+  readonly dedupKey: string;
+  /** The receiver's logger with `service`, `deliveryId`, `event` and `dedupKey` added. */
   readonly log: HandlerLog;
   /** Hand-off mode only: the queue engine's attempt number of this job, from 1 (docs/handoff.md). */
   readonly attempt?: number;
@@ -97,7 +97,7 @@ export interface ErrorFacts<E> {
   event?: E;
   deliveryId?: string;
   /** The dedup key, when one was computed. */
-  key?: string;
+  dedupKey?: string;
   /** The raw body, for phases `invalid`, `invalid_hook` and parser failures (`internal`). */
   body?: Uint8Array;
 }

@@ -56,7 +56,7 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
   const { service, event, key, timeoutMs } = delivery;
   const { deliveryId, name } = event;
   const facts = { deliveryId, event: name };
-  const fields = () => ({ service, deliveryId, event: name, key });
+  const fields = () => ({ service, deliveryId, event: name, dedupKey: key });
   const deadline = createDeadline(clock, delivery.startedAt + timeoutMs);
   try {
     const claim = await claimKey(settings, key, deadline);
@@ -66,7 +66,7 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
         phase: 'claim',
         event,
         deliveryId,
-        key,
+        dedupKey: key,
       });
       return failed(service, 'store_unavailable', claim.error, facts);
     }
@@ -92,7 +92,12 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
     );
     if (delivery.attempt !== undefined) context.attempt = delivery.attempt;
     const fail = (level: 'warn' | 'error', message: string, error: unknown, phase: ErrorPhase) =>
-      report(hooks, logger, level, message, context.fields(), error, { phase, event, deliveryId, key });
+      report(hooks, logger, level, message, context.fields(), error, {
+        phase,
+        event,
+        deliveryId,
+        dedupKey: key,
+      });
     let lost = false;
     const settle = async (success: boolean): Promise<void> => {
       const settled = await settleClaim(settings, key, token, success);

@@ -64,8 +64,8 @@ export type CrmReceiver = WebhookReceiver<CrmEvent, UnknownCrmEvent>;
  * import { createRedisStore } from '@svc/webhooks/redis';
  *
  * const receiver = createCrmReceiver({ secret: process.env.SVC_CRM_WEBHOOK_SECRET!, dedup: createRedisStore({ client }) })
- *   .on(['deal.won', 'deal.lost'], async (event, { idempotencyKey }) => {
- *     await queue.add('deal-closed', event.data, { jobId: idempotencyKey });
+ *   .on(['deal.won', 'deal.lost'], async (event, { dedupKey }) => {
+ *     await queue.add('deal-closed', event.data, { jobId: dedupKey });
  *   });
  *
  * export const POST = (request: Request) => receiver.handle(request);

@@ -24,7 +24,7 @@ describe('receiver handler types', () => {
       expectTypeOf(context).toEqualTypeOf<HandlerContext>();
       expectTypeOf(context.signal).toEqualTypeOf<AbortSignal>();
       expectTypeOf(context.timeLeftMs).returns.toBeNumber();
-      expectTypeOf(context.idempotencyKey).toBeString();
+      expectTypeOf(context.dedupKey).toBeString();
     });
     mail.on('clicked', (event) => {
       expectTypeOf(event.payload.url).toBeString();

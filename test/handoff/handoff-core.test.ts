@@ -108,8 +108,8 @@ describe('receiver.runJob', () => {
   it('runs the handlers once with attempt and signal, then reports duplicates', async () => {
     const { target, receiver } = setup();
     const seen: unknown[] = [];
-    receiver.on('delivered', (event, { attempt, signal, idempotencyKey }) => {
-      seen.push([event.deliveryId, attempt, signal.aborted, idempotencyKey]);
+    receiver.on('delivered', (event, { attempt, signal, dedupKey }) => {
+      seen.push([event.deliveryId, attempt, signal.aborted, dedupKey]);
     });
     const delivery = mailDelivery('delivered');
     await deliver(receiver, delivery);

@@ -30,12 +30,9 @@ function acmeDelivery(deliveryId: string, orderId: string, name = 'order.placed'
 describe('a third service through the generic pipeline', () => {
   it('verifies, parses, deduplicates by its own key and names itself in every verdict', async () => {
     const orders: string[] = [];
-    const receiver = createAcmeReceiver({ secret: SECRET }).on(
-      'order.placed',
-      (event, { idempotencyKey }) => {
-        orders.push(`${event.order.order_id}@${idempotencyKey}`);
-      },
-    );
+    const receiver = createAcmeReceiver({ secret: SECRET }).on('order.placed', (event, { dedupKey }) => {
+      orders.push(`${event.order.order_id}@${dedupKey}`);
+    });
     const first = await receiver.receive({ ...acmeDelivery('a1', 'o_1'), method: 'POST' });
     expect(first).toEqual({ kind: 'handled', service: 'acme', deliveryId: 'a1', event: 'order.placed' });
     // Another delivery of the same order: a duplicate by the service's own key.

@@ -126,7 +126,7 @@ describe('registration and dispatch', () => {
 });
 
 describe('handler context', () => {
-  it('carries deliveryId, idempotencyKey (and its former name idempotencyKey), deadline, timeLeftMs, a live signal and a bound log', async () => {
+  it('carries deliveryId, dedupKey (and its former name dedupKey), deadline, timeLeftMs, a live signal and a bound log', async () => {
     const clock = createManualClock(1_000_000);
     const entries: LogEntry[] = [];
     const receiver = createMailReceiver({
@@ -156,7 +156,7 @@ describe('handler context', () => {
     });
     expect((await deliver(receiver, delivery)).status).toBe(200);
     expect(seen?.context.deliveryId).toBe(delivery.deliveryId);
-    expect(seen?.context.idempotencyKey).toBe(`mail:delivery:${delivery.deliveryId}`);
+    expect(seen?.context.dedupKey).toBe(`mail:delivery:${delivery.deliveryId}`);
     expect(seen?.context.deadline).toBe(1_000_000 + 5_000);
     expect(seen?.left).toEqual([5_000, 3_500, 0]);
     expect(seen?.aborted).toBe(false);
@@ -342,11 +342,11 @@ describe('options', () => {
     const keys: string[] = [];
     const mail = createMailReceiver({ secret: MAIL_SECRET, dedup }).on(
       'delivered',
-      (_e, c) => void keys.push(c.idempotencyKey),
+      (_e, c) => void keys.push(c.dedupKey),
     );
     const crm = createCrmReceiver({ secret: CRM_SECRET, dedup }).on(
       'deal.won',
-      (_e, c) => void keys.push(c.idempotencyKey),
+      (_e, c) => void keys.push(c.dedupKey),
     );
     expect((await deliver(mail, mailDelivery('delivered', { deliveryId: id }))).kind).toBe('handled');
     expect((await deliver(crm, crmDelivery('deal.won', { deliveryId: id }))).kind).toBe('handled');
@@ -356,8 +356,8 @@ describe('options', () => {
   it("'message-event' falls back to the delivery id for events without message_id", async () => {
     const keys: string[] = [];
     const receiver = createMailReceiver({ secret: MAIL_SECRET, dedupKey: 'message-event' })
-      .on(['ip_paused', 'bounced'], (_e, c) => void keys.push(c.idempotencyKey))
-      .onUnknown((_e, c) => void keys.push(c.idempotencyKey));
+      .on(['ip_paused', 'bounced'], (_e, c) => void keys.push(c.dedupKey))
+      .onUnknown((_e, c) => void keys.push(c.dedupKey));
     const paused = mailDelivery('ip_paused', { payload: { client_id: 'c', ip: '203.0.113.7' } });
     await deliver(receiver, paused);
     await deliver(receiver, mailDelivery('bounced', { messageId: 'm_9' }));
@@ -380,7 +380,7 @@ describe('options', () => {
           ? (undefined as unknown as string)
           : `tenant:${event.tenantId}:${event.deliveryId}`,
     })
-      .on(['deal.won', 'deal.lost'], (_e, c) => void keys.push(c.idempotencyKey))
+      .on(['deal.won', 'deal.lost'], (_e, c) => void keys.push(c.dedupKey))
       .onError((_error, info) => void phases.push(info.phase));
     const won = crmDelivery('deal.won');
     expect((await deliver(receiver, won)).status).toBe(200);

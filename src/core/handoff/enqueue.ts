@@ -59,14 +59,14 @@ export async function enqueueDelivery<E extends DispatchableEvent>(
   const job: HandoffJob = { ...signed, body: toBase64(delivery.body), mac };
   const timeoutMs = target.timeoutMs ?? (options.storeTimeoutMs || DEFAULT_STORE_TIMEOUT_MS);
   const controller = new AbortController();
-  const fields = { service, deliveryId, event: name, key };
+  const fields = { service, deliveryId, event: name, dedupKey: key };
   return new Promise<Verdict>((resolve) => {
     const refuse = (error: unknown): void => {
       report(registry.errorHooks, options.logger, 'error', 'hand-off enqueue failed', fields, error, {
         phase: 'enqueue',
         event,
         deliveryId,
-        key,
+        dedupKey: key,
       });
       resolve(failed(service, 'handoff_unavailable', error, { deliveryId, event: name }));
     };

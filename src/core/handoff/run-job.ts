@@ -127,7 +127,7 @@ export function createJobRunner(
         service,
         deliveryId,
         event: name,
-        key,
+        dedupKey: key,
       });
       return refused(
         service,
@@ -155,10 +155,10 @@ export function createJobRunner(
     facts: { deliveryId?: string; key?: string; message: string },
   ): void {
     const { deliveryId, key, message } = facts;
-    report(registry.errorHooks, logger, 'error', message, { service, deliveryId, key }, error, {
+    report(registry.errorHooks, logger, 'error', message, { service, deliveryId, dedupKey: key }, error, {
       phase: 'job',
       deliveryId,
-      key,
+      dedupKey: key,
     });
   }
 
