@@ -17,6 +17,15 @@ import { EXIT } from './exit-codes.js';
 
 declare const __CLI_VERSION__: string;
 
+// A reader that stops early (`svc-webhooks events | head`) closes the pipe: the rest of the output has
+// no one to read it, which is the ordinary end of a command in a pipeline, not a crash with a stack.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+    throw error;
+  });
+}
+
 const program = new Command('svc-webhooks')
   .description(
     "The email and CRM services' webhooks from the shell: send, verify, replay, emulate, recover, list events.",

@@ -3,7 +3,8 @@
  * shell, a warning for a secret no receiver accepts, `trigger` failing (exit 1) with the receiver's
  * error code when the app has another secret, and `verify` refusing an unusable secret as bad input.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { CRM_EVENT_NAMES, MAIL_EVENT_NAMES } from '@svc/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../examples/express/server.js';
-import { buildCli, type RunningEmulator, runCli, startEmulator } from './support/cli.js';
+import { buildCli, type RunningEmulator, runCli, startEmulator, supportedNode } from './support/cli.js';
 
 const SHORT = 'whsec_1234'; // 10 characters: signs, but no receiver accepts it
 const GOOD = 'whsec_first_contact_0123456789';
@@ -66,6 +67,16 @@ describe('the event catalogue', () => {
     const unknown = await runCli(cli, ['events', 'sms']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('Unknown service "sms"');
+  });
+
+  it('`events | head`: a reader that stops early ends the command quietly (exit 0), no EPIPE stack', () => {
+    const run = spawnSync(
+      'bash',
+      ['-c', 'set -o pipefail; "$0" "$1" events 2>"$2" | true', supportedNode, cli, join(dir, 'stderr.txt')],
+      { encoding: 'utf8' },
+    );
+    expect(readFileSync(join(dir, 'stderr.txt'), 'utf8')).toBe('');
+    expect(run.status).toBe(0);
   });
 
   it('`fixtures mail` without an event lists the events instead of failing', async () => {
