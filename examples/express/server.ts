@@ -2,8 +2,10 @@
  * @module
  * Receiving both services' webhooks in an Express 5 app (Express 4 works the same).
  *
- * Run from this folder (build the package once at the repo root first: `npm run build`):
- *   SVC_MAIL_WEBHOOK_SECRET=... SVC_CRM_WEBHOOK_SECRET=... PORT=3000 npx tsx server.ts
+ * Run from this folder (build the package once at the repo root first: `npm run build`), with your
+ * webhooks' secrets (at least 16 characters; for a local try, random ones):
+ *   export SVC_MAIL_WEBHOOK_SECRET=$(openssl rand -hex 24) SVC_CRM_WEBHOOK_SECRET=$(openssl rand -hex 24)
+ *   PORT=3000 npx tsx server.ts
  *
  * It listens on 127.0.0.1 (this machine only) unless `HOST` says otherwise. A webhook receiver is
  * public by nature (the services must reach it): in production set `HOST=0.0.0.0` (every interface)
@@ -24,6 +26,7 @@ import {
   type MailWebhookEvent,
 } from '@svc/webhooks';
 import { createExpressMiddleware } from '@svc/webhooks/express';
+import { MIN_SECRET_LENGTH } from '@svc/webhooks/verify';
 import express, { type Express } from 'express';
 
 /**
@@ -98,11 +101,12 @@ export function createApp({
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const secrets = secretsFromEnv('SVC_MAIL_WEBHOOK_SECRET', 'SVC_CRM_WEBHOOK_SECRET');
   const port = Number(process.env.PORT ?? 3000);
   const host = process.env.HOST ?? '127.0.0.1';
   const app = createApp({
-    mailSecret: required('SVC_MAIL_WEBHOOK_SECRET'),
-    crmSecret: required('SVC_CRM_WEBHOOK_SECRET'),
+    mailSecret: secrets.SVC_MAIL_WEBHOOK_SECRET,
+    crmSecret: secrets.SVC_CRM_WEBHOOK_SECRET,
     captureFile: process.env.SVC_CAPTURE_FILE,
   });
   // Not app.listen(port): that server has Node's default timeouts.
@@ -111,8 +115,29 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   );
 }
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`Set ${name}.`);
-  return value;
+/**
+ * Why a webhook secret from the environment is unusable, in words that name the variable; undefined
+ * when it is fine. The receivers refuse a secret under MIN_SECRET_LENGTH (16) characters.
+ */
+function secretProblem(name: string, value: string | undefined): string | undefined {
+  if (!value) {
+    return `${name} is not set: export it (at least ${MIN_SECRET_LENGTH} characters, e.g. $(openssl rand -hex 24))`;
+  }
+  if (value.trim() !== value) {
+    return `${name} has leading or trailing whitespace (a newline from a .env file?): remove it`;
+  }
+  if (value.length < MIN_SECRET_LENGTH) {
+    return `${name} is shorter than ${MIN_SECRET_LENGTH} characters: use the whole secret the service issued (for a local try, e.g. $(openssl rand -hex 24))`;
+  }
+  return undefined;
+}
+
+/** The named secrets, or exit 1 after one line per missing or unusable variable. */
+function secretsFromEnv<const N extends string>(...names: N[]): Record<N, string> {
+  const problems = names.flatMap((name) => secretProblem(name, process.env[name]) ?? []);
+  if (problems.length > 0) {
+    for (const problem of problems) console.error(problem);
+    process.exit(1);
+  }
+  return Object.fromEntries(names.map((name) => [name, process.env[name]!])) as Record<N, string>;
 }

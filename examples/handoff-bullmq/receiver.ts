@@ -9,17 +9,18 @@ import { createExpressMiddleware } from '@svc/webhooks/express';
 import { Queue } from 'bullmq';
 import express from 'express';
 import { Redis } from 'ioredis';
-import { createReceivers, PREFIX, QUEUES, required } from './receivers.js';
+import { createReceivers, PREFIX, QUEUES, readEnv } from './receivers.js';
 
-const connection = new Redis(required('REDIS_URL'), { maxRetriesPerRequest: null });
+const env = readEnv();
+const connection = new Redis(env.redisUrl, { maxRetriesPerRequest: null });
 connection.on('error', (error) => console.error('redis:', error.message));
 const queues = {
   mail: new Queue(QUEUES.mail, { connection, prefix: PREFIX }),
   crm: new Queue(QUEUES.crm, { connection, prefix: PREFIX }),
 };
 const { mail, crm } = createReceivers({
-  mailSecret: required('SVC_MAIL_WEBHOOK_SECRET'),
-  crmSecret: required('SVC_CRM_WEBHOOK_SECRET'),
+  mailSecret: env.mailSecret,
+  crmSecret: env.crmSecret,
   handoff: {
     mail: createBullmqHandoff({ queue: queues.mail }),
     crm: createBullmqHandoff({ queue: queues.crm }),

@@ -6,6 +6,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { readEnv } from './receivers.js';
+
+// Both processes need the same variables: checked here first, so a missing one is said once.
+readEnv();
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const children: ChildProcess[] = ['receiver.ts', 'worker.ts'].map((file) =>

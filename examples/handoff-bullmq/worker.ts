@@ -7,13 +7,14 @@
 import { createBullmqWorker } from '@svc/webhooks/bullmq';
 import { createRedisStore } from '@svc/webhooks/redis';
 import { Redis } from 'ioredis';
-import { createReceivers, PREFIX, QUEUES, required } from './receivers.js';
+import { createReceivers, PREFIX, QUEUES, readEnv } from './receivers.js';
 
-const connection = new Redis(required('REDIS_URL'), { maxRetriesPerRequest: null });
+const env = readEnv();
+const connection = new Redis(env.redisUrl, { maxRetriesPerRequest: null });
 connection.on('error', (error) => console.error('redis:', error.message));
 const { mail, crm } = createReceivers({
-  mailSecret: required('SVC_MAIL_WEBHOOK_SECRET'),
-  crmSecret: required('SVC_CRM_WEBHOOK_SECRET'),
+  mailSecret: env.mailSecret,
+  crmSecret: env.crmSecret,
   dedup: createRedisStore({ client: connection }),
 });
 

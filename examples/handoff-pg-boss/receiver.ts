@@ -10,9 +10,10 @@ import { createPostgresStore } from '@svc/webhooks/postgres';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
-import { createReceivers, QUEUES, required } from './receivers.js';
+import { createReceivers, QUEUES, readEnv } from './receivers.js';
 
-const databaseUrl = required('DATABASE_URL');
+const env = readEnv();
+const { databaseUrl } = env;
 const boss = new PgBoss(databaseUrl);
 boss.on('error', (error) => console.error('pg-boss:', error.message));
 await boss.start();
@@ -29,8 +30,8 @@ pool.on('error', (error) => console.error('dedup pool:', error.message));
 const dedup = createPostgresStore({ client: pool });
 await dedup.migrate();
 const { mail, crm } = createReceivers({
-  mailSecret: required('SVC_MAIL_WEBHOOK_SECRET'),
-  crmSecret: required('SVC_CRM_WEBHOOK_SECRET'),
+  mailSecret: env.mailSecret,
+  crmSecret: env.crmSecret,
   dedup,
   handoff,
 });

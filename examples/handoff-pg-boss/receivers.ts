@@ -9,6 +9,7 @@ import {
   type HandoffTarget,
   type Logger,
 } from '@svc/webhooks';
+import { MIN_SECRET_LENGTH } from '@svc/webhooks/verify';
 
 export interface ReceiverOptions {
   mailSecret: string;
@@ -43,8 +44,46 @@ export function createReceivers({
 
 export const QUEUES = { mail: 'webhooks-mail', crm: 'webhooks-crm' } as const;
 
-export function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`Set ${name}.`);
-  return value;
+/**
+ * Why a variable is unusable, in words that name it; undefined when it is fine. The receivers refuse
+ * a webhook secret under MIN_SECRET_LENGTH (16) characters.
+ */
+function problemOf(name: string, value: string | undefined, secret: boolean): string | undefined {
+  if (!value) {
+    return secret
+      ? `${name} is not set: export it (at least ${MIN_SECRET_LENGTH} characters, e.g. $(openssl rand -hex 24))`
+      : `${name} is not set: export it (e.g. postgres://postgres@127.0.0.1:5432/postgres)`;
+  }
+  if (!secret) return undefined;
+  if (value.trim() !== value) {
+    return `${name} has leading or trailing whitespace (a newline from a .env file?): remove it`;
+  }
+  if (value.length < MIN_SECRET_LENGTH) {
+    return `${name} is shorter than ${MIN_SECRET_LENGTH} characters: use the whole secret the service issued (for a local try, e.g. $(openssl rand -hex 24))`;
+  }
+  return undefined;
+}
+
+/**
+ * The environment both processes need, or exit 1 after one line per missing or unusable variable
+ * (start.ts checks it before starting either process, so the lines are printed once).
+ */
+export function readEnv(): { databaseUrl: string; mailSecret: string; crmSecret: string } {
+  const env = {
+    DATABASE_URL: process.env.DATABASE_URL,
+    SVC_MAIL_WEBHOOK_SECRET: process.env.SVC_MAIL_WEBHOOK_SECRET,
+    SVC_CRM_WEBHOOK_SECRET: process.env.SVC_CRM_WEBHOOK_SECRET,
+  };
+  const problems = Object.entries(env).flatMap(
+    ([name, value]) => problemOf(name, value, name !== 'DATABASE_URL') ?? [],
+  );
+  if (problems.length > 0) {
+    for (const problem of problems) console.error(problem);
+    process.exit(1);
+  }
+  return {
+    databaseUrl: env.DATABASE_URL!,
+    mailSecret: env.SVC_MAIL_WEBHOOK_SECRET!,
+    crmSecret: env.SVC_CRM_WEBHOOK_SECRET!,
+  };
 }

@@ -8,16 +8,17 @@ import { createPgBossWorker } from '@svc/webhooks/pg-boss';
 import { createPostgresStore } from '@svc/webhooks/postgres';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
-import { createReceivers, QUEUES, required } from './receivers.js';
+import { createReceivers, QUEUES, readEnv } from './receivers.js';
 
-const databaseUrl = required('DATABASE_URL');
+const env = readEnv();
+const { databaseUrl } = env;
 const pool = new pg.Pool({ connectionString: databaseUrl, query_timeout: 2_000 });
 pool.on('error', (error) => console.error('dedup pool:', error.message));
 const dedup = createPostgresStore({ client: pool });
 await dedup.migrate();
 const { mail, crm } = createReceivers({
-  mailSecret: required('SVC_MAIL_WEBHOOK_SECRET'),
-  crmSecret: required('SVC_CRM_WEBHOOK_SECRET'),
+  mailSecret: env.mailSecret,
+  crmSecret: env.crmSecret,
   dedup,
 });
 

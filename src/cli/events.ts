@@ -1,6 +1,16 @@
 /** Service and event names as the commands accept them, with the lists in the error message. */
-import { CRM_EVENT_NAMES, type CrmEventName, isCrmEventName } from '../crm/event-names.js';
-import { isMailEventName, MAIL_EVENT_NAMES, type MailEventName } from '../mail/event-names.js';
+import {
+  CRM_EVENT_DESCRIPTIONS,
+  CRM_EVENT_NAMES,
+  type CrmEventName,
+  isCrmEventName,
+} from '../crm/event-names.js';
+import {
+  isMailEventName,
+  MAIL_EVENT_DESCRIPTIONS,
+  MAIL_EVENT_NAMES,
+  type MailEventName,
+} from '../mail/event-names.js';
 import { CliError } from './exit-codes.js';
 
 /** The two services. */
@@ -32,4 +42,26 @@ export function parseEvent(service: Service, value: string): MailEventName | Crm
 /** Every event name of `service`. */
 export function eventNames(service: Service): readonly string[] {
   return service === 'mail' ? MAIL_EVENT_NAMES : CRM_EVENT_NAMES;
+}
+
+/** One event of the catalogue: its service, name and the one line the spec gives it. */
+export interface EventEntry {
+  service: Service;
+  name: string;
+  description: string;
+}
+
+/** The events of `service` (or of both), in the specs' order, each with its one-line description. */
+export function eventCatalogue(service?: Service): EventEntry[] {
+  const mail = MAIL_EVENT_NAMES.map((name) => ({
+    service: 'mail' as const,
+    name,
+    description: MAIL_EVENT_DESCRIPTIONS[name],
+  }));
+  const crm = CRM_EVENT_NAMES.map((name) => ({
+    service: 'crm' as const,
+    name,
+    description: CRM_EVENT_DESCRIPTIONS[name],
+  }));
+  return service === 'mail' ? mail : service === 'crm' ? crm : [...mail, ...crm];
 }

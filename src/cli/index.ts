@@ -6,6 +6,7 @@
  */
 import { Command, type CommanderError } from 'commander';
 import { emulateCommand } from './commands/emulate.js';
+import { eventsCommand } from './commands/events.js';
 import { fixturesCommand } from './commands/fixtures.js';
 import { recoverCommand } from './commands/recover.js';
 import { replayCommand } from './commands/replay.js';
@@ -16,8 +17,19 @@ import { EXIT } from './exit-codes.js';
 
 declare const __CLI_VERSION__: string;
 
+// A reader that stops early (`svc-webhooks events | head`) closes the pipe: the rest of the output has
+// no one to read it, which is the ordinary end of a command in a pipeline, not a crash with a stack.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+    throw error;
+  });
+}
+
 const program = new Command('svc-webhooks')
-  .description("The email and CRM services' webhooks from the shell: send, verify, replay, emulate, recover.")
+  .description(
+    "The email and CRM services' webhooks from the shell: send, verify, replay, emulate, recover, list events.",
+  )
   .version(typeof __CLI_VERSION__ === 'string' ? __CLI_VERSION__ : '0.0.0')
   .showHelpAfterError('(add --help for usage)');
 
@@ -25,6 +37,7 @@ const program = new Command('svc-webhooks')
 const exit = (error: CommanderError): never => process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage);
 program.exitOverride(exit);
 
+eventsCommand(program);
 fixturesCommand(program);
 sendCommand(program);
 verifyCommand(program);

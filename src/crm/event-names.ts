@@ -24,6 +24,25 @@ export const CRM_EVENT_NAMES = [
   'score.rule_fired',
 ] as const;
 
+// One line per event for `svc-webhooks events` (crm-service §6 "Event names and data": when it
+// fires, then its data fields). Internal: not re-exported by the package entries.
+export const CRM_EVENT_DESCRIPTIONS: Readonly<Record<(typeof CRM_EVENT_NAMES)[number], string>> = {
+  'contact.created': 'A contact was created (API or app). data: id, email, first_name, tags',
+  'form.submitted': 'A CRM form was submitted. data: form_id, form_name, contact_id, data',
+  'deal.stage_changed': 'A deal moved to another stage. data: deal_id, title, stage_id',
+  'deal.won': 'A deal was marked as won. data: deal_id, title, value',
+  'deal.lost': 'A deal was marked as lost. data: deal_id, title',
+  'contact.updated': 'A contact changed (API or app). data: id, fields (the changed fields)',
+  'deal.created': 'A deal was created. data: deal_id, title, value, stage_id, contact_id',
+  'survey.responded': 'A survey (NPS or CSAT) was answered. data: survey_id, contact_id, score',
+  'campaign.completed': 'A campaign finished. data: campaign_id, name, sent, failed, reason',
+  'journey.enrolled': 'A contact was enrolled in a journey. data: journey_id, contact_id, enrollment_id',
+  'journey.completed': 'A contact reached the end of a journey. data: journey_id, contact_id, enrollment_id',
+  'contact.unsubscribed':
+    'Unsubscribe by link, keyword or erasure request. data: contact_id, channel, reason',
+  'score.rule_fired': 'A scoring rule was applied to a contact. data: the rule and the contact',
+};
+
 /**
  * The name of a CRM event this version of the library knows.
  *

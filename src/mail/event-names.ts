@@ -24,6 +24,24 @@ export const MAIL_EVENT_NAMES = [
   'incident_escalated',
 ] as const;
 
+// One line per event for `svc-webhooks events` (email-service §6 "Event names", the "When" column).
+// Internal: not re-exported by the package entries; unused imports of this module drop it from bundles.
+export const MAIL_EVENT_DESCRIPTIONS: Readonly<Record<(typeof MAIL_EVENT_NAMES)[number], string>> = {
+  delivered: "The recipient's server accepted the message (sent twice: accepted, then confirmed).",
+  deferred: 'Temporary failure; the service will retry. Not a bounce.',
+  bounced: 'The destination refused the message.',
+  complained: 'The recipient marked it as spam (provider feedback loop).',
+  opened: 'Open registered by the tracking pixel.',
+  clicked: 'Click on a tracked link (payload carries url).',
+  unsubscribed: 'Unsubscribe by the link or by the header of a click.',
+  blocked: 'Sending stopped before leaving (recipient suppressed or blocked).',
+  domain_verified: 'A domain passed DNS verification.',
+  ip_paused: 'A sending IP was paused for reputation.',
+  reputation_dropped: 'Sharp reputation drop of an IP; carries bounce and complaint rates.',
+  billing_threshold_reached: 'Monthly usage crossed an alert threshold of the plan.',
+  incident_escalated: 'A deliverability incident was escalated (operational alert).',
+};
+
 /**
  * The name of an email-service event this version of the library knows.
  *

@@ -55,6 +55,20 @@ describe('Next.js example (next build + next start)', () => {
     });
   });
 
+  it('`next start` with a placeholder secret and none: exits 1 at start-up naming both, no 500 per request', async () => {
+    const failed = startNextApp({ SVC_MAIL_WEBHOOK_SECRET: '...', SVC_CRM_WEBHOOK_SECRET: '' });
+    const error = await failed.then(
+      () => new Error('next start answered requests'),
+      (e: Error) => e,
+    );
+    expect(error.message).toContain('next start exited');
+    expect(error.message).toContain('SVC_MAIL_WEBHOOK_SECRET is shorter than 16 characters');
+    expect(error.message).toContain(
+      'SVC_CRM_WEBHOOK_SECRET is not set: export it (at least 16 characters, e.g. $(openssl rand -hex 24))',
+    );
+    expect(error.message).not.toContain('    at ');
+  });
+
   it('printed only JSON event lines with service, event and deliveryId on stdout', () => {
     const json = app.lines.filter((line) => line.startsWith('{'));
     expect(json.length).toBeGreaterThan(0);

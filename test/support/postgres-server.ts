@@ -88,8 +88,11 @@ function templateDir(bin: string): string {
   return template;
 }
 
-/** Starts PostgreSQL on 127.0.0.1 on a free port with a fresh data dir (fsync off: test data only). */
-export async function startPostgres(): Promise<PostgresServer> {
+/**
+ * Starts PostgreSQL on 127.0.0.1 on a free port (or `port`: the shell-block runner gives the documented
+ * 5432 in its private network namespace) with a fresh data dir (fsync off: test data only).
+ */
+export async function startPostgres(options: { port?: number } = {}): Promise<PostgresServer> {
   const bin = ensureServers().postgres ? postgresBinDir() : undefined;
   if (!bin) throw new Error('PostgreSQL binaries not found (PATH, /usr/lib/postgresql/*/bin, pg_config)');
   const template = templateDir(bin);
@@ -100,7 +103,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   cpSync(template, data, { recursive: true, preserveTimestamps: true });
   if (asRoot) execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, data]);
   if ((statSync(data).mode & 0o077) !== 0) execFileSync('chmod', ['700', data]);
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const [cmd, args] = command(join(bin, 'postgres'), [
     '-D',
     data,

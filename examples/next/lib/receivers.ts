@@ -1,9 +1,10 @@
 import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
+import { secretFromEnv } from './env';
 
 function create() {
   const logger = (entry: unknown) => console.error(JSON.stringify(entry));
-  const mail = createMailReceiver({ secret: required('SVC_MAIL_WEBHOOK_SECRET'), logger });
-  const crm = createCrmReceiver({ secret: required('SVC_CRM_WEBHOOK_SECRET'), logger });
+  const mail = createMailReceiver({ secret: secretFromEnv('SVC_MAIL_WEBHOOK_SECRET'), logger });
+  const crm = createCrmReceiver({ secret: secretFromEnv('SVC_CRM_WEBHOOK_SECRET'), logger });
   // One JSON line per handled event; retries and duplicates are answered 200 without a second run.
   mail.onAny((event) =>
     console.log(JSON.stringify({ service: 'mail', event: event.name, deliveryId: event.deliveryId })),
@@ -22,10 +23,4 @@ const slot = globalThis as typeof globalThis & { svcWebhookReceivers?: ReturnTyp
 export function receivers(): ReturnType<typeof create> {
   slot.svcWebhookReceivers ??= create();
   return slot.svcWebhookReceivers;
-}
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`Set ${name}.`);
-  return value;
 }

@@ -8,7 +8,7 @@ import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { type Answer, isSuccess, parseUrl, post } from '../http.js';
 import type { Output } from '../output.js';
 import { runAction, withJson } from '../run-action.js';
-import { resolveSecrets } from '../secrets.js';
+import { resolveSecrets, SECRET_FIX, secretProblem } from '../secrets.js';
 import { collectSet, parseSetFields } from '../set-fields.js';
 import { visible } from '../visible-text.js';
 
@@ -54,7 +54,15 @@ async function send(out: Output, service: string, event: string, options: SendOp
   const svc = parseService(service);
   const name = parseEvent(svc, event);
   const url = parseUrl(options.url);
-  const [secret] = resolveSecrets(svc, options.secret === undefined ? undefined : [options.secret]);
+  const given = options.secret === undefined ? undefined : [options.secret];
+  const [secret] = resolveSecrets(svc, given);
+  // Sent anyway (testing how an app refuses it is legitimate), but said first: every receiver of this
+  // package answers such a secret's deliveries 500 secret_invalid, whatever the signature.
+  const problem = secretProblem(svc, [secret!], given);
+  if (problem) {
+    out.note(`${out.color.yellow('warning')} ${problem}: no receiver accepts deliveries signed with it.`);
+    out.note(`  fix: ${SECRET_FIX}`);
+  }
   const times = Number(options.times);
   if (!Number.isSafeInteger(times) || times < 1 || times > 100_000) {
     throw new CliError(`--times must be a whole number from 1 to 100000 (got ${options.times}).`);

@@ -25,12 +25,39 @@ export function triggerCommand(program: Command): void {
     .action(runAction(trigger as never));
 }
 
+interface Attempt {
+  statusCode: number;
+  success?: boolean;
+  error: string | null;
+  responseBody?: string | null;
+}
+
 interface Delivery {
   id: string;
   webhookId: string;
   status: string;
-  attempts: Array<{ statusCode: number; error: string | null }>;
+  attempts: Attempt[];
 }
+
+/**
+ * The receiver's own error (`{ "error": { "code", "message" } }`, as this package's receivers answer)
+ * from the response body the emulator recorded; undefined for any other body.
+ */
+function receiverError(body: string | null | undefined): { code: string; message?: string } | undefined {
+  if (!body) return undefined;
+  try {
+    const error = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+    if (typeof error?.code !== 'string') return undefined;
+    return typeof error.message === 'string'
+      ? { code: error.code, message: error.message }
+      : { code: error.code };
+  } catch {
+    return undefined;
+  }
+}
+
+const succeeded = (attempt: Attempt | undefined): boolean =>
+  attempt !== undefined && attempt.statusCode >= 200 && attempt.statusCode < 300;
 
 async function trigger(
   out: Output,
@@ -72,13 +99,34 @@ async function trigger(
     );
   }
   const deliveries = body.deliveries ?? [];
-  out.result({ ok: true, service: svc, event: name, deliveries });
+  // docs/cli.md "Exit codes": a first attempt answered with anything but a 2xx is a failure (exit 1),
+  // even though the emulator keeps retrying it.
+  const ok = deliveries.every((d) => succeeded(d.attempts?.[0]));
+  out.result({
+    ok,
+    service: svc,
+    event: name,
+    deliveries: deliveries.map((d) => {
+      const error = receiverError(d.attempts?.[0]?.responseBody);
+      return error ? { ...d, errorCode: error.code } : d;
+    }),
+  });
   if (deliveries.length === 0) out.line(`${name}: no active webhook subscribes to it; nothing was sent.`);
   for (const d of deliveries) {
-    const first = d.attempts[0];
+    const first = d.attempts?.[0];
+    const error = receiverError(first?.responseBody);
+    const answer = first ? visible(first.statusCode || first.error) : '';
     out.line(
-      `${d.status === 'succeeded' ? out.color.green(d.status) : out.color.yellow(visible(d.status))} ${name} -> ${visible(d.webhookId)} ${out.color.dim(visible(d.id))} ${first ? visible(first.statusCode || first.error) : ''}`,
+      `${d.status === 'succeeded' ? out.color.green(d.status) : out.color.yellow(visible(d.status))} ${name} -> ${visible(d.webhookId)} ${out.color.dim(visible(d.id))} ${answer}${error ? ` ${out.color.red(visible(error.code))}` : ''}`,
     );
+    if (error?.message) out.line(`  ${visible(error.message)}`);
+    if (first && !succeeded(first)) {
+      out.line(
+        out.color.dim(
+          `  ${error?.code === 'signature_mismatch' ? "your app checks another secret than this webhook's: start it with the secret the registration (or the last rotation) returned; " : ''}the emulator retries it on its own schedule (the page at ${base} shows each attempt).`,
+        ),
+      );
+    }
   }
-  return EXIT.ok;
+  return ok ? EXIT.ok : EXIT.failed;
 }

@@ -10,7 +10,7 @@ import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import type { Output } from '../output.js';
 import { readBytes, readHeadersFile } from '../read-input.js';
 import { runAction, withJson } from '../run-action.js';
-import { resolveSecrets } from '../secrets.js';
+import { usableSecrets } from '../secrets.js';
 import { collectSet } from '../set-fields.js';
 import { visible } from '../visible-text.js';
 
@@ -45,7 +45,7 @@ export function verifyCommand(program: Command): void {
 async function verify(out: Output, bodyPath: string, options: VerifyOptions): Promise<ExitCode> {
   if (options.capture) return verifyCaptures(out, options.capture, options);
   const service = parseService(options.service);
-  const secrets = resolveSecrets(service, options.secret);
+  const secrets = usableSecrets(service, options.secret);
   const headers = options.headers ? await readHeadersFile(options.headers) : new Headers();
   const body = await readBytes(bodyPath, 'body');
   const result = await checkDelivery(service, secrets, headers, body, options.vendor);
@@ -64,7 +64,7 @@ async function verifyCaptures(out: Output, path: string, options: VerifyOptions)
   const results = [];
   for (const capture of captures) {
     const service = options.service ? parseService(options.service) : capture.service;
-    const secrets = resolveSecrets(service, options.secret);
+    const secrets = usableSecrets(service, options.secret);
     const result = await checkDelivery(
       service,
       secrets,
