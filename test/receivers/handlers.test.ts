@@ -126,7 +126,7 @@ describe('registration and dispatch', () => {
 });
 
 describe('handler context', () => {
-  it('carries deliveryId, dedupKey (and its former name dedupKey), deadline, timeLeftMs, a live signal and a bound log', async () => {
+  it('carries deliveryId, dedupKey, deadline, timeLeftMs, a live signal and a bound log', async () => {
     const clock = createManualClock(1_000_000);
     const entries: LogEntry[] = [];
     const receiver = createMailReceiver({
@@ -167,7 +167,7 @@ describe('handler context', () => {
         service: 'mail',
         deliveryId: delivery.deliveryId,
         event: 'clicked',
-        key: `mail:delivery:${delivery.deliveryId}`,
+        dedupKey: `mail:delivery:${delivery.deliveryId}`,
         extra: 1,
       },
     });
