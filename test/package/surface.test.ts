@@ -54,7 +54,9 @@ describe('the public surface', () => {
     ).toEqual([]);
     expect(all.filter((name) => /systemClock/.test(name))).toEqual([]);
     expect(
-      all.filter((name) => /(attemptKey|dedupKey|DedupKeyOf|DeliveryKey|boundDedupKey|JobId)/i.test(name)),
+      all.filter((name) =>
+        /(attemptKey|idempotencyKey|DedupKeyOf|DeliveryKey|boundDedupKey|JobId)/i.test(name),
+      ),
     ).toEqual([]);
     expect(all).toContain('testing:MailEmitterWebhook');
     expect(all).toContain('manage:MailWebhook');
