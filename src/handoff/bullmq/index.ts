@@ -18,9 +18,5 @@ export {
   DEFAULT_BULLMQ_BACKOFF_MS,
 } from './handoff.js';
 export { bullmqJobId, dedupKeyOfJobId } from './job-id.js';
-export {
-  type BullmqHandoffWorker,
-  type BullmqWorkerOptions,
-  createBullmqWorker,
-  DEFAULT_SHUTDOWN_TIMEOUT_MS,
-} from './worker.js';
+export { type BullmqHandoffWorker, createBullmqWorker } from './worker.js';
+export { type BullmqWorkerOptions, DEFAULT_SHUTDOWN_TIMEOUT_MS } from './worker-options.js';

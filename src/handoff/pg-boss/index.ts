@@ -21,4 +21,5 @@ export {
 export { createPgBossHandoff, type PgBossHandoff, type PgBossHandoffOptions } from './handoff.js';
 export { pgBossJobId } from './job-id.js';
 export type { PgBossQueueOptions, PgBossRetryPolicy } from './queues.js';
-export { createPgBossWorker, type PgBossWorker, type PgBossWorkerOptions } from './worker.js';
+export { createPgBossWorker, type PgBossWorker } from './worker.js';
+export type { PgBossWorkerOptions } from './worker-options.js';
