@@ -372,7 +372,7 @@ ${rateRow('pg-boss')}
 ${rateRow('bullmq')}
 
 Round trips per handled delivery on the worker side (median run with 1 process): pg-boss
-${pick('pg-boss', 1, 'perDelivery').toFixed(2)} SQL statements (fetch and settle per batch of up to 8 jobs, plus the dedup claim and
+${pick('pg-boss', 1, 'perDelivery').toFixed(2)} SQL statements (a fetch and a settle per job, plus the dedup claim and
 completion); BullMQ ${pick('bullmq', 1, 'perDelivery').toFixed(2)} script calls, ${pick('bullmq', 1, 'allPerDelivery').toFixed(2)} Redis commands counting those inside the scripts (the
 dedup claim and completion are 1 script call each).
 

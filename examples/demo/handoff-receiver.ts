@@ -1,12 +1,16 @@
 /**
  * The demo's hand-off chapter: an email receiver in hand-off mode on BullMQ, with a redis-server the
- * demo starts itself on 127.0.0.1 (the machine's binary, no data on disk), and a BullMQ worker in the
- * same process running the handlers. Redis rather than PostgreSQL because it starts in milliseconds
+ * demo starts itself on 127.0.0.1 (the machine's binary) with the settings docs/handoff.md requires
+ * (append-only file, no eviction) in a temporary directory it removes afterwards, and a BullMQ worker in
+ * the same process running the handlers. Redis rather than PostgreSQL because it starts in milliseconds
  * with no setup. Without a `redis-server` binary the chapter is skipped, never the demo.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createMailReceiver } from '@svc/webhooks';
 import { createBullmqHandoff, createBullmqWorker } from '@svc/webhooks/bullmq';
 import { createNodeListener } from '@svc/webhooks/node';
@@ -31,7 +35,10 @@ function redisServerBinary(): string | undefined {
   }
 }
 
-async function startRedisServer(binary: string): Promise<{ port: number; child: ChildProcess }> {
+/** docs/handoff.md "Redis requirements": what Redis acknowledged survives its crash, and is never evicted. */
+const DURABLE = ['--appendonly', 'yes', '--appendfsync', 'always', '--maxmemory-policy', 'noeviction'];
+
+async function startRedisServer(binary: string): Promise<{ port: number; child: ChildProcess; dir: string }> {
   const port = await new Promise<number>((resolve) => {
     const probe = createServer();
     probe.listen(0, '127.0.0.1', () => {
@@ -39,12 +46,11 @@ async function startRedisServer(binary: string): Promise<{ port: number; child: 
       probe.close(() => resolve(free));
     });
   });
+  const dir = mkdtempSync(join(tmpdir(), 'svc-webhooks-demo-redis-'));
   const child = spawn(
     binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...DURABLE],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   await new Promise<void>((resolve, reject) => {
     let output = '';
@@ -54,7 +60,7 @@ async function startRedisServer(binary: string): Promise<{ port: number; child: 
     });
     child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output.slice(-500)}`)));
   });
-  return { port, child };
+  return { port, child, dir };
 }
 
 /** Starts the hand-off receiver, or resolves why it cannot (no redis-server on this machine). */
@@ -111,6 +117,8 @@ export async function startHandoffDemoReceiver(options: {
       await queue.close();
       connection.disconnect();
       redis.child.kill('SIGKILL');
+      await new Promise((resolve) => redis.child.once('exit', resolve));
+      rmSync(redis.dir, { recursive: true, force: true });
     },
   };
 }

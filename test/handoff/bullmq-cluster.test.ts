@@ -6,7 +6,7 @@ import { createMailReceiver } from '@svc/webhooks';
 import { createBullmqHandoff, createBullmqWorker } from '@svc/webhooks/bullmq';
 import { createRedisStore } from '@svc/webhooks/redis';
 import { Queue } from 'bullmq';
-import { Cluster } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
 import { type RedisCluster, startRedisCluster } from '../support/redis-cluster.js';
@@ -93,5 +93,43 @@ describe.runIf(redisAvailable())('BullMQ hand-off on a Redis Cluster', () => {
     });
     const outcome = await deliver(receiver, mailDelivery('delivered'));
     expect([outcome.status, outcome.code]).toEqual([503, 'handoff_unavailable']);
+  });
+
+  it('waitForReplicas sends WAIT to the master that stored the job (no replicas here: 503)', async () => {
+    const connection = connect();
+    const queue = new Queue('replicated', { connection, prefix: '{svc-replicated}' });
+    queue.on('error', () => undefined);
+    closers.push(() => queue.close());
+    const receiver = createMailReceiver({
+      secret: MAIL_SECRET,
+      logger: () => undefined,
+      handoff: createBullmqHandoff({ queue, waitForReplicas: { replicas: 1, timeoutMs: 100 } }),
+    });
+    await queue.waitUntilReady();
+    // Each master's MONITOR: which of them ran the job's script, and which the WAIT.
+    const seen: { node: number; command: string }[] = [];
+    const monitors = await Promise.all(
+      cluster.nodes.map(async ({ port }) => {
+        const plain = new Redis(port, '127.0.0.1');
+        const monitor = await plain.monitor();
+        plain.disconnect();
+        return monitor;
+      }),
+    );
+    monitors.forEach((monitor, node) => {
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        const command = String(args[0]).toLowerCase();
+        if (command === 'wait' || command === 'evalsha' || command === 'eval') seen.push({ node, command });
+      });
+    });
+    const outcome = await deliver(receiver, mailDelivery('delivered'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const monitor of monitors) monitor.disconnect();
+    expect([outcome.status, outcome.code]).toEqual([503, 'handoff_unavailable']);
+    expect(outcome.verdict.kind === 'failed' && String(outcome.verdict.error)).toContain('0 of 1 replicas');
+    const wait = seen.find((entry) => entry.command === 'wait');
+    const script = seen.find((entry) => entry.command !== 'wait');
+    expect(wait?.node).toBeDefined();
+    expect(wait?.node).toBe(script?.node);
   });
 });

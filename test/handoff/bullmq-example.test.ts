@@ -4,6 +4,7 @@
  * once, also when a delivery is sent again; SIGTERM stops both processes cleanly.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRM_SECRET, crmDelivery, type Delivery, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
@@ -24,10 +25,19 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
 const post = (url: string, delivery: Delivery) =>
   fetch(url, { method: 'POST', body: delivery.body, headers: delivery.headers });
 
+/** The arguments of the `redis-server` line the example's README gives (its durable settings). */
+function readmeRedisArgs(): string[] {
+  const readme = readFileSync(`${EXAMPLE}README.md`, 'utf8');
+  const line = readme.split('\n').find((candidate) => candidate.startsWith('redis-server '));
+  if (!line) throw new Error('examples/handoff-bullmq/README.md starts no redis-server');
+  return line.trim().split(/\s+/).slice(1);
+}
+
 describe.runIf(redisAvailable())('examples/handoff-bullmq', () => {
   let redis: RedisServer;
   beforeAll(async () => {
-    redis = await startRedis();
+    // As the README starts it (the test keeps its own port and directory).
+    redis = await startRedis({ args: readmeRedisArgs() });
   });
   afterAll(async () => {
     await redis?.close();

@@ -23,12 +23,23 @@ export interface RedisServer {
   pause(): void;
   /** Lets a paused process run again (SIGCONT); it then answers everything queued meanwhile. */
   resume(): void;
+  /** Its data directory (RDB and AOF files). */
+  dir: string;
   /** Stops it and deletes its directory. */
   close(): Promise<void>;
 }
 
+/** Options of {@link startRedis}. */
+export interface RedisServerOptions {
+  /**
+   * More redis-server arguments, after the defaults (a later setting wins): `['--appendonly', 'yes']`.
+   * The port, bind address and directory stay the test's own.
+   */
+  args?: readonly string[];
+}
+
 /** Starts redis-server on 127.0.0.1 on a free port, in its own temp dir. */
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
   if (!ensureServers().redis) {
     throw new Error(
       'redis-server is not installed and could not be installed (scripts/ensure-test-servers.sh)',
@@ -55,6 +66,14 @@ export async function startRedis(): Promise<RedisServer> {
     'no',
     '--loglevel',
     'notice',
+    ...(options.args ?? []),
+    // Last, so a copied command line cannot move the server off its free port or out of its dir.
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
   ];
   const start = async () => {
     if (child && child.exitCode === null && child.signalCode === null) return;
@@ -65,6 +84,7 @@ export async function startRedis(): Promise<RedisServer> {
     host: '127.0.0.1',
     port,
     url: `redis://127.0.0.1:${port}`,
+    dir,
     get running() {
       return child !== undefined && child.exitCode === null && child.signalCode === null;
     },

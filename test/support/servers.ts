@@ -17,7 +17,7 @@
  */
 
 export { type PostgresServer, startPostgres } from './postgres-server.js';
-export { type RedisServer, startRedis } from './redis-server.js';
+export { type RedisServer, type RedisServerOptions, startRedis } from './redis-server.js';
 export {
   ensureServers,
   freePort,

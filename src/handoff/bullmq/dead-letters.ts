@@ -93,7 +93,9 @@ export async function redriveBullmqDeadLetter(queue: BullmqQueueLike, jobId: str
 }
 
 /**
- * Re-drives every dead letter (in pages of 100) and returns how many were put back.
+ * Re-drives every dead letter there is when it is called, each once, and returns how many were put
+ * back. It lists them first (in pages of 100) and only then re-drives: a letter that fails again at
+ * once is a dead letter again, for the next call.
  *
  * @example
  * ```ts
@@ -103,13 +105,18 @@ export async function redriveBullmqDeadLetter(queue: BullmqQueueLike, jobId: str
  * ```
  */
 export async function redriveBullmqDeadLetters(queue: BullmqQueueLike): Promise<number> {
-  let count = 0;
-  for (;;) {
-    const page = await queue.getFailed(0, 99);
-    if (page.length === 0) return count;
-    for (const job of page) {
-      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-      count++;
-    }
+  const ids = new Set<string>();
+  const total = await queue.getFailedCount();
+  for (let start = 0; start < total; start += 100) {
+    for (const job of await queue.getFailed(start, start + 99)) if (job?.id) ids.add(job.id);
   }
+  let count = 0;
+  for (const id of ids) {
+    const job = await queue.getJob(id);
+    // Removed meanwhile, or re-driven by someone else: nothing to put back.
+    if (!job || !(await job.isFailed())) continue;
+    await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    count++;
+  }
+  return count;
 }

@@ -2,12 +2,15 @@
  * The receiver's side of the BullMQ engine: `createBullmqHandoff({ queue })` is the `handoff` option
  * of a receiver. Each delivery becomes one `queue.add` (one Lua script, one round trip to Redis)
  * with `jobId` derived from the dedup key, so BullMQ's own uniqueness makes the enqueue idempotent.
+ * Bounded in an outage (write-gate.ts); opt-in `WAIT` for replicas after each write.
  */
 
 import type { HandoffJob, HandoffTarget } from '../../core/handoff/types.js';
 import { WebhookError } from '../../shared/errors.js';
 import type { BullmqAddOptions, BullmqQueueLike } from './bullmq-like.js';
 import { bullmqJobId } from './job-id.js';
+import { redisClientOf, waitForReplicas } from './redis-client.js';
+import { createWriteGate, unavailable } from './write-gate.js';
 
 /**
  * Default attempts of a hand-off job: 10 (the first run and 9 retries) before it becomes a dead
@@ -48,16 +51,29 @@ export interface BullmqHandoffOptions {
   removeOnComplete?: BullmqAddOptions['removeOnComplete'];
   /** How long the receiver waits for Redis to confirm the job, in ms; then 503. Default 2 000. */
   timeoutMs?: number;
+  /**
+   * Most writes to Redis in flight at once; past it a delivery is refused (503) at once. Default
+   * 1 000. It bounds the memory a stalled Redis (frozen, or a network path that drops packets) can
+   * hold in the client: each pending write holds its job, about 1.4 × the body (docs/handoff.md).
+   */
+  maxPendingWrites?: number;
+  /**
+   * Opt-in: after the write, wait until `replicas` replicas acknowledged it (Redis `WAIT`, at most
+   * `timeoutMs`, which must be below the hand-off's `timeoutMs`); fewer answers the delivery 503
+   * `handoff_unavailable`, so a failover cannot lose a job that was acknowledged. Redis replicates
+   * asynchronously otherwise. Off by default.
+   */
+  waitForReplicas?: { replicas: number; timeoutMs: number };
 }
 
-function positive(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value <= 0) {
+function positive(name: string, value: unknown): number {
+  if (!Number.isSafeInteger(value) || (value as number) <= 0) {
     throw new WebhookError(
       'options_invalid',
       `createBullmqHandoff: ${name} must be a positive whole number (got ${String(value)}).`,
     );
   }
-  return value;
+  return value as number;
 }
 
 /**
@@ -86,21 +102,54 @@ export function createBullmqHandoff(options: BullmqHandoffOptions): HandoffTarge
     backoffMs = DEFAULT_BULLMQ_BACKOFF_MS,
     removeOnComplete = { age: 86_400, count: 10_000 },
     timeoutMs = 2_000,
+    maxPendingWrites = 1_000,
+    waitForReplicas: replication,
   } = options;
   positive('attempts', attempts);
   positive('backoffMs', backoffMs);
   positive('timeoutMs', timeoutMs);
+  positive('maxPendingWrites', maxPendingWrites);
+  if (replication !== undefined) {
+    positive('waitForReplicas.replicas', replication?.replicas);
+    positive('waitForReplicas.timeoutMs', replication?.timeoutMs);
+    if (replication.timeoutMs >= timeoutMs)
+      throw new WebhookError(
+        'options_invalid',
+        `createBullmqHandoff: waitForReplicas.timeoutMs (${replication.timeoutMs}) must be below timeoutMs (${timeoutMs}).`,
+      );
+  }
   const backoff = { type: 'exponential', delay: backoffMs } as const;
+  if (replication && !redisClientOf(queue))
+    throw new WebhookError('options_invalid', 'createBullmqHandoff: waitForReplicas needs a BullMQ Queue.');
+  const gate = createWriteGate(queue, maxPendingWrites);
+  // Any of the queue's keys: they share one hash slot (the `{prefix}` a Cluster requires).
+  const slotKey = (queue as { toKey?: (type: string) => string }).toKey?.('id') ?? queue.name;
+
+  async function replicate(job: HandoffJob, signal: AbortSignal): Promise<void> {
+    const { client } = gate;
+    // The receiver answered 503 already: the sender's retry waits for the replicas again.
+    if (!replication || !client || signal.aborted) return;
+    const { replicas, timeoutMs: waitMs } = replication;
+    const acknowledged = await waitForReplicas(client, slotKey, replicas, waitMs);
+    if (acknowledged < replicas)
+      throw unavailable(
+        `${acknowledged} of ${replicas} replicas acknowledged the job of ${job.deliveryId} within ${waitMs} ms`,
+      );
+  }
+
   return {
     timeoutMs,
-    async enqueue(job: HandoffJob) {
-      await queue.add(jobName, job, {
-        jobId: bullmqJobId(job.key),
-        attempts,
-        backoff,
-        removeOnComplete,
-        // Exhausted jobs stay as dead letters until re-driven or removed (listBullmqDeadLetters).
-        removeOnFail: false,
+    async enqueue(job: HandoffJob, { signal }) {
+      await gate.run(signal, async () => {
+        await queue.add(jobName, job, {
+          jobId: bullmqJobId(job.key),
+          attempts,
+          backoff,
+          removeOnComplete,
+          // Exhausted jobs stay as dead letters until re-driven or removed (listBullmqDeadLetters).
+          removeOnFail: false,
+        });
+        await replicate(job, signal);
       });
       return undefined;
     },

@@ -11,4 +11,5 @@ export {
   redriveBullmqDeadLetters,
 } from './dead-letters.js';
 export { type BullmqHandoffOptions, createBullmqHandoff } from './handoff.js';
-export { type BullmqHandoffWorker, type BullmqWorkerOptions, createBullmqWorker } from './worker.js';
+export { type BullmqHandoffWorker, createBullmqWorker } from './worker.js';
+export type { BullmqWorkerOptions } from './worker-options.js';

@@ -3,60 +3,32 @@
  * BullMQ gives the retries (the job's `attempts` and exponential `backoff`, set at enqueue), the
  * locks and stalled-job recovery; the receiver's dedup claim gives the exactly-once effect.
  */
-import { DelayedError, type Job, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError, type Worker } from 'bullmq';
 import { jobError } from '../../core/handoff/run-job.js';
 import type { HandoffRunner } from '../../core/handoff/types.js';
-import { isWebhookError } from '../../shared/errors.js';
-
-/**
- * Default time a worker waits on SIGTERM for its running jobs before aborting their handlers'
- * `signal`, in ms: 10 s, inside Kubernetes' default 30 s grace period.
- */
-export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
-
-/**
- * Options of {@link createBullmqWorker}.
- *
- * @example
- * ```ts
- * const options: BullmqWorkerOptions = { queueName: 'svc-webhooks', connection, prefix: '{svc-webhooks}', concurrency: 8 };
- * ```
- */
-export interface BullmqWorkerOptions {
-  /** The queue's name, as given to the `Queue` the receiver's hand-off writes to. */
-  queueName: string;
-  /** BullMQ connection: an ioredis `Redis` or `Cluster`, or connection options. */
-  connection: WorkerOptions['connection'];
-  /** The queue's key prefix, as given to the `Queue` (a hash tag such as `{svc-webhooks}` on a cluster). */
-  prefix?: string;
-  /** Jobs run at once by this worker. Default 1. */
-  concurrency?: number;
-  /** Handler time budget per job in ms (`runJob`'s `timeoutMs`). Default the receiver's `leaseMs` − 1 s. */
-  timeoutMs?: number;
-  /** How long a job whose claim another worker holds waits before it is tried again, in ms. Default 1 000. */
-  busyDelayMs?: number;
-  /** Time allowed to running jobs on shutdown before their `signal` aborts, in ms. Default 10 000. */
-  shutdownTimeoutMs?: number;
-  /** Signals that shut the worker down gracefully, then end the process. Default `['SIGTERM']`; `[]` for none. */
-  shutdownSignals?: readonly NodeJS.Signals[];
-  /**
-   * Further BullMQ worker options (`lockDuration`, `stalledInterval`…). `maxStalledCount` defaults to
-   * 10 here, not BullMQ's 1: a job whose worker crashed is safe to run again (its claim decides).
-   */
-  workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'autorun'>>;
-}
+import { isWebhookError, WebhookError } from '../../shared/errors.js';
+import { checkRunner, leaseAllows, optionsInvalid } from '../worker-checks.js';
+import { evictionPolicy, redisClientOf } from './redis-client.js';
+import { deadLetterUnreadable, HandoffWorker } from './unreadable-jobs.js';
+import { type BullmqWorkerOptions, FACTORY, resolveWorkerOptions } from './worker-options.js';
 
 /**
  * What {@link createBullmqWorker} returns.
  *
  * @example
  * ```ts
- * const { worker, close }: BullmqHandoffWorker = createBullmqWorker(receiver, options);
+ * const { worker, ready, close }: BullmqHandoffWorker = createBullmqWorker(receiver, options);
+ * await ready; // options_invalid when its timeoutMs is not below the receiver's leaseMs
  * ```
  */
 export interface BullmqHandoffWorker {
   /** The BullMQ worker (events, metrics, pause/resume). */
   readonly worker: Worker;
+  /**
+   * Resolves once the options were checked against the receiver and the worker takes jobs; rejects
+   * with `options_invalid` (and takes no job) when `timeoutMs` is not below the receiver's `leaseMs`.
+   */
+  readonly ready: Promise<void>;
   /**
    * Stops taking jobs and waits for the running ones; past `shutdownTimeoutMs` their handlers'
    * `signal` aborts and a job that then fails is put back without using an attempt. Resolves at the
@@ -94,17 +66,18 @@ export function createBullmqWorker(
   receiver: HandoffRunner,
   options: BullmqWorkerOptions,
 ): BullmqHandoffWorker {
+  checkRunner(FACTORY, receiver);
   const {
     queueName,
     connection,
     prefix,
-    concurrency = 1,
+    concurrency,
     timeoutMs,
-    busyDelayMs = 1_000,
-    shutdownTimeoutMs = DEFAULT_SHUTDOWN_TIMEOUT_MS,
-    shutdownSignals = ['SIGTERM'],
-    workerOptions = {},
-  } = options;
+    busyDelayMs,
+    shutdownTimeoutMs,
+    shutdownSignals,
+    workerOptions,
+  } = resolveWorkerOptions(options);
   let shuttingDown = false;
 
   async function processJob(job: Job, token?: string, signal?: AbortSignal): Promise<string> {
@@ -149,15 +122,52 @@ export function createBullmqWorker(
     }
   }
 
-  const worker = new Worker(queueName, processJob, {
-    maxStalledCount: 10,
-    ...workerOptions,
-    connection,
-    concurrency,
-    ...(prefix === undefined ? {} : { prefix }),
-  });
+  const worker: HandoffWorker = new HandoffWorker(
+    queueName,
+    (job: Job, token?: string, signal?: AbortSignal): Promise<string> =>
+      worker.unreadable.has(job.id ?? '')
+        ? deadLetterUnreadable(worker, job, receiver)
+        : processJob(job, token, signal),
+    {
+      maxStalledCount: 10,
+      ...workerOptions,
+      connection,
+      concurrency,
+      autorun: false,
+      ...(prefix === undefined ? {} : { prefix }),
+    },
+  );
   // An 'error' event without a listener would end the process.
   worker.on('error', (error) => receiver.reportJobError(error, { message: 'BullMQ worker error' }));
+
+  /** Checks the handler budget against the receiver's lease, then runs the worker. */
+  async function start(): Promise<void> {
+    if (timeoutMs !== undefined && (await leaseAllows(receiver, timeoutMs)) === false) {
+      throw optionsInvalid(
+        FACTORY,
+        `timeoutMs (${timeoutMs}) must be below the receiver's leaseMs, so a job's claim outlives its handlers.`,
+      );
+    }
+    if (shuttingDown) return;
+    worker
+      .run()
+      .catch((error: unknown) => receiver.reportJobError(error, { message: 'BullMQ worker error' }));
+    void warnOnEviction();
+  }
+
+  /** Redis may evict jobs it acknowledged unless `maxmemory-policy` is `noeviction` (docs/handoff.md). */
+  async function warnOnEviction(): Promise<void> {
+    const client = await redisClientOf(worker)?.catch(() => undefined);
+    const policy = client && (await evictionPolicy(client));
+    if (policy === undefined || policy === 'noeviction') return;
+    receiver.reportJobError(
+      new WebhookError(
+        'options_invalid',
+        `Redis runs with maxmemory-policy ${policy}: under memory pressure it may evict hand-off jobs it acknowledged. Set maxmemory-policy noeviction (docs/handoff.md#redis-requirements).`,
+      ),
+      { message: `BullMQ worker for ${queueName}: Redis may evict jobs` },
+    );
+  }
 
   let closing: Promise<void> | undefined;
   function close(): Promise<void> {
@@ -189,5 +199,12 @@ export function createBullmqWorker(
   }
   for (const name of shutdownSignals) process.once(name, onSignal);
 
-  return { worker, close };
+  // Without `timeoutMs` there is nothing to ask the receiver: the worker runs at once, as with autorun.
+  const ready = start().catch(async (error: unknown) => {
+    receiver.reportJobError(error, { message: `BullMQ worker for ${queueName} not started` });
+    await close();
+    throw error;
+  });
+  ready.catch(() => undefined); // reported through onError already: awaiting `ready` is optional
+  return { worker, ready, close };
 }

@@ -12,4 +12,5 @@ export {
   redrivePgBossDeadLetters,
 } from './dead-letters.js';
 export { createPgBossHandoff, type PgBossHandoff, type PgBossHandoffOptions } from './handoff.js';
-export { createPgBossWorker, type PgBossWorker, type PgBossWorkerOptions } from './worker.js';
+export { createPgBossWorker, type PgBossWorker } from './worker.js';
+export type { PgBossWorkerOptions } from './worker-options.js';

@@ -3,56 +3,18 @@
  * key and runs the typed handlers, and the outcome is settled per job: completed, failed (pg-boss
  * retries with its backoff, then dead-letters), or dead-lettered at once for a job that is not a job
  * of this receiver (`job_invalid`: retrying cannot fix it).
+ *
+ * Each job is fetched and settled on its own: `concurrency` pg-boss workers of one job each, so a
+ * slow job holds its own slot only, never the completion of the jobs fetched with it (pg-boss
+ * settles a batch once its last job is done).
  */
 
 import { jobError } from '../../core/handoff/run-job.js';
-import type { HandoffRunner } from '../../core/handoff/types.js';
 import { isWebhookError } from '../../shared/errors.js';
-import type { PgBossJobLike, PgBossJobResult, PgBossLike } from './boss-like.js';
-import { ensureQueues, type PgBossQueueOptions, resolveQueues } from './queues.js';
-
-/**
- * Options of {@link createPgBossWorker}.
- *
- * @example
- * ```ts
- * import type { PgBossWorkerOptions } from '@svc/webhooks/pg-boss';
- *
- * const options: PgBossWorkerOptions = { boss, receiver, concurrency: 4, shutdownTimeoutMs: 20_000 };
- * ```
- */
-export interface PgBossWorkerOptions extends PgBossQueueOptions {
-  /** Your started `PgBoss` instance; stopped by us only on a shutdown signal (see `signals`). */
-  boss: PgBossLike;
-  /** The receiver whose `.on(...)` handlers run the jobs (configured as in the receiving process). */
-  receiver: HandoffRunner;
-  /**
-   * Jobs fetched and run at once by this process (pg-boss `batchSize`; each job is settled on its own,
-   * once the whole batch is done). Default 4.
-   */
-  concurrency?: number;
-  /** How often an idle worker asks Postgres for jobs, seconds (≥ 0.5). Default 0.5. */
-  pollingIntervalSeconds?: number;
-  /** On shutdown, how long running jobs may take to finish before they are aborted and released. Default 10 000. */
-  shutdownTimeoutMs?: number;
-  /**
-   * Signals that shut the worker down gracefully (stop fetching, finish or release the running jobs,
-   * stop `boss`, then let the process exit). Default `['SIGTERM', 'SIGINT']`; `false` to handle
-   * signals yourself and call `stop()`.
-   */
-  signals?: readonly NodeJS.Signals[] | false;
-  /**
-   * Called after a shutdown signal stopped the worker and `boss`: close your own resources here (a
-   * dedup store's pool, for one) so the process can exit.
-   */
-  onShutdown?(): void | Promise<void>;
-  /** Called after each job settles: its pg-boss id, outcome and attempt (1 = first). */
-  onJob?(info: {
-    id: string;
-    attempt: number;
-    result: 'handled' | 'duplicate' | 'ignored' | 'failed' | 'dead-lettered';
-  }): void;
-}
+import { leaseAllows, optionsInvalid } from '../worker-checks.js';
+import type { PgBossJobLike, PgBossJobResult } from './boss-like.js';
+import { ensureQueues } from './queues.js';
+import { FACTORY, type PgBossWorkerOptions, resolveWorkerOptions } from './worker-options.js';
 
 /**
  * A running pg-boss hand-off worker.
@@ -64,7 +26,10 @@ export interface PgBossWorkerOptions extends PgBossQueueOptions {
  * ```
  */
 export interface PgBossWorker {
-  /** Creates the queues if missing and starts fetching jobs. */
+  /**
+   * Creates the queues if missing and starts fetching jobs. Rejects `options_invalid` when
+   * `expireInSeconds` does not outlast the handlers' budget (the receiver's `leaseMs` − 1 s).
+   */
   start(): Promise<PgBossWorker>;
   /** Stops fetching, waits up to `shutdownTimeoutMs` for running jobs, then aborts and releases them. */
   stop(): Promise<void>;
@@ -97,23 +62,20 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
   const {
     boss,
     receiver,
-    concurrency = 4,
-    pollingIntervalSeconds = 0.5,
-    shutdownTimeoutMs = 10_000,
-    signals = ['SIGTERM', 'SIGINT'],
+    concurrency,
+    pollingIntervalSeconds,
+    shutdownTimeoutMs,
+    signals,
     onJob,
     onShutdown,
-  } = options;
-  if (typeof boss?.work !== 'function') {
-    throw new TypeError('createPgBossWorker: `boss` must be a pg-boss PgBoss instance (pg-boss 12).');
-  }
-  if (typeof receiver?.runJob !== 'function') {
-    throw new TypeError('createPgBossWorker: `receiver` must be a receiver created by this library.');
-  }
-  const queues = resolveQueues(options);
+    queues,
+  } = resolveWorkerOptions(options);
+  const expireMs = (queues.settings.expireInSeconds ?? 0) * 1_000;
   // Aborted when a shutdown's deadline passes: the handlers stop, the jobs fail and are retried.
   const shutdown = new AbortController();
-  let workerId: string | undefined;
+  /** One pg-boss worker per slot, each fetching one job at a time. */
+  const workerIds: string[] = [];
+  let starting: Promise<PgBossWorker> | undefined;
   let stopping: Promise<void> | undefined;
 
   const report = (error: unknown, job: PgBossJobLike, message: string) => {
@@ -181,48 +143,61 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
     });
   };
 
-  const worker: PgBossWorker = {
-    async start() {
-      if (workerId !== undefined) return worker;
-      // pg-boss emits 'error' for its own background failures; with no listener Node would end the
-      // process, so report them through the receiver when the app attached none.
-      if (boss.listenerCount('error') === 0) {
-        boss.on('error', (error) => {
-          try {
-            receiver.reportJobError(error, { message: `pg-boss: ${describe(error)}` });
-          } catch {
-            // never throw from an event listener
-          }
-        });
-      }
-      await ensureQueues(boss, queues);
-      workerId = await boss.work(
+  /** Checks what only the receiver knows, creates the queues and starts one pg-boss worker per slot. */
+  async function begin(): Promise<PgBossWorker> {
+    // runJob accepts a budget only below the receiver's leaseMs; accepting `expireMs + 999` means the
+    // default budget (leaseMs − 1 s) reaches pg-boss's expiry, which would fail and retry a job whose
+    // handlers still run (the retry then finds the claim held).
+    if ((await leaseAllows(receiver, expireMs + 999)) === true)
+      throw optionsInvalid(
+        FACTORY,
+        `expireInSeconds (${expireMs / 1_000}) must outlast the handlers' time budget (the receiver's leaseMs − 1 s): raise expireInSeconds or lower leaseMs.`,
+      );
+    // pg-boss emits 'error' for its own background failures; with no listener Node would end the
+    // process, so report them through the receiver when the app attached none.
+    if (boss.listenerCount('error') === 0) {
+      boss.on('error', (error) => {
+        try {
+          receiver.reportJobError(error, { message: `pg-boss: ${describe(error)}` });
+        } catch {
+          // never throw from an event listener
+        }
+      });
+    }
+    await ensureQueues(boss, queues);
+    for (let slot = 0; slot < concurrency && stopping === undefined; slot++) {
+      const id = await boss.work(
         queues.queue,
-        {
-          // One fetch takes up to `concurrency` jobs, run side by side and settled each on its own.
-          // While fetches come back full, pg-boss fetches again at once; an idle worker polls.
-          batchSize: concurrency,
-          burstWhenBatchFull: true,
-          perJobResults: true,
-          includeMetadata: true,
-          pollingIntervalSeconds,
-        },
+        // One job per fetch, settled as soon as it is done: a slow job holds its own slot only.
+        { batchSize: 1, perJobResults: true, includeMetadata: true, pollingIntervalSeconds },
         async (jobs) => {
           const results = await Promise.all(jobs.map(run));
-          // A full batch means more may be waiting: fetch again at once instead of after the poll
-          // interval (pg-boss's burst mode does this only for batches of more than one job).
-          if (jobs.length >= concurrency && workerId !== undefined) boss.notifyWorker(workerId);
+          // A job was there, so more may be: fetch again at once instead of after the poll interval
+          // (pg-boss's burst mode does not apply to batches of one).
+          const self = workerIds[slot];
+          if (jobs.length > 0 && self !== undefined && stopping === undefined) boss.notifyWorker(self);
           return results;
         },
       );
-      for (const name of signals || []) process.once(name, onSignal);
-      return worker;
+      workerIds[slot] = id;
+    }
+    for (const name of signals || []) process.once(name, onSignal);
+    return worker;
+  }
+
+  const worker: PgBossWorker = {
+    start() {
+      starting ??= begin();
+      return starting;
     },
     stop() {
       stopping ??= (async () => {
         for (const name of signals || []) process.off(name, onSignal);
-        if (workerId === undefined) return;
-        const finished = boss.offWork(queues.queue, { id: workerId, wait: true });
+        await starting?.catch(() => undefined);
+        if (workerIds.length === 0) return;
+        const finished = Promise.all(
+          workerIds.map((id) => boss.offWork(queues.queue, { id, wait: true })),
+        ).then(() => undefined);
         let timer: ReturnType<typeof setTimeout> | undefined;
         const deadline = new Promise<'late'>((resolve) => {
           timer = setTimeout(() => resolve('late'), shutdownTimeoutMs);

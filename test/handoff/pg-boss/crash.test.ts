@@ -137,7 +137,13 @@ describe.runIf(postgresAvailable())('pg-boss hand-off: worker processes crash', 
 
   it('SIGTERM: the worker stops taking jobs, finishes the running one, and exits', async () => {
     const { boss, queue, server, env, completed } = await setup();
-    const worker = await spawnWorker({ ...env, HANDLER_MS: '1500', CONCURRENCY: '1', LEASE_MS: '5000' });
+    const worker = await spawnWorker({
+      ...env,
+      HANDLER_MS: '1500',
+      CONCURRENCY: '1',
+      LEASE_MS: '5000',
+      EXPIRE_SECONDS: '5',
+    });
     try {
       const deliveries = Array.from({ length: 3 }, () => crmDelivery('deal.won'));
       for (const delivery of deliveries) expect((await post(server.url, delivery)).status).toBe(200);
