@@ -3,7 +3,14 @@
  * before any processor runs and leaves it active, then stalled, fetched and failing again without
  * end. The hand-off worker reads it anyway and dead-letters it as `job_invalid`.
  */
-import { type Job, type JobJson, UnrecoverableError, Worker } from 'bullmq';
+import {
+  type Job,
+  type JobJson,
+  type Processor,
+  UnrecoverableError,
+  Worker,
+  type WorkerOptions,
+} from 'bullmq';
 import type { HandoffRunner } from '../../core/handoff/types.js';
 import { WebhookError } from '../../shared/errors.js';
 
@@ -14,7 +21,14 @@ import { WebhookError } from '../../shared/errors.js';
  */
 export class HandoffWorker extends Worker {
   /** Ids of jobs read with unreadable data, until the processor dead-lettered them. */
-  readonly unreadable = new Set<string>();
+  // Declared and set in the constructor, not initialised as a class field: the CJS build would
+  // otherwise wrap the class in a renaming helper (test/package/error-name.test.ts).
+  declare readonly unreadable: Set<string>;
+
+  constructor(name: string, processor: Processor, options: WorkerOptions) {
+    super(name, processor, options);
+    (this as { unreadable: Set<string> }).unreadable = new Set();
+  }
 
   protected override createJob(data: JobJson, jobId: string): Job {
     try {
