@@ -116,3 +116,69 @@ export async function evalScript(
     return client.eval(script.source, 1, key, ...args);
   }
 }
+
+/**
+ * What `WAIT` needs of a Redis client: ioredis (`wait`, a Cluster's `slots` and master `nodes`) or
+ * node-redis (`sendCommand`; a cluster's `getSlotMaster`). Structural, as every client type here.
+ */
+export interface WaitClient {
+  isCluster?: unknown;
+  options?: { host?: unknown; port?: unknown };
+  slots?: unknown;
+  nodes?(role: 'master'): WaitClient[];
+  wait?(replicas: number, timeoutMs: number): Promise<unknown>;
+  // biome-ignore lint/suspicious/noExplicitAny: node-redis' sendCommand has a standalone and a cluster form.
+  sendCommand?(...args: any[]): Promise<unknown>;
+  getSlotMaster?(slot: number): unknown;
+}
+
+function crc16(bytes: Uint8Array): number {
+  let crc = 0;
+  for (const byte of bytes) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit++)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+
+/** The Redis Cluster hash slot of `key` (its `{hash tag}` when it has a non-empty one). */
+export function keySlot(key: string): number {
+  const open = key.indexOf('{');
+  const close = open === -1 ? -1 : key.indexOf('}', open + 1);
+  const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
+  return crc16(new TextEncoder().encode(hashed)) % 16_384;
+}
+
+/**
+ * The connection `WAIT` must go to: WAIT counts the replicas that acknowledged *this connection's*
+ * last write, so on a Cluster it is the master connection that ran the write (the one serving `key`).
+ */
+function connectionOf(client: WaitClient, key: string): WaitClient {
+  if (client.isCluster !== true) return client;
+  const slots = client.slots as (readonly string[] | undefined)[] | undefined;
+  const nodeKey = slots?.[keySlot(key)]?.[0];
+  const master = client
+    .nodes?.('master')
+    .find(({ options }) => `${String(options?.host)}:${String(options?.port)}` === nodeKey);
+  if (!master) throw new Error(`no Redis Cluster master known for the slot of ${key}`);
+  return master;
+}
+
+/** Runs `WAIT replicas timeoutMs` after the write of `key`; resolves how many replicas acknowledged it. */
+export async function waitForReplicas(
+  client: WaitClient,
+  key: string,
+  replicas: number,
+  timeoutMs: number,
+): Promise<number> {
+  const args = ['WAIT', String(replicas), String(timeoutMs)];
+  // node-redis: a cluster routes a command by its first key (to the master that ran the write); a
+  // single client sends it as is.
+  if (typeof client.getSlotMaster === 'function' && typeof client.sendCommand === 'function')
+    return Number(await client.sendCommand(key, false, args));
+  const connection = connectionOf(client, key);
+  if (typeof connection.wait === 'function') return Number(await connection.wait(replicas, timeoutMs));
+  if (typeof connection.sendCommand === 'function') return Number(await connection.sendCommand(args));
+  throw new Error('the Redis client has no WAIT command');
+}

@@ -4,9 +4,9 @@
  * hosts. Works with `ioredis` and node-redis (`redis` v4+) clients that you create and connect.
  */
 import type { Clock } from '../shared/clock.js';
-import type { WebhookError } from '../shared/errors.js';
-import type { RedisClientLike } from './redis-client.js';
-import { defineScript, evalScript, isRedisClient } from './redis-client.js';
+import { WebhookError } from '../shared/errors.js';
+import type { RedisClientLike, WaitClient } from './redis-client.js';
+import { defineScript, evalScript, isRedisClient, waitForReplicas } from './redis-client.js';
 import {
   ABANDON_SCRIPT,
   CLAIM_SCRIPT,
@@ -52,6 +52,15 @@ export interface RedisStoreOptions {
    * node-redis `disableOfflineQueue`) so it does not queue commands for long while disconnected.
    */
   timeoutMs?: number;
+  /**
+   * Opt-in: after a claim is granted and after a completion, wait until `replicas` replicas have
+   * the write (Redis `WAIT`, at most `timeoutMs`); fewer is `store_unavailable`: a refused claim (the
+   * receiver answers 503 and abandons it, so the sender's retry runs it) or a reported completion.
+   * Redis replicates asynchronously, so without it a failover right after a write can lose that
+   * claim or completion and let a retry run the handlers a second time (docs/handoff.md "Redis
+   * requirements"). Costs one round trip and the replica's lag per claim and per completion.
+   */
+  waitForReplicas?: { replicas: number; timeoutMs: number };
 }
 
 /**
@@ -105,9 +114,48 @@ const abandonScript = defineScript(ABANDON_SCRIPT);
  * ```
  */
 export function createRedisStore(options: RedisStoreOptions): RedisStore {
-  const { client, prefix = 'webhooks:dedup:', clock, timeoutMs = 3_000 } = options;
+  const {
+    client,
+    prefix = 'webhooks:dedup:',
+    clock,
+    timeoutMs = 3_000,
+    waitForReplicas: replication,
+  } = options;
   if (!isRedisClient(client)) {
     throw new TypeError('createRedisStore: `client` must be an ioredis or node-redis (v4+) client.');
+  }
+  if (replication !== undefined) {
+    for (const [name, value] of [
+      ['replicas', replication?.replicas],
+      ['timeoutMs', replication?.timeoutMs],
+    ] as const) {
+      if (!Number.isSafeInteger(value) || (value as number) <= 0)
+        throw new WebhookError(
+          'options_invalid',
+          `createRedisStore: waitForReplicas.${name} must be a positive whole number (got ${String(value)}).`,
+        );
+    }
+  }
+
+  /** With `waitForReplicas`: the write of `key` is on enough replicas, or `store_unavailable`. */
+  async function replicated(key: string, options: StoreCallOptions | undefined): Promise<void> {
+    if (replication === undefined) return;
+    const { replicas, timeoutMs: waitMs } = replication;
+    let acknowledged: number;
+    try {
+      acknowledged = await withTimeout(
+        waitForReplicas(client as WaitClient, prefix + key, replicas, waitMs),
+        callTimeout(options, timeoutMs),
+        'Redis',
+      );
+    } catch (error) {
+      throw storeUnavailable('Redis', error);
+    }
+    if (acknowledged < replicas)
+      throw storeUnavailable(
+        'Redis',
+        new Error(`${acknowledged} of ${replicas} replicas acknowledged the write within ${waitMs} ms`),
+      );
   }
   // Hash the scripts now, so that each later call goes out in the caller's tick (evalScript).
   for (const script of [claimScript, completeScript, releaseScript, extendScript, abandonScript]) {
@@ -154,7 +202,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       if (status === 'completed') return { status };
       const leaseEndsAt = Number(endsAt);
       if (!Number.isFinite(leaseEndsAt)) throw unexpected(reply);
-      if (status === 'claimed') return { status, token, leaseEndsAt };
+      if (status === 'claimed') {
+        await replicated(key, options);
+        return { status, token, leaseEndsAt };
+      }
       if (status === 'in_progress') return { status, leaseEndsAt };
       throw unexpected(reply);
     },
@@ -163,7 +214,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       assertKey(key);
       assertToken(token);
       assertMs('ttlMs', options.ttlMs);
-      return compareAndSet(completeScript, key, token, String(options.ttlMs), options);
+      const completed = await compareAndSet(completeScript, key, token, String(options.ttlMs), options);
+      if (completed) await replicated(key, options);
+      return completed;
     },
 
     async release(key: string, token: string, options?: StoreCallOptions): Promise<boolean> {

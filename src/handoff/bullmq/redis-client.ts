@@ -6,6 +6,8 @@
  */
 
 /** The members of an ioredis `Redis` or `Cluster` read here. */
+export { waitForReplicas } from '../../dedup/redis-client.js';
+
 export interface RawRedisClient {
   status?: unknown;
   isCluster?: unknown;
@@ -41,50 +43,6 @@ export function connectionStatus(client: RawRedisClient): { ready: boolean; stat
   return { ready: status === 'ready' || (client.isCluster === true && status === 'connect'), status };
 }
 
-function crc16(bytes: Uint8Array): number {
-  let crc = 0;
-  for (const byte of bytes) {
-    crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit++)
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
-}
-
-/** The Redis Cluster hash slot of `key` (its `{hash tag}` when it has a non-empty one). */
-export function keySlot(key: string): number {
-  const open = key.indexOf('{');
-  const close = open === -1 ? -1 : key.indexOf('}', open + 1);
-  const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
-  return crc16(new TextEncoder().encode(hashed)) % 16_384;
-}
-
-/**
- * The connection `WAIT` must go to: WAIT counts the replicas that acknowledged *this connection's*
- * last write, so on a Cluster it is the master connection that ran the write (the one serving `key`).
- */
-function connectionOf(client: RawRedisClient, key: string): RawRedisClient {
-  if (client.isCluster !== true) return client;
-  const slots = client.slots as (readonly string[] | undefined)[] | undefined;
-  const nodeKey = slots?.[keySlot(key)]?.[0];
-  const master = client
-    .nodes?.('master')
-    .find(({ options }) => `${String(options?.host)}:${String(options?.port)}` === nodeKey);
-  if (!master) throw new Error(`no Redis Cluster master known for the slot of ${key}`);
-  return master;
-}
-
-/** Runs `WAIT replicas timeoutMs` after the write of `key`; resolves how many replicas acknowledged it. */
-export async function waitForReplicas(
-  client: RawRedisClient,
-  key: string,
-  replicas: number,
-  timeoutMs: number,
-): Promise<number> {
-  const connection = connectionOf(client, key);
-  if (typeof connection.wait !== 'function') throw new Error('the Redis client has no WAIT command');
-  return Number(await connection.wait(replicas, timeoutMs));
-}
 
 /**
  * The server's `maxmemory-policy`, or undefined when it cannot be read: managed Redis services often
