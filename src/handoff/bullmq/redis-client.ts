@@ -43,7 +43,6 @@ export function connectionStatus(client: RawRedisClient): { ready: boolean; stat
   return { ready: status === 'ready' || (client.isCluster === true && status === 'connect'), status };
 }
 
-
 /**
  * The server's `maxmemory-policy`, or undefined when it cannot be read: managed Redis services often
  * refuse `CONFIG` (then nothing is said rather than a failure).
