@@ -19,6 +19,7 @@ import type { ResolvedOptions } from './receiver-options.js';
 import type { BodyLimits, ReceiveInput } from './receiver-types.js';
 import { report } from './report.js';
 import type { ServiceSpec } from './service-spec.js';
+import { Scheduler } from './timers.js';
 import { accepted, failed, refused, type Verdict, verdictOfError } from './verdict.js';
 
 /** The receive function of a receiver. */
@@ -27,7 +28,16 @@ export type Receive = (input: ReceiveInput) => Promise<Verdict>;
 /** The processing settings of a receiver, built once. */
 export function processSettings(options: ResolvedOptions, registry: HandlerRegistry): ProcessSettings {
   const { dedup, leaseMs, ttlMs, storeTimeoutMs, clock, logger } = options;
-  return { store: dedup, leaseMs, ttlMs, storeTimeoutMs, clock, logger, hooks: registry.errorHooks };
+  return {
+    store: dedup,
+    leaseMs,
+    ttlMs,
+    storeTimeoutMs,
+    clock,
+    logger,
+    hooks: registry.errorHooks,
+    scheduler: new Scheduler(clock),
+  };
 }
 
 /** Builds the receive function of a receiver. */
