@@ -10,7 +10,7 @@
  */
 import type { Clock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
-import { type ClaimSettings, claimKey, settleClaim } from './claims.js';
+import { abandonClaim, type ClaimSettings, claimKey } from './claims.js';
 import { type Deadline, TIMED_OUT } from './deadline.js';
 import { DeliveryContext } from './handler-context.js';
 import type { DispatchableEvent } from './handler-registry.js';
@@ -182,9 +182,26 @@ class DeliveryRun extends Due implements Deadline {
     });
   }
 
+  /**
+   * Completes (`success`) or releases the claim; reports a failure or a fenced write (the lease
+   * ended). A release that failed may not have run: the claim would hold until its lease ends and the
+   * CRM service's quick retries (§6 rule 5: 1 s, 2 s) would get 409, so its token is abandoned in the
+   * background, which drops the lease whether the release ran or not.
+   */
   async settle(success: boolean): Promise<void> {
     const settings = this.#settings;
-    const settled = await settleClaim(settings, this.#delivery.key, this.token, success);
+    const { store, ttlMs, storeTimeoutMs } = settings;
+    const { key } = this.#delivery;
+    const { token } = this;
+    let settled: boolean | { error: unknown };
+    try {
+      settled = success
+        ? await store.complete(key, token, { ttlMs, timeoutMs: storeTimeoutMs })
+        : await store.release(key, token, { timeoutMs: storeTimeoutMs });
+    } catch (error) {
+      if (!success) abandonClaim(settings, key, token);
+      settled = { error };
+    }
     if (settled === true || (settled === false && this.lost)) return; // a lost lease is reported once
     const phase = success ? 'complete' : 'release';
     const error =
