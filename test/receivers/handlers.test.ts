@@ -167,7 +167,7 @@ describe('handler context', () => {
         service: 'mail',
         deliveryId: delivery.deliveryId,
         event: 'clicked',
-        key: `mail:delivery:${delivery.deliveryId}`,
+        dedupKey: `mail:delivery:${delivery.deliveryId}`,
         extra: 1,
       },
     });
