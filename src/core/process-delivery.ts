@@ -19,7 +19,7 @@ import { extendLease, leaseTurnMs } from './lease.js';
 import { emit, type LogFields, type Logger } from './logger.js';
 import { report } from './report.js';
 import { runHandlers, type Settled } from './run-handlers.js';
-import { Due, type Scheduler } from './timers.js';
+import type { Due, Scheduler } from './timers.js';
 import { accepted, failed, type Verdict } from './verdict.js';
 
 /** One delivery on its way to its handlers: everything processing needs, nothing of the request. */
@@ -60,7 +60,11 @@ function retryAfter(clock: Clock, leaseEndsAt: number): number {
  * raced against) and, once claimed, its lease turns, as ONE entry of the receiver's scheduler due at
  * whichever comes first. A class rather than closures: one is built per delivery on the hot path.
  */
-class DeliveryRun extends Due implements Deadline {
+class DeliveryRun implements Due, Deadline {
+  due = 0;
+  prev: Due | undefined = undefined;
+  next: Due | undefined = undefined;
+  queued = false;
   readonly at: number;
   readonly #settings: ProcessSettings;
   readonly #delivery: Delivery;
@@ -77,7 +81,6 @@ class DeliveryRun extends Due implements Deadline {
   lost = false;
 
   constructor(settings: ProcessSettings, delivery: Delivery) {
-    super();
     this.#settings = settings;
     this.#delivery = delivery;
     this.at = delivery.startedAt + delivery.timeoutMs;

@@ -15,19 +15,23 @@ export function clockSchedules(clock: Clock): boolean {
   return typeof clock.setTimeout === 'function' && typeof clock.clearTimeout === 'function';
 }
 
-/** An entry of a {@link Scheduler}: extend it, or use it as is with a callback. */
-export abstract class Due {
+/**
+ * An entry of a {@link Scheduler}: an object with these fields (start them at 0, `undefined`,
+ * `undefined`, `false`) and `fire`. An interface rather than a base class: a delivery's entry is built
+ * per request, and a derived class's constructor costs more than fields of its own.
+ */
+export interface Due {
   /** When it fires (epoch ms on the scheduler's clock); set by {@link Scheduler.add}. */
-  due = 0;
+  due: number;
   /** Links of the scheduler's list; `queued` while linked. */
-  prev: Due | undefined = undefined;
-  next: Due | undefined = undefined;
-  queued = false;
+  prev: Due | undefined;
+  next: Due | undefined;
+  queued: boolean;
   /**
    * Called once when `due` passed (the entry is already unlinked; add it again for another turn).
    * A returned promise is handed to the clock's timer, so a virtual clock's `advance` awaits it.
    */
-  abstract fire(now: number): Promise<unknown> | undefined;
+  fire(now: number): Promise<unknown> | undefined;
 }
 
 /** The timer of one receiver's deliveries. */

@@ -7,19 +7,21 @@
 import { createMailReceiver, createMemoryStore } from '@svc/webhooks';
 import { createVirtualClock } from '@svc/webhooks/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Due, Scheduler } from '../../src/core/timers.js';
+import { type Due, Scheduler } from '../../src/core/timers.js';
 import { deferred, deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
 
 const START = Date.UTC(2026, 0, 1);
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-class Entry extends Due {
+class Entry implements Due {
+  due = 0;
+  prev: Due | undefined = undefined;
+  next: Due | undefined = undefined;
+  queued = false;
   constructor(
     readonly name: string,
     readonly fired: Array<[string, number]>,
-  ) {
-    super();
-  }
+  ) {}
   fire(now: number): undefined {
     this.fired.push([this.name, now]);
     return undefined;
