@@ -1,6 +1,6 @@
 /**
- * The receiver's calls to its dedup store: a claim made harmless when its answer is not seen, and
- * the settle (complete or release) after the handlers. Each call carries the receiver's
+ * The receiver's calls to its dedup store: a claim made harmless when its answer is not seen (the
+ * settle after the handlers is in process-delivery.ts). Each call carries the receiver's
  * `storeTimeoutMs`, which the store applies itself (the shipped stores bound every call with it); the
  * receiver adds no timer of its own per call, only the delivery's deadline (deadline.ts) as the last
  * bound for a store that ignores it.
@@ -115,28 +115,5 @@ export async function claimKey(settings: ClaimSettings, key: string, deadline: D
     gaveUp = true;
     if (canAbandon && !invalidOptions(error)) abandonClaim(settings, key, token);
     return { status: 'failed', error };
-  }
-}
-
-/**
- * Completes (`success`) or releases the claim of `token`: `true`, `false` when the lease ended and the
- * write was fenced, or the error. A release that failed may not have run: the claim would hold until
- * its lease ends and the CRM service's quick retries (§6 rule 5: 1 s, 2 s) would get 409, so its token
- * is abandoned in the background, which drops the lease whether the release ran or not.
- */
-export async function settleClaim(
-  settings: ClaimSettings,
-  key: string,
-  token: string,
-  success: boolean,
-): Promise<boolean | { error: unknown }> {
-  const { store, ttlMs, storeTimeoutMs } = settings;
-  try {
-    return success
-      ? await store.complete(key, token, { ttlMs, timeoutMs: storeTimeoutMs })
-      : await store.release(key, token, { timeoutMs: storeTimeoutMs });
-  } catch (error) {
-    if (!success) abandonClaim(settings, key, token);
-    return { error };
   }
 }

@@ -1,10 +1,13 @@
 /**
- * One deadline per delivery, on the receiver's clock when it schedules (a virtual clock in tests),
- * else on the runtime's timers. Every wait of a delivery (the dedup store, the handlers, the
- * `onInvalid` hooks) is raced against it, so nothing a user or a store supplies can hold the answer
- * past it. One timer at most, started by the first wait and cleared when the delivery ends.
+ * One deadline per delivery. Every wait of a delivery (the dedup store, the handlers, the `onInvalid`
+ * hooks) is raced against it, so nothing a user or a store supplies can hold the answer past it. A
+ * processed delivery's deadline is an entry of the receiver's scheduler (timers.ts,
+ * process-delivery.ts); {@link createDeadline} is the stand-alone one of the `onInvalid` hooks, on
+ * the receiver's clock when it schedules (a virtual clock in tests), else on the runtime's timers:
+ * one timer at most, started by the first wait and cleared when the delivery ends.
  */
 import type { Clock } from '../shared/clock.js';
+import { clockSchedules } from './timers.js';
 
 /** What {@link Deadline.race} resolves with once the deadline passed first. */
 export const TIMED_OUT: unique symbol = Symbol('timed out');
@@ -19,11 +22,6 @@ export interface Deadline {
   race<T>(work: Promise<T>): Promise<T | typeof TIMED_OUT>;
   /** Clears the timer; later races wait for their work alone. */
   cancel(): void;
-}
-
-/** Whether `clock` brings its own timers (both methods, so a timer it starts can be cancelled). */
-export function clockSchedules(clock: Clock): boolean {
-  return typeof clock.setTimeout === 'function' && typeof clock.clearTimeout === 'function';
 }
 
 /** Calls `fire` after `ms` on `clock`'s timers, or the runtime's; returns the canceller. */

@@ -19,6 +19,7 @@ import type { ResolvedOptions } from './receiver-options.js';
 import type { BodyLimits, ReceiveInput } from './receiver-types.js';
 import { report } from './report.js';
 import type { ServiceSpec } from './service-spec.js';
+import { Scheduler } from './timers.js';
 import { accepted, failed, refused, type Verdict, verdictOfError } from './verdict.js';
 
 /** The receive function of a receiver. */
@@ -27,7 +28,16 @@ export type Receive = (input: ReceiveInput) => Promise<Verdict>;
 /** The processing settings of a receiver, built once. */
 export function processSettings(options: ResolvedOptions, registry: HandlerRegistry): ProcessSettings {
   const { dedup, leaseMs, ttlMs, storeTimeoutMs, clock, logger } = options;
-  return { store: dedup, leaseMs, ttlMs, storeTimeoutMs, clock, logger, hooks: registry.errorHooks };
+  return {
+    store: dedup,
+    leaseMs,
+    ttlMs,
+    storeTimeoutMs,
+    clock,
+    logger,
+    hooks: registry.errorHooks,
+    scheduler: new Scheduler(clock),
+  };
 }
 
 /** Builds the receive function of a receiver. */
@@ -41,8 +51,9 @@ export function createReceivePath(
   const hooks = registry.errorHooks;
   const limits: BodyLimits = Object.freeze({ maxBodyBytes, bodyTimeoutMs });
   const settings = processSettings(options, registry);
-  // Chosen once: node:crypto verifies without a promise; Web Crypto only with one.
-  const verify = getNodeCrypto() !== null ? verifySignatureSync : verifySignature;
+  // Chosen once: node:crypto verifies without a promise (and without an await hop); Web Crypto
+  // only with one.
+  const syncVerify = getNodeCrypto() !== null;
 
   /** A reader's refusal (too large, too slow, unreadable, parsed by someone else), logged once. */
   function unreadable(error: unknown): Verdict {
@@ -98,7 +109,10 @@ export function createReceivePath(
         }
       }
       // email-service §6 rule 1, crm-service §6 rule 2: the signature over the exact bytes, before parsing.
-      const result = await verify(body, readHeader(headers, headerNames.signature), secrets);
+      const signature = readHeader(headers, headerNames.signature);
+      const result = syncVerify
+        ? verifySignatureSync(body, signature, secrets)
+        : await verifySignature(body, signature, secrets);
       if (!result.ok) {
         const deliveryId = readHeaderString(headers, headerNames.deliveryId);
         emit(logger, 'warn', 'webhook signature rejected', { service, code: result.code, deliveryId });

@@ -116,90 +116,133 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   const prefix = `${createToken()}.`;
   let issued = 0;
 
+  // Each call changes the state synchronously and hands back a settled promise: plain functions with
+  // Promise.resolve rather than `async` ones, which cost a generator and a promise more per call (a
+  // throw from the checks still comes back as a rejection).
+  function claimNow(key: string, { leaseMs, token: chosen }: ClaimOptions): ClaimResult {
+    assertKey(key);
+    assertMs('leaseMs', leaseMs);
+    if (chosen !== undefined) assertToken(chosen);
+    const now = clock.now();
+    let slot = slots.find(key);
+    if (slot === 0) {
+      slot = added(key);
+    } else {
+      const endsAt = ends[slot]!;
+      if (endsAt > now && tokens[slot] !== undefined) {
+        // The same claim again (a resend) holds the lease it took.
+        if (chosen !== undefined && tokens[slot] === chosen)
+          return { status: 'claimed', token: chosen, leaseEndsAt: endsAt };
+        return { status: 'in_progress', leaseEndsAt: endsAt };
+      }
+      slots.touch(slot);
+      if (endsAt > now) return COMPLETED;
+      // This very token was abandoned: the claim must not run (DedupStore.abandon).
+      if (endsAt < -now && chosen !== undefined && tokens[slot] === chosen) {
+        return { status: 'in_progress', leaseEndsAt: now };
+      }
+    }
+    // Free, expired or a crashed worker's lapsed lease: take it over with a new token.
+    const token = chosen ?? prefix + (++issued).toString(36);
+    const leaseEndsAt = now + leaseMs;
+    tokens[slot] = token;
+    ends[slot] = leaseEndsAt;
+    return { status: 'claimed', token, leaseEndsAt };
+  }
+
+  function completeNow(key: string, token: string, { ttlMs }: CompleteOptions): boolean {
+    assertKey(key);
+    assertToken(token);
+    assertMs('ttlMs', ttlMs);
+    const now = clock.now();
+    const slot = owned(key, token, now);
+    if (slot === 0) return false;
+    // Not touched: the claim just made it the most recent.
+    ends[slot] = now + ttlMs;
+    tokens[slot] = undefined;
+    return true;
+  }
+
+  function releaseNow(key: string, token: string): boolean {
+    assertKey(key);
+    assertToken(token);
+    const slot = owned(key, token, clock.now());
+    if (slot === 0) return false;
+    remove(slot);
+    return true;
+  }
+
+  function abandonNow(key: string, token: string, { leaseMs }: AbandonOptions): boolean {
+    assertKey(key);
+    assertToken(token);
+    assertMs('leaseMs', leaseMs);
+    const now = clock.now();
+    let slot = slots.find(key);
+    if (slot === 0) {
+      slot = added(key);
+    } else if (ends[slot]! > now) {
+      if (tokens[slot] === undefined) return true; // completed: a late claim is a duplicate
+      if (tokens[slot] !== token) return false; // another claimer's live lease
+    }
+    tokens[slot] = token;
+    ends[slot] = -(now + leaseMs);
+    return true;
+  }
+
+  function extendNow(key: string, token: string, { leaseMs }: ClaimOptions): boolean {
+    assertKey(key);
+    assertToken(token);
+    assertMs('leaseMs', leaseMs);
+    const now = clock.now();
+    const slot = owned(key, token, now);
+    if (slot === 0) return false;
+    ends[slot] = now + leaseMs;
+    return true;
+  }
+
   const store: MemoryStore = {
     get size() {
       return slots.size;
     },
 
-    async claim(key: string, { leaseMs, token: chosen }: ClaimOptions): Promise<ClaimResult> {
-      assertKey(key);
-      assertMs('leaseMs', leaseMs);
-      if (chosen !== undefined) assertToken(chosen);
-      const now = clock.now();
-      let slot = slots.find(key);
-      if (slot === 0) {
-        slot = added(key);
-      } else {
-        const endsAt = ends[slot]!;
-        if (endsAt > now && tokens[slot] !== undefined) {
-          // The same claim again (a resend) holds the lease it took.
-          if (chosen !== undefined && tokens[slot] === chosen)
-            return { status: 'claimed', token: chosen, leaseEndsAt: endsAt };
-          return { status: 'in_progress', leaseEndsAt: endsAt };
-        }
-        slots.touch(slot);
-        if (endsAt > now) return COMPLETED;
-        // This very token was abandoned: the claim must not run (DedupStore.abandon).
-        if (endsAt < -now && chosen !== undefined && tokens[slot] === chosen) {
-          return { status: 'in_progress', leaseEndsAt: now };
-        }
+    claim(key: string, options: ClaimOptions): Promise<ClaimResult> {
+      try {
+        return Promise.resolve(claimNow(key, options));
+      } catch (error) {
+        return Promise.reject(error);
       }
-      // Free, expired or a crashed worker's lapsed lease: take it over with a new token.
-      const token = chosen ?? prefix + (++issued).toString(36);
-      const leaseEndsAt = now + leaseMs;
-      tokens[slot] = token;
-      ends[slot] = leaseEndsAt;
-      return { status: 'claimed', token, leaseEndsAt };
     },
 
-    async complete(key: string, token: string, { ttlMs }: CompleteOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      assertMs('ttlMs', ttlMs);
-      const now = clock.now();
-      const slot = owned(key, token, now);
-      if (slot === 0) return false;
-      // Not touched: the claim just made it the most recent.
-      ends[slot] = now + ttlMs;
-      tokens[slot] = undefined;
-      return true;
-    },
-
-    async release(key: string, token: string): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      const slot = owned(key, token, clock.now());
-      if (slot === 0) return false;
-      remove(slot);
-      return true;
-    },
-
-    async abandon(key: string, token: string, { leaseMs }: AbandonOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      assertMs('leaseMs', leaseMs);
-      const now = clock.now();
-      let slot = slots.find(key);
-      if (slot === 0) {
-        slot = added(key);
-      } else if (ends[slot]! > now) {
-        if (tokens[slot] === undefined) return true; // completed: a late claim is a duplicate
-        if (tokens[slot] !== token) return false; // another claimer's live lease
+    complete(key: string, token: string, options: CompleteOptions): Promise<boolean> {
+      try {
+        return Promise.resolve(completeNow(key, token, options));
+      } catch (error) {
+        return Promise.reject(error);
       }
-      tokens[slot] = token;
-      ends[slot] = -(now + leaseMs);
-      return true;
     },
 
-    async extend(key: string, token: string, { leaseMs }: ClaimOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      assertMs('leaseMs', leaseMs);
-      const now = clock.now();
-      const slot = owned(key, token, now);
-      if (slot === 0) return false;
-      ends[slot] = now + leaseMs;
-      return true;
+    release(key: string, token: string): Promise<boolean> {
+      try {
+        return Promise.resolve(releaseNow(key, token));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+
+    abandon(key: string, token: string, options: AbandonOptions): Promise<boolean> {
+      try {
+        return Promise.resolve(abandonNow(key, token, options));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+
+    extend(key: string, token: string, options: ClaimOptions): Promise<boolean> {
+      try {
+        return Promise.resolve(extendNow(key, token, options));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
 
     async prune(): Promise<number> {

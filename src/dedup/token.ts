@@ -20,6 +20,7 @@ function randomWord(): string {
 
 /** A new fencing token such as `k3f.1x9a0qz0b2m7pe`; never reused within a process. */
 export function createToken(): string {
-  counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
+  // A comparison, not `% Number.MAX_SAFE_INTEGER`: a remainder by a non-small integer is a libm call.
+  counter = counter >= Number.MAX_SAFE_INTEGER - 1 ? 0 : counter + 1;
   return `${counter.toString(36)}.${randomWord()}${randomWord()}`;
 }
