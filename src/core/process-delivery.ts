@@ -63,26 +63,39 @@ function retryAfter(clock: Clock, leaseEndsAt: number): number {
  * plain properties cost less to define per instance (−1,500 instructions per request over HTTP).
  */
 class DeliveryRun implements Due, Deadline {
-  due = 0;
-  prev: Due | undefined = undefined;
-  next: Due | undefined = undefined;
-  queued = false;
-  readonly at: number;
-  private readonly _settings: ProcessSettings;
-  private readonly _delivery: Delivery;
+  // Declared here and set in the constructor, not initialised in the class body: the CJS build would
+  // wrap the class in a renaming helper with an `__init` call per field (test/package/error-name.test.ts).
+  declare due: number;
+  declare prev: Due | undefined;
+  declare next: Due | undefined;
+  declare queued: boolean;
+  declare readonly at: number;
+  declare private readonly _settings: ProcessSettings;
+  declare private readonly _delivery: Delivery;
   /** The deadline while it is pending; {@link NEVER} once it passed or was cancelled. */
-  private _deadlineAt: number;
-  private _expired = false;
+  declare private _deadlineAt: number;
+  declare private _expired: boolean;
   /** The next lease turn; {@link NEVER} while none is pending (an extension in flight, or stopped). */
-  private _turnAt = NEVER;
-  private _keeping = false;
+  declare private _turnAt: number;
+  declare private _keeping: boolean;
   /** Resolves the race in progress with {@link TIMED_OUT} when the deadline passes. */
-  private _wake: ((value: typeof TIMED_OUT) => void) | undefined = undefined;
-  token = '';
-  context: DeliveryContext | undefined = undefined;
-  lost = false;
+  declare private _wake: ((value: typeof TIMED_OUT) => void) | undefined;
+  declare token: string;
+  declare context: DeliveryContext | undefined;
+  declare lost: boolean;
 
   constructor(settings: ProcessSettings, delivery: Delivery) {
+    this.due = 0;
+    this.prev = undefined;
+    this.next = undefined;
+    this.queued = false;
+    this._expired = false;
+    this._turnAt = NEVER;
+    this._keeping = false;
+    this._wake = undefined;
+    this.token = '';
+    this.context = undefined;
+    this.lost = false;
     this._settings = settings;
     this._delivery = delivery;
     this.at = delivery.startedAt + delivery.timeoutMs;
