@@ -3,26 +3,12 @@
  * receiver still claims a huge `message_id` key, and its hashed key equals the one node:crypto gives,
  * so Node and edge instances sharing a store agree. Expected values come from node:crypto here.
  */
-import { spawnSync } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildDist } from '../package/dist.js';
-
-const PRELOAD = `
-import { registerHooks } from 'node:module';
-const blocked = new Set(['node:crypto', 'crypto']);
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    if (blocked.has(specifier)) throw new Error('blocked: ' + specifier);
-    return nextResolve(specifier, context);
-  },
-});
-delete process.getBuiltinModule;
-`;
+import { type NoNodeCryptoScripts, withoutNodeCrypto } from '../support/without-node-crypto.js';
 
 const SECRET = 'whsec_web_crypto_only';
 const MESSAGE_ID = `<${'m'.repeat(5_000)}@mail.example>`;
@@ -56,29 +42,18 @@ console.log(JSON.stringify({ nodeCrypto: typeof process.getBuiltinModule, result
 `;
 
 let dist: string;
-let work: string;
+let scripts: NoNodeCryptoScripts | undefined;
 beforeAll(async () => {
   dist = await buildDist();
-  work = mkdtempSync(join(tmpdir(), 'svc-bound-key-'));
-  writeFileSync(join(work, 'preload.mjs'), PRELOAD);
-  writeFileSync(join(work, 'check.mjs'), CHECK);
+  scripts = withoutNodeCrypto('svc-bound-key-', { 'check.mjs': CHECK });
 });
-afterAll(() => {
-  if (work) rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => scripts?.close());
 
 it('dist/index.js without node:crypto: a huge message_id key is hashed to the node:crypto digest', () => {
-  const child = spawnSync(
-    process.execPath,
-    [
-      '--import',
-      pathToFileURL(join(work, 'preload.mjs')).href,
-      join(work, 'check.mjs'),
-      pathToFileURL(join(dist, 'index.js')).href,
-      JSON.stringify([SECRET, BODY, SIGNATURE, MESSAGE_ID]),
-    ],
-    { encoding: 'utf8', timeout: 30_000 },
-  );
+  const child = scripts!.run('check.mjs', [
+    pathToFileURL(join(dist, 'index.js')).href,
+    JSON.stringify([SECRET, BODY, SIGNATURE, MESSAGE_ID]),
+  ]);
   expect(child.stderr).toBe('');
   const expected = `mail:sha256:${createHash('sha256').update(`mail:message:bounced:${MESSAGE_ID}`).digest('hex')}`;
   expect(JSON.parse(child.stdout)).toEqual({

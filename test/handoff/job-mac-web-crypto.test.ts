@@ -4,28 +4,14 @@
  * worker there runs it, and refuses it once a field changed. Node and edge receivers and workers
  * can share one queue.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { HandoffJob } from '../../src/core/handoff/types.js';
 import { buildDist } from '../package/dist.js';
 import { MAIL_SECRET, mailDelivery } from '../receivers/support.js';
+import { type NoNodeCryptoScripts, withoutNodeCrypto } from '../support/without-node-crypto.js';
 import { expectedMac } from './job-mac.js';
-
-const PRELOAD = `
-import { registerHooks } from 'node:module';
-const blocked = new Set(['node:crypto', 'crypto']);
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    if (blocked.has(specifier)) throw new Error('blocked: ' + specifier);
-    return nextResolve(specifier, context);
-  },
-});
-delete process.getBuiltinModule;
-`;
 
 const CHECK = `
 const lib = await import(process.argv[2]);
@@ -41,30 +27,19 @@ console.log(JSON.stringify({ nodeCrypto: typeof process.getBuiltinModule, queued
 `;
 
 let dist: string;
-let work: string;
+let scripts: NoNodeCryptoScripts | undefined;
 beforeAll(async () => {
   dist = await buildDist();
-  work = mkdtempSync(join(tmpdir(), 'svc-job-mac-'));
-  writeFileSync(join(work, 'preload.mjs'), PRELOAD);
-  writeFileSync(join(work, 'check.mjs'), CHECK);
+  scripts = withoutNodeCrypto('svc-job-mac-', { 'check.mjs': CHECK });
 });
-afterAll(() => {
-  if (work) rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => scripts?.close());
 
 it('dist/index.js without node:crypto: the job MAC is the node:crypto one, and the worker checks it', () => {
   const delivery = mailDelivery('delivered');
-  const child = spawnSync(
-    process.execPath,
-    [
-      '--import',
-      pathToFileURL(join(work, 'preload.mjs')).href,
-      join(work, 'check.mjs'),
-      pathToFileURL(join(dist, 'index.js')).href,
-      JSON.stringify([MAIL_SECRET, new TextDecoder().decode(delivery.body), delivery.headers]),
-    ],
-    { encoding: 'utf8', timeout: 30_000 },
-  );
+  const child = scripts!.run('check.mjs', [
+    pathToFileURL(join(dist, 'index.js')).href,
+    JSON.stringify([MAIL_SECRET, new TextDecoder().decode(delivery.body), delivery.headers]),
+  ]);
   expect(child.stderr).toBe('');
   const result = JSON.parse(child.stdout) as {
     nodeCrypto: string;

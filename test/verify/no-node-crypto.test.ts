@@ -1,26 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDist } from '../package/dist.js';
+import { type NoNodeCryptoScripts, withoutNodeCrypto } from '../support/without-node-crypto.js';
 import { GITHUB } from './support.js';
-
-// The BUILT ./verify entry, in a child node where node:crypto cannot be reached: the preload removes
-// process.getBuiltinModule and makes every import/require of node:crypto or crypto throw. What is
-// left is what Web-Crypto-only runtimes have: globalThis.crypto.subtle.
-const PRELOAD = `
-import { registerHooks } from 'node:module';
-const blocked = new Set(['node:crypto', 'crypto']);
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    if (blocked.has(specifier)) throw new Error('blocked: ' + specifier);
-    return nextResolve(specifier, context);
-  },
-});
-delete process.getBuiltinModule;
-`;
 
 const CHECK = `
 const { payload, secret, signature } = ${JSON.stringify(GITHUB)};
@@ -39,20 +22,15 @@ console.log(JSON.stringify({ getBuiltinModule: typeof process.getBuiltinModule, 
 `;
 
 let dist: string;
-let work: string;
+let scripts: NoNodeCryptoScripts | undefined;
 beforeAll(async () => {
   dist = await buildDist();
-  work = mkdtempSync(join(tmpdir(), 'svc-no-node-crypto-'));
-  writeFileSync(join(work, 'preload.mjs'), PRELOAD);
-  writeFileSync(join(work, 'check.mjs'), `const load = (id) => import(id);\n${CHECK}`);
-  writeFileSync(
-    join(work, 'check.cjs'),
-    `const load = async (id) => require(id);\n(async () => {\n${CHECK}\n})().catch((e) => { console.error(e); process.exit(1); });`,
-  );
+  scripts = withoutNodeCrypto('svc-no-node-crypto-', {
+    'check.mjs': `const load = (id) => import(id);\n${CHECK}`,
+    'check.cjs': `const load = async (id) => require(id);\n(async () => {\n${CHECK}\n})().catch((e) => { console.error(e); process.exit(1); });`,
+  });
 });
-afterAll(() => {
-  if (work) rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => scripts?.close());
 
 describe.each([
   ['dist/verify.js', 'check.mjs', 'verify.js'],
@@ -60,11 +38,7 @@ describe.each([
 ])('%s without node:crypto', (_label, script, file) => {
   it('verifies and signs the GitHub vector with Web Crypto alone', () => {
     const target = script.endsWith('.mjs') ? pathToFileURL(join(dist, file)).href : join(dist, file);
-    const child = spawnSync(
-      process.execPath,
-      ['--import', pathToFileURL(join(work, 'preload.mjs')).href, join(work, script), target],
-      { encoding: 'utf8', timeout: 30_000 },
-    );
+    const child = scripts!.run(script, [target]);
     expect(child.stderr).toBe('');
     expect(child.status).toBe(0);
     expect(JSON.parse(child.stdout)).toEqual({
