@@ -10,11 +10,44 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { WebhookReceiverLike } from '@svc/webhooks';
 import { createNodeListener } from '@svc/webhooks/node';
+import pg from 'pg';
 import { PgBoss } from 'pg-boss';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Delivery } from '../../receivers/support.js';
+import { type PostgresServer, startPostgres } from '../../support/servers.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const WORKER = fileURLToPath(new URL('./fixtures/worker-process.ts', import.meta.url));
+
+/** A suite's PostgreSQL, pool and per-test cleanup, set up by {@link usePostgres}. */
+export interface PostgresSuite {
+  readonly postgres: PostgresServer;
+  readonly pool: pg.Pool;
+  /** Run after each test, last registered first. */
+  readonly cleanup: (() => Promise<unknown>)[];
+}
+
+/** Registers the hooks of a suite on a real PostgreSQL: started once, a pool, cleanup after each test. */
+export function usePostgres(): PostgresSuite {
+  const suite = { cleanup: [] } as unknown as {
+    postgres: PostgresServer;
+    pool: pg.Pool;
+    cleanup: (() => Promise<unknown>)[];
+  };
+  beforeAll(async () => {
+    suite.postgres = await startPostgres();
+    suite.pool = new pg.Pool({ connectionString: suite.postgres.connectionString, max: 10 });
+    suite.pool.on('error', () => {});
+  });
+  afterEach(async () => {
+    for (const step of suite.cleanup.splice(0).reverse()) await step().catch(() => {});
+  });
+  afterAll(async () => {
+    await suite.pool?.end();
+    await suite.postgres?.close();
+  });
+  return suite;
+}
 
 let sequence = 0;
 /** A name unique to this test process (schemas, queues, dedup tables). */

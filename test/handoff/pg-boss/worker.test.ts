@@ -12,36 +12,22 @@ import {
   redrivePgBossDeadLetters,
 } from '@svc/webhooks/pg-boss';
 import { createPostgresStore } from '@svc/webhooks/postgres';
-import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pgBossJobId } from '../../../src/handoff/pg-boss/job-id.js';
 import { CRM_SECRET, crmDelivery, deferred } from '../../receivers/support.js';
-import { type PostgresServer, postgresAvailable, startPostgres } from '../../support/servers.js';
-import { post, serve, startBoss, unique, until } from './support.js';
+import { postgresAvailable } from '../../support/servers.js';
+import { post, serve, startBoss, unique, until, usePostgres } from './support.js';
 
 const FAST_RETRY = { limit: 2, delaySeconds: 0, backoff: false } as const;
 
 describe.runIf(postgresAvailable())('pg-boss worker', () => {
-  let postgres: PostgresServer;
-  let pool: pg.Pool;
-  const cleanup: (() => Promise<unknown>)[] = [];
-  beforeAll(async () => {
-    postgres = await startPostgres();
-    pool = new pg.Pool({ connectionString: postgres.connectionString, max: 10 });
-    pool.on('error', () => {});
-  });
-  afterEach(async () => {
-    for (const step of cleanup.splice(0).reverse()) await step().catch(() => {});
-  });
-  afterAll(async () => {
-    await pool?.end();
-    await postgres?.close();
-  });
+  const db = usePostgres();
+  const { cleanup } = db;
 
   async function setup() {
-    const boss = await startBoss(postgres.connectionString, unique('pgboss'));
+    const boss = await startBoss(db.postgres.connectionString, unique('pgboss'));
     cleanup.push(() => boss.stop({ graceful: false }));
-    const dedup = createPostgresStore({ client: pool, table: unique('dedup') });
+    const dedup = createPostgresStore({ client: db.pool, table: unique('dedup') });
     await dedup.migrate();
     const queue = unique('webhooks');
     const handoff = createPgBossHandoff({ boss, queue, retry: FAST_RETRY });
