@@ -25,7 +25,7 @@ export interface Deadline {
 }
 
 /** Calls `fire` after `ms` on `clock`'s timers, or the runtime's; returns the canceller. */
-export function startTimer(clock: Clock, ms: number, fire: () => void): () => void {
+function startTimer(clock: Clock, ms: number, fire: () => void): () => void {
   if (clockSchedules(clock)) {
     const handle = clock.setTimeout!(fire, ms);
     return () => clock.clearTimeout!(handle);
