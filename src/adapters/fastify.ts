@@ -8,8 +8,8 @@ import { failed, type Verdict } from '../core/verdict.js';
 import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
 import { httpAnswer } from '../receiver/http-answer.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
-import { disconnectSignal } from './node/disconnect-signal.js';
 import { lingerThenClose } from './node/linger.js';
+import { NodeInput } from './node/node-input.js';
 import { readNodeBody } from './node/read-body.js';
 
 /**
@@ -118,12 +118,7 @@ async function answer(
 ): Promise<unknown> {
   let verdict: Verdict;
   try {
-    verdict = await receiver.receive({
-      body,
-      headers: request.headers,
-      method: request.method,
-      signal: disconnectSignal(reply.raw),
-    });
+    verdict = await receiver.receive(new NodeInput(body, request.raw, reply.raw));
   } catch (error) {
     // Our receivers never reject; one built elsewhere might (or throw), and must still get an answer.
     verdict = failed(receiver.service, 'internal_error', toWebhookError(error));

@@ -12,10 +12,9 @@
  * receiver chooses the claim's token before sending it, and on any failure tells the store to abandon
  * that token (DedupStore.abandon), which works in whichever order the claim and the abandon arrive.
  */
-import { createToken } from '../dedup/token.js';
 import type { ClaimResult, DedupStore } from '../dedup/types.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
-import { type Deadline, TIMED_OUT } from './deadline.js';
+import type { Deadline } from './deadline.js';
 
 /** How the receiver's claim ended: the store's answer, or why there is none. */
 export type Claim = ClaimResult | { status: 'failed'; error: unknown };
@@ -44,13 +43,6 @@ let retrying = 0;
 
 function invalidOptions(error: unknown): boolean {
   return isWebhookError(error) && error.code === 'options_invalid';
-}
-
-function noAnswer(operation: string, deadline: Deadline): WebhookError {
-  return new WebhookError(
-    'store_unavailable',
-    `The dedup store did not answer ${operation} before the delivery's deadline (${deadline.at}).`,
-  );
 }
 
 /**
@@ -86,34 +78,47 @@ export function abandonClaim(settings: ClaimSettings, key: string, token: string
 }
 
 /**
- * Claims `key` with a token chosen here, within the store's bound and the delivery's `deadline`. A
- * claim whose answer was not seen (or that failed) is abandoned in the background; on a store without
- * `abandon`, a claim that succeeds after the receiver gave up is released again instead (that covers
- * a late answer, not a lost one).
+ * Sends the claim of `key` with `token` (chosen by the caller, createToken in dedup/token.ts), within
+ * the store's bound; a store that throws instead of rejecting comes back as a rejection. The caller
+ * waits for the answer (raced against the delivery's deadline unless the store is the receiver's own)
+ * and calls {@link giveUpClaim} when it did not get one. On a store without `abandon`, a claim that
+ * succeeds after the caller gave up (`attempt.gaveUp`) is released again instead (that covers a late
+ * answer, not a lost one).
  */
-export async function claimKey(settings: ClaimSettings, key: string, deadline: Deadline): Promise<Claim> {
+export function sendClaim(
+  settings: ClaimSettings,
+  key: string,
+  token: string,
+  attempt: { readonly gaveUp: boolean },
+): Promise<ClaimResult> {
   const { store, leaseMs, storeTimeoutMs } = settings;
-  const token = createToken();
-  const canAbandon = typeof store.abandon === 'function';
-  let gaveUp = false;
+  let call: Promise<ClaimResult>;
   try {
-    const call = store.claim(key, { leaseMs, token, timeoutMs: storeTimeoutMs });
-    if (!canAbandon) {
-      void call.then(
-        (late) => {
-          if (gaveUp && late.status === 'claimed')
-            store.release(key, late.token, { timeoutMs: storeTimeoutMs }).catch(() => undefined);
-        },
-        () => undefined,
-      );
-    }
-    // A store bound of 0 is the receiver's own in-process store, which cannot hang: no race.
-    const answer = storeTimeoutMs === 0 ? await call : await deadline.race(call);
-    if (answer === TIMED_OUT) throw noAnswer('the claim', deadline);
-    return answer;
+    call = store.claim(key, { leaseMs, token, timeoutMs: storeTimeoutMs });
   } catch (error) {
-    gaveUp = true;
-    if (canAbandon && !invalidOptions(error)) abandonClaim(settings, key, token);
-    return { status: 'failed', error };
+    return Promise.reject(error);
   }
+  if (typeof store.abandon !== 'function') {
+    void call.then(
+      (late) => {
+        if (attempt.gaveUp && late.status === 'claimed')
+          store.release(key, late.token, { timeoutMs: storeTimeoutMs }).catch(() => undefined);
+      },
+      () => undefined,
+    );
+  }
+  return call;
+}
+
+/** The claim of `token` failed or was not answered: abandon it in the background (see above). */
+export function giveUpClaim(settings: ClaimSettings, key: string, token: string, error: unknown): void {
+  if (!invalidOptions(error)) abandonClaim(settings, key, token);
+}
+
+/** The error of a claim not answered before the delivery's deadline. */
+export function claimNotAnswered(deadline: Deadline): WebhookError {
+  return new WebhookError(
+    'store_unavailable',
+    `The dedup store did not answer the claim before the delivery's deadline (${deadline.at}).`,
+  );
 }

@@ -9,6 +9,15 @@ import { WebhookError } from '../shared/errors.js';
 import type { HandlerContext } from './handler-types.js';
 import { bindLog, type HandlerLog, type LogFields, type Logger } from './logger.js';
 
+/**
+ * Where the signal of whoever waits for the verdict is read (a request's input, a job's options).
+ * Read only when a handler reads `signal` or the delivery is cut short, so an adapter may make the
+ * signal on first read (most handlers never read it).
+ */
+export interface SignalSource {
+  readonly signal?: AbortSignal | undefined;
+}
+
 /** What the pipeline needs besides the public {@link HandlerContext}. */
 export class DeliveryContext implements HandlerContext {
   readonly deadline: number;
@@ -19,8 +28,10 @@ export class DeliveryContext implements HandlerContext {
   readonly #clock: Clock;
   #controller: AbortController | undefined;
   #reason: unknown;
-  /** The request's signal, until the handlers settled (then {@link dispose} took its reason, if any). */
-  #upstream: AbortSignal | undefined;
+  /** Holds the request's signal, until the handlers settled (then {@link dispose} took its reason, if any). */
+  #upstream: SignalSource | undefined;
+  /** The request's signal once read, while this context listens to it. */
+  #upstreamSignal: AbortSignal | undefined;
   #onUpstreamAbort: (() => void) | undefined;
   #timeLeftMs: (() => number) | undefined;
   #log: HandlerLog | undefined;
@@ -36,7 +47,7 @@ export class DeliveryContext implements HandlerContext {
     event: string,
     deliveryId: string,
     dedupKey: string,
-    upstream: AbortSignal | undefined,
+    upstream: SignalSource | undefined,
     logger: Logger | undefined,
   ) {
     this.deadline = deadline;
@@ -47,8 +58,8 @@ export class DeliveryContext implements HandlerContext {
     this.#service = service;
     this.#event = event;
     // The sender disconnected (its own timeout, or it gave up): handlers should stop too. Nothing
-    // listens to the request's signal until a handler reads `signal`; until then its state is read
-    // when it matters (expire, dispose), which keeps the first reason first without a listener.
+    // reads the request's signal until a handler reads `signal`; until then its state is read when
+    // it matters (expire, a lost lease), which keeps the first reason first without a listener.
     this.#upstream = upstream;
   }
 
@@ -68,8 +79,10 @@ export class DeliveryContext implements HandlerContext {
       this.#controller = new AbortController();
       this.#takeUpstreamAbort();
       if (this.#reason !== undefined) this.#controller.abort(this.#reason);
-      else if (this.#upstream) {
-        const upstream = this.#upstream;
+      else {
+        const upstream = this.#upstream?.signal;
+        if (upstream === undefined) return this.#controller.signal;
+        this.#upstreamSignal = upstream;
         this.#onUpstreamAbort = () => this.#abort(upstream.reason ?? new Error('aborted'));
         upstream.addEventListener('abort', this.#onUpstreamAbort, { once: true });
       }
@@ -107,19 +120,28 @@ export class DeliveryContext implements HandlerContext {
     this.#abort(error);
   }
 
-  /** Detaches from the request's signal once the handlers settled. */
+  /**
+   * Detaches from the request's signal once the handlers settled. A context whose `signal` no handler
+   * read drops its source unread (an adapter makes the request's signal on first read): read later,
+   * its signal tells only of the deadline or a lost lease.
+   */
   dispose(): void {
+    const upstream = this.#upstreamSignal;
+    if (upstream === undefined) {
+      this.#upstream = undefined;
+      return;
+    }
     this.#takeUpstreamAbort();
-    if (this.#upstream && this.#onUpstreamAbort)
-      this.#upstream.removeEventListener('abort', this.#onUpstreamAbort);
+    upstream.removeEventListener('abort', this.#onUpstreamAbort!);
+    this.#upstreamSignal = undefined;
     this.#upstream = undefined;
   }
 
   /** An abort of the request's signal that no listener has seen yet becomes this context's reason. */
   #takeUpstreamAbort(): void {
-    const upstream = this.#upstream;
-    if (upstream?.aborted && this.#reason === undefined)
-      this.#reason = upstream.reason ?? new Error('aborted');
+    if (this.#reason !== undefined) return;
+    const upstream = this.#upstreamSignal ?? this.#upstream?.signal;
+    if (upstream?.aborted) this.#reason = upstream.reason ?? new Error('aborted');
   }
 
   #abort(reason: unknown): void {

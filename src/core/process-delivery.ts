@@ -8,11 +8,14 @@
  * Nothing here depends on a request: everything travels in one {@link Delivery}, so a hand-off
  * worker runs a job through the same function (handoff/run-job.ts).
  */
+
+import { createToken } from '../dedup/token.js';
+import type { ClaimResult } from '../dedup/types.js';
 import type { Clock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
-import { abandonClaim, type ClaimSettings, claimKey } from './claims.js';
+import { abandonClaim, type ClaimSettings, claimNotAnswered, giveUpClaim, sendClaim } from './claims.js';
 import { type Deadline, TIMED_OUT } from './deadline.js';
-import { DeliveryContext } from './handler-context.js';
+import { DeliveryContext, type SignalSource } from './handler-context.js';
 import type { DispatchableEvent } from './handler-registry.js';
 import type { ErrorHook, ErrorPhase, WebhookHandler } from './handler-types.js';
 import { extendLease, leaseTurnMs } from './lease.js';
@@ -34,8 +37,12 @@ export interface Delivery<E extends DispatchableEvent = DispatchableEvent> {
   startedAt: number;
   /** Handler time budget from `startedAt`, in ms. */
   timeoutMs: number;
-  /** Aborted when whoever waits for the verdict gave up (the sender disconnected, a worker stops). */
-  signal: AbortSignal | undefined;
+  /**
+   * Holds the signal aborted when whoever waits for the verdict gave up (the sender disconnected, a
+   * worker stops); read only when a handler reads its own `signal` or the delivery is cut short, so
+   * an adapter may make it on first read.
+   */
+  upstream: SignalSource | undefined;
   /** Hand-off workers: the queue engine's attempt number, shown to handlers as `context.attempt`. */
   attempt?: number | undefined;
 }
@@ -83,6 +90,8 @@ class DeliveryRun implements Due, Deadline {
   declare token: string;
   declare context: DeliveryContext | undefined;
   declare lost: boolean;
+  /** The claim's answer was not seen in time (claims.ts sendClaim). */
+  declare gaveUp: boolean;
 
   constructor(settings: ProcessSettings, delivery: Delivery) {
     this.due = 0;
@@ -96,6 +105,7 @@ class DeliveryRun implements Due, Deadline {
     this.token = '';
     this.context = undefined;
     this.lost = false;
+    this.gaveUp = false;
     this._settings = settings;
     this._delivery = delivery;
     this.at = delivery.startedAt + delivery.timeoutMs;
@@ -258,19 +268,28 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
   const { clock, logger, hooks, leaseMs } = settings;
   const { service, event, key, timeoutMs } = delivery;
   const { deliveryId, name } = event;
-  const facts = { deliveryId, event: name };
   const run = new DeliveryRun(settings, delivery);
   try {
-    const claim = await claimKey(settings, key, run);
-    if (claim.status === 'failed') {
+    // The receiver chooses the token, so a claim whose answer it never sees can be abandoned (claims.ts).
+    const token = createToken();
+    let claim: ClaimResult;
+    try {
+      const call = sendClaim(settings, key, token, run);
+      // A store bound of 0 is the receiver's own in-process store, which cannot hang: no race.
+      const answer = settings.storeTimeoutMs === 0 ? await call : await run.race(call);
+      if (answer === TIMED_OUT) throw claimNotAnswered(run);
+      claim = answer;
+    } catch (error) {
+      run.gaveUp = true;
+      giveUpClaim(settings, key, token, error);
       // Fail closed: no handler runs without a claim.
-      report(hooks, logger, 'error', 'dedup store claim failed', run.fields(), claim.error, {
+      report(hooks, logger, 'error', 'dedup store claim failed', run.fields(), error, {
         phase: 'claim',
         event,
         deliveryId,
         dedupKey: key,
       });
-      return failed(service, 'store_unavailable', claim.error, facts);
+      return failed(service, 'store_unavailable', error, { deliveryId, event: name });
     }
     if (claim.status === 'completed') {
       if (logger) emit(logger, 'debug', 'webhook duplicate: already completed', run.fields());
@@ -278,10 +297,10 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
     }
     if (claim.status === 'in_progress') {
       if (logger) emit(logger, 'info', 'webhook in progress elsewhere', run.fields());
-      return failed(service, 'delivery_in_progress', undefined, facts, retryAfter(clock, claim.leaseEndsAt));
+      const retry = retryAfter(clock, claim.leaseEndsAt);
+      return failed(service, 'delivery_in_progress', undefined, { deliveryId, event: name }, retry);
     }
     run.token = claim.token;
-    const leaseEndsAt = clock.now() + leaseMs;
     const context = new DeliveryContext(
       clock,
       run.at,
@@ -289,7 +308,7 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
       name,
       deliveryId,
       key,
-      delivery.signal,
+      delivery.upstream,
       logger,
     );
     if (delivery.attempt !== undefined) context.attempt = delivery.attempt;
@@ -306,8 +325,10 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
       const timeout = new WebhookError('handler_timeout', `Handlers still running after ${timeoutMs} ms.`);
       run.fail('warn', 'webhook handler timed out', timeout, 'timeout');
       void handlers.then((late) => run.late(late));
-      // A retry before the handlers settle gets delivery_in_progress until the lease ends.
-      return failed(service, 'handler_timeout', timeout, facts, retryAfter(clock, leaseEndsAt));
+      // A retry before the handlers settle gets delivery_in_progress until the lease ends (at least
+      // `leaseMs` from the start; it is extended while they run).
+      const retry = retryAfter(clock, delivery.startedAt + leaseMs);
+      return failed(service, 'handler_timeout', timeout, { deliveryId, event: name }, retry);
     }
     run.stopLease();
     context.dispose();
@@ -319,7 +340,8 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
     const settled = settings.storeTimeoutMs === 0 ? await settling : await run.race(settling);
     if (settled === TIMED_OUT)
       emit(logger, 'warn', 'answered at the deadline before the dedup store settled', context.fields());
-    if (ran.kind === 'threw') return failed(service, 'handler_failed', ran.error, facts);
+    if (ran.kind === 'threw')
+      return failed(service, 'handler_failed', ran.error, { deliveryId, event: name });
     if (logger)
       emit(logger, 'debug', 'webhook processed', {
         ...context.fields(),

@@ -170,7 +170,7 @@ export function createReceivePath(
         key,
         startedAt: receivedAt,
         timeoutMs,
-        signal: input.signal,
+        upstream: input,
       });
     } catch (error) {
       return unexpected(error);

@@ -18,7 +18,11 @@ export async function runHandlers<E>(
   context: DeliveryContext,
 ): Promise<Settled> {
   try {
-    for (const handler of handlers) await handler(event, context);
+    for (let i = 0; i < handlers.length; i++) {
+      const done = handlers[i]!(event, context);
+      // A handler without `async` returns nothing: there is nothing to wait for.
+      if (done !== undefined) await done;
+    }
     return OK;
   } catch (error) {
     return { kind: 'threw', error };

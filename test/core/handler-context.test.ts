@@ -13,7 +13,7 @@ function contextOf(upstream: AbortSignal | undefined, clock: Clock = { now: () =
     'delivered',
     'd_1',
     'mail:delivery:d_1',
-    upstream,
+    { signal: upstream },
     undefined,
   );
 }
@@ -60,6 +60,7 @@ describe('DeliveryContext', () => {
   it('after dispose, reflects the aborts that came before it and none after', () => {
     const before = new AbortController();
     const abortedBefore = contextOf(before.signal);
+    void abortedBefore.signal;
     before.abort(new Error('before settle'));
     abortedBefore.dispose();
     expect(abortedBefore.signal.aborted).toBe(true);
@@ -72,6 +73,30 @@ describe('DeliveryContext', () => {
       after.abort(new Error('after settle'));
       expect(context.signal.aborted).toBe(false);
     }
+  });
+
+  it('never reads the source of a signal no handler read (an adapter makes it on first read)', () => {
+    let reads = 0;
+    const source = {
+      get signal() {
+        reads++;
+        return new AbortController().signal;
+      },
+    };
+    const context = new DeliveryContext(
+      { now: () => 1_000 },
+      10_000,
+      'mail',
+      'delivered',
+      'd_1',
+      'mail:delivery:d_1',
+      source,
+      undefined,
+    );
+    context.dispose();
+    expect(reads).toBe(0);
+    // Read after the handlers settled: a fresh signal, never aborted by what came after.
+    expect(context.signal.aborted).toBe(false);
   });
 
   it('timeLeftMs works destructured and counts down to 0 on the clock', () => {

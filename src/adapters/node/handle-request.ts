@@ -3,8 +3,8 @@ import type { Verdict } from '../../core/verdict.js';
 import { failed } from '../../core/verdict.js';
 import type { WebhookReceiverLike } from '../../receiver/create-receiver.js';
 import { httpAnswer } from '../../receiver/http-answer.js';
-import { disconnectSignal } from './disconnect-signal.js';
 import { lingerThenClose } from './linger.js';
+import { NodeInput } from './node-input.js';
 import { type NodeRequestLike, nodeBodyInput } from './raw-body.js';
 import { writeAnswer } from './write-answer.js';
 
@@ -34,12 +34,7 @@ export async function handleNodeRequest(
   let verdict: Verdict;
   try {
     // No Request/Response objects on this path: Node headers go to the receiver as they are.
-    verdict = await receiver.receive({
-      body: nodeBodyInput(req, fix),
-      headers: req.headers,
-      method: req.method,
-      signal: disconnectSignal(res),
-    });
+    verdict = await receiver.receive(new NodeInput(nodeBodyInput(req, fix), req, res));
   } catch (error) {
     // Our receivers never reject; one built elsewhere might (or throw), and must still get an answer.
     verdict = failed(receiver.service, 'internal_error', error);

@@ -101,7 +101,7 @@ export function createJobRunner(
   const settings = processSettings(options, registry);
 
   async function runJob(data: unknown, runOptions: RunJobOptions = {}): Promise<Verdict> {
-    const { signal, attempt, timeoutMs = leaseMs - 1_000 } = runOptions;
+    const { attempt, timeoutMs = leaseMs - 1_000 } = runOptions;
     if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs >= leaseMs) {
       // A lease ending while a handler runs would let another worker run it at the same time.
       throw new WebhookError(
@@ -145,7 +145,7 @@ export function createJobRunner(
       key,
       startedAt: clock.now(),
       timeoutMs,
-      signal,
+      upstream: runOptions,
       attempt,
     });
   }
