@@ -61,7 +61,7 @@ export function abandonClaim(settings: ClaimSettings, key: string, token: string
   const attempt = async (): Promise<void> => {
     let error: unknown;
     try {
-      if (await store.abandon!(key, token, { leaseMs, timeoutMs: storeTimeoutMs })) settled++;
+      if (await store.abandon!(key, token, { leaseMs, callTimeoutMs: storeTimeoutMs })) settled++;
     } catch (thrown) {
       error = thrown;
     }
@@ -94,7 +94,7 @@ export function sendClaim(
   const { store, leaseMs, storeTimeoutMs } = settings;
   let call: Promise<ClaimResult>;
   try {
-    call = store.claim(key, { leaseMs, token, timeoutMs: storeTimeoutMs });
+    call = store.claim(key, { leaseMs, token, callTimeoutMs: storeTimeoutMs });
   } catch (error) {
     return Promise.reject(error);
   }
@@ -102,7 +102,7 @@ export function sendClaim(
     void call.then(
       (late) => {
         if (attempt.gaveUp && late.status === 'claimed')
-          store.release(key, late.token, { timeoutMs: storeTimeoutMs }).catch(() => undefined);
+          store.release(key, late.token, { callTimeoutMs: storeTimeoutMs }).catch(() => undefined);
       },
       () => undefined,
     );

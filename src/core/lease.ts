@@ -36,7 +36,7 @@ export async function extendLease(
 ): Promise<boolean | undefined> {
   const { store, leaseMs, storeTimeoutMs, logger } = settings;
   try {
-    return await store.extend!(key, token, { leaseMs, timeoutMs: storeTimeoutMs });
+    return await store.extend!(key, token, { leaseMs, callTimeoutMs: storeTimeoutMs });
   } catch (error) {
     if (!stopped())
       emit(logger, 'warn', 'dedup store extend failed; trying again', {

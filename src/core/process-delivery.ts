@@ -224,8 +224,8 @@ class DeliveryRun implements Due, Deadline {
     let settled: boolean | { error: unknown };
     try {
       settled = success
-        ? await store.complete(key, token, { ttlMs, timeoutMs: storeTimeoutMs })
-        : await store.release(key, token, { timeoutMs: storeTimeoutMs });
+        ? await store.complete(key, token, { ttlMs, callTimeoutMs: storeTimeoutMs })
+        : await store.release(key, token, { callTimeoutMs: storeTimeoutMs });
     } catch (error) {
       if (!success) abandonClaim(settings, key, token);
       settled = { error };

@@ -55,11 +55,11 @@ export interface PostgresStoreOptions {
   createTable?: boolean;
   /**
    * Longest wait for one query before it fails with `store_unavailable`, in ms; `0` for none. Default
-   * 3000. It applies to calls made without a `timeoutMs` of their own, i.e. by your code directly
+   * 3000. It applies to calls made without a `callTimeoutMs` of their own, i.e. by your code directly
    * (`prune`, `migrate`, scripts): a receiver passes its `storeTimeoutMs` (default 2000) with every
    * call it makes, and that one decides.
    */
-  timeoutMs?: number;
+  callTimeoutMs?: number;
   /**
    * Called with the errors the client emits outside any query (a `pg` Pool's idle connection dropped
    * by a Postgres restart). Only used when the client had no `'error'` listener when the store was
@@ -138,7 +138,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     table = DEFAULT_POSTGRES_TABLE,
     clock,
     createTable = false,
-    timeoutMs = 3_000,
+    callTimeoutMs = 3_000,
     onClientError = () => {},
   } = options;
   if (typeof client?.query !== 'function') {
@@ -153,7 +153,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   let migrated: Promise<void> | undefined;
 
   async function query<R>(text: string, params: unknown[], options?: StoreCallOptions): Promise<R[]> {
-    const bound = callTimeout(options, timeoutMs);
+    const bound = callTimeout(options, callTimeoutMs);
     try {
       if (createTable) {
         migrated ??= migrate();
@@ -171,7 +171,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     try {
       // One statement per call: pg's extended protocol (used with params) runs one statement at a time.
       for (const statement of postgresDedupDDL(table).split(';\n')) {
-        await withTimeout(client.query(statement, []), timeoutMs, 'Postgres');
+        await withTimeout(client.query(statement, []), callTimeoutMs, 'Postgres');
       }
     } catch (error) {
       throw storeUnavailable('Postgres', error);

@@ -31,7 +31,7 @@ import { assertKey, assertMs, assertToken } from './validate.js';
  *
  * @example
  * ```ts
- * const options: RedisStoreOptions = { client, prefix: 'shop:webhooks:', timeoutMs: 2_000 };
+ * const options: RedisStoreOptions = { client, prefix: 'shop:webhooks:', callTimeoutMs: 2_000 };
  * ```
  */
 export interface RedisStoreOptions {
@@ -47,20 +47,20 @@ export interface RedisStoreOptions {
   /**
    * Longest wait for one command before it fails with `store_unavailable`, in ms; `0` for none.
    * Default 3000, well inside the senders' 10-second limit. It applies to calls made without a
-   * `timeoutMs` of their own, i.e. by your code directly (purge jobs, scripts): a receiver passes its
+   * `callTimeoutMs` of their own, i.e. by your code directly (purge jobs, scripts): a receiver passes its
    * `storeTimeoutMs` (default 2000) with every call it makes, and that one decides. Configure the client too (ioredis `commandTimeout` and `maxRetriesPerRequest`,
    * node-redis `disableOfflineQueue`) so it does not queue commands for long while disconnected.
    */
-  timeoutMs?: number;
+  callTimeoutMs?: number;
   /**
    * Opt-in: after a claim is granted and after a completion, wait until `replicas` replicas have
-   * the write (Redis `WAIT`, at most `timeoutMs`); fewer is `store_unavailable`: a refused claim (the
+   * the write (Redis `WAIT`, at most `waitMs`); fewer is `store_unavailable`: a refused claim (the
    * receiver answers 503 and abandons it, so the sender's retry runs it) or a reported completion.
    * Redis replicates asynchronously, so without it a failover right after a write can lose that
    * claim or completion and let a retry run the handlers a second time (docs/handoff.md "Redis
    * requirements"). Costs one round trip and the replica's lag per claim and per completion.
    */
-  waitForReplicas?: { replicas: number; timeoutMs: number };
+  waitForReplicas?: { replicas: number; waitMs: number };
 }
 
 /**
@@ -118,7 +118,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     client,
     prefix = 'webhooks:dedup:',
     clock,
-    timeoutMs = 3_000,
+    callTimeoutMs = 3_000,
     waitForReplicas: replication,
   } = options;
   if (!isRedisClient(client)) {
@@ -127,7 +127,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   if (replication !== undefined) {
     for (const [name, value] of [
       ['replicas', replication?.replicas],
-      ['timeoutMs', replication?.timeoutMs],
+      ['waitMs', replication?.waitMs],
     ] as const) {
       if (!Number.isSafeInteger(value) || (value as number) <= 0)
         throw new WebhookError(
@@ -140,12 +140,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   /** With `waitForReplicas`: the write of `key` is on enough replicas, or `store_unavailable`. */
   async function replicated(key: string, options: StoreCallOptions | undefined): Promise<void> {
     if (replication === undefined) return;
-    const { replicas, timeoutMs: waitMs } = replication;
+    const { replicas, waitMs } = replication;
     let acknowledged: number;
     try {
       acknowledged = await withTimeout(
         waitForReplicas(client as WaitClient, prefix + key, replicas, waitMs),
-        callTimeout(options, timeoutMs),
+        callTimeout(options, callTimeoutMs),
         'Redis',
       );
     } catch (error) {
@@ -170,7 +170,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     args: string[],
     options: StoreCallOptions | undefined,
   ): Promise<unknown> {
-    const bound = callTimeout(options, timeoutMs);
+    const bound = callTimeout(options, callTimeoutMs);
     try {
       return await withTimeout(evalScript(client, script, prefix + key, args), bound, 'Redis');
     } catch (error) {

@@ -32,17 +32,17 @@ export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, store: st
 }
 
 /**
- * The time bound of one store call: the call's own `timeoutMs` when it has one (a receiver passes the
+ * The time bound of one store call: the call's own `callTimeoutMs` when it has one (a receiver passes the
  * deadline it owns), otherwise the store's `fallback` (calls made directly by user code).
  */
 export function callTimeout(options: StoreCallOptions | undefined, fallback: number): number {
-  const timeoutMs = options?.timeoutMs;
-  if (timeoutMs === undefined) return fallback;
-  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0) {
+  const callTimeoutMs = options?.callTimeoutMs;
+  if (callTimeoutMs === undefined) return fallback;
+  if (typeof callTimeoutMs !== 'number' || !Number.isFinite(callTimeoutMs) || callTimeoutMs < 0) {
     throw new WebhookError(
       'options_invalid',
-      'timeoutMs must be a non-negative number of milliseconds (0: no bound).',
+      'callTimeoutMs must be a non-negative number of milliseconds (0: no bound).',
     );
   }
-  return timeoutMs;
+  return callTimeoutMs;
 }

@@ -26,7 +26,7 @@ export type ClaimResult =
 /**
  * What every store call may carry. A receiver owns the deadline of each call it makes (it knows the
  * sender's 10-second window and the lease) and passes it here; a store with a time bound of its own
- * (the Redis and Postgres stores' `timeoutMs`) uses the call's instead, and keeps its own for calls
+ * (the Redis and Postgres stores' `callTimeoutMs`) uses the call's instead, and keeps its own for calls
  * made without one (your code calling the store directly: purge jobs, scripts).
  */
 export interface StoreCallOptions {
@@ -34,7 +34,7 @@ export interface StoreCallOptions {
    * How long this call may take, in ms, before it fails with `store_unavailable` (0 = no bound).
    * Default: the store's own bound, if it has one. Stores without a time bound may ignore it.
    */
-  timeoutMs?: number;
+  callTimeoutMs?: number;
 }
 
 /**
@@ -46,7 +46,8 @@ export interface ClaimOptions extends StoreCallOptions {
   /**
    * The fencing token this claim gets if it wins; default a fresh one made by the store. Choose it
    * yourself to be able to {@link DedupStore.abandon} a claim whose answer you never saw (a timeout, a
-   * dropped connection). It must be unique per claim and hard to guess (`crypto.randomUUID()`). The
+   * dropped connection). It must be unique per claim across every process using the store
+   * (`crypto.randomUUID()` will do; the receivers use a random prefix per process and a counter). The
    * same claim sent twice (a client resending it after a reconnect) gets the lease it already holds.
    */
   token?: string;

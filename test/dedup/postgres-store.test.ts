@@ -62,7 +62,7 @@ forEachStore(
     it('times out with store_unavailable while the table is locked', async () => {
       const pool = kind.client as pg.Pool;
       const table = `locked_${Date.now()}`;
-      const store = createPostgresStore({ client: pool, table, timeoutMs: 200 });
+      const store = createPostgresStore({ client: pool, table, callTimeoutMs: 200 });
       await store.migrate();
       const locker = await pool.connect();
       await locker.query(`BEGIN; LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);

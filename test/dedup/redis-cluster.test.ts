@@ -40,7 +40,7 @@ describe.runIf(redisAvailable())('Redis store on a Redis Cluster', () => {
             client: client === 'ioredis' ? ioredis : nodeRedis,
             prefix,
             clock,
-            timeoutMs,
+            callTimeoutMs: timeoutMs,
           });
         },
       };

@@ -46,7 +46,7 @@ function ioredis(server: RedisServer): Redis {
 describe('createRedisStore({ waitForReplicas })', () => {
   it('refuses a waitForReplicas that is not two positive whole numbers', () => {
     const client = ioredis(primary);
-    for (const bad of [{ replicas: 0, timeoutMs: 100 }, { replicas: 1, timeoutMs: -1 }, { replicas: 1 }]) {
+    for (const bad of [{ replicas: 0, waitMs: 100 }, { replicas: 1, waitMs: -1 }, { replicas: 1 }]) {
       expect(() => createRedisStore({ client, waitForReplicas: bad as never })).toThrow(
         expect.objectContaining({ code: 'options_invalid' }),
       );
@@ -56,7 +56,7 @@ describe('createRedisStore({ waitForReplicas })', () => {
   it('ioredis: a claim and a completion are on the replica when they are answered', async () => {
     const store = createRedisStore({
       client: ioredis(primary),
-      waitForReplicas: { replicas: 1, timeoutMs: 1_000 },
+      waitForReplicas: { replicas: 1, waitMs: 1_000 },
     });
     const onReplica = ioredis(replica);
     const claim = await store.claim('k-io', { leaseMs: 30_000 });
@@ -71,7 +71,7 @@ describe('createRedisStore({ waitForReplicas })', () => {
     client.on('error', () => undefined);
     await client.connect();
     cleanup.push(() => client.quit());
-    const store = createRedisStore({ client, waitForReplicas: { replicas: 1, timeoutMs: 1_000 } });
+    const store = createRedisStore({ client, waitForReplicas: { replicas: 1, waitMs: 1_000 } });
     const claim = await store.claim('k-node', { leaseMs: 30_000 });
     expect(claim.status).toBe('claimed');
     expect(await store.complete('k-node', (claim as { token: string }).token, { ttlMs: 60_000 })).toBe(true);
@@ -80,7 +80,7 @@ describe('createRedisStore({ waitForReplicas })', () => {
   it('with the replica gone, a claim is store_unavailable and the receiver runs no handler (503)', async () => {
     const dedup = createRedisStore({
       client: ioredis(primary),
-      waitForReplicas: { replicas: 1, timeoutMs: 200 },
+      waitForReplicas: { replicas: 1, waitMs: 200 },
     });
     let runs = 0;
     const receiver = createMailReceiver({ secret: MAIL_SECRET, dedup }).on('delivered', () => {

@@ -103,7 +103,7 @@ describe.runIf(redisAvailable())('BullMQ hand-off on a Redis Cluster', () => {
     const receiver = createMailReceiver({
       secret: MAIL_SECRET,
       logger: () => undefined,
-      handoff: createBullmqHandoff({ queue, waitForReplicas: { replicas: 1, timeoutMs: 100 } }),
+      handoff: createBullmqHandoff({ queue, waitForReplicas: { replicas: 1, waitMs: 100 } }),
     });
     await queue.waitUntilReady();
     // Each master's MONITOR: which of them ran the job's script, and which the WAIT.

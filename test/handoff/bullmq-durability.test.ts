@@ -168,7 +168,7 @@ describe.runIf(redisAvailable())('BullMQ hand-off: the Redis requirements', () =
     const queue = new Queue(queueName, { connection });
     queue.on('error', () => undefined);
     cleanup.push(() => queue.close());
-    const receiver = mailHandoff(queue, { waitForReplicas: { replicas: 1, timeoutMs: 300 } });
+    const receiver = mailHandoff(queue, { waitForReplicas: { replicas: 1, waitMs: 300 } });
     const first = mailDelivery('delivered');
     expect((await deliver(receiver, first)).status).toBe(200);
     // Acknowledged only once the replica had it.

@@ -123,10 +123,10 @@ describe.runIf(redisAvailable())('BullMQ hand-off in a Redis outage', () => {
     const delivery = mailDelivery('delivered');
     expect((await deliver(receiver, delivery)).status).toBe(200);
     const job = (await queue.getJob(bullmqJobId(`mail:delivery:${delivery.deliveryId}`)))!.data;
-    const other = { ...job, key: 'mail:delivery:never-written' };
+    const other = { ...job, dedupKey: 'mail:delivery:never-written' };
     await expect(handoff.enqueue(other, { signal: AbortSignal.abort() })).rejects.toMatchObject({
       code: 'handoff_unavailable',
     });
-    expect(await queue.getJob(bullmqJobId(other.key))).toBeUndefined();
+    expect(await queue.getJob(bullmqJobId(other.dedupKey))).toBeUndefined();
   });
 });

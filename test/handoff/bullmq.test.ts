@@ -55,7 +55,7 @@ interface Setup {
 }
 
 function setup(
-  handoff: { attempts?: number; backoffMs?: number; timeoutMs?: number } = {},
+  handoff: { attempts?: number; backoffMs?: number; enqueueTimeoutMs?: number } = {},
   lease: { leaseMs?: number; timeoutMs?: number } = {},
 ): Setup {
   const queueName = `handoff-${process.pid}-${++sequence}`;
@@ -181,7 +181,7 @@ describe.runIf(redisAvailable())('BullMQ hand-off', () => {
     expect(letters).toEqual([
       expect.objectContaining({
         jobId: bullmqJobId(`mail:delivery:${delivery.deliveryId}`),
-        key: `mail:delivery:${delivery.deliveryId}`,
+        dedupKey: `mail:delivery:${delivery.deliveryId}`,
         deliveryId: delivery.deliveryId,
         event: 'delivered',
         attemptsMade: 3,
@@ -261,7 +261,7 @@ describe.runIf(redisAvailable())('BullMQ hand-off', () => {
       service: 'mail',
       deliveryId: 'dlv_forged',
       event: 'bounced',
-      key: 'mail:delivery:dlv_forged',
+      dedupKey: 'mail:delivery:dlv_forged',
       receivedAt: Date.now(),
       secretIndex: 0,
       headers: { 'x-svcmail-event': 'bounced', 'x-svcmail-id': 'dlv_forged' },
@@ -277,7 +277,7 @@ describe.runIf(redisAvailable())('BullMQ hand-off', () => {
     // out of range.
     await queue.add(
       'webhook',
-      { ...written, key: 'mail:delivery:again' },
+      { ...written, dedupKey: 'mail:delivery:again' },
       { jobId: 'changed-key', attempts: 5 },
     );
     await queue.add('webhook', { ...written, secretIndex: 99 }, { jobId: 'index-99', attempts: 5 });
@@ -333,7 +333,7 @@ describe.runIf(redisAvailable())('BullMQ hand-off', () => {
   }, 40_000);
 
   it('answers 503 while Redis is down, acknowledges nothing it did not store, and takes the retries after', async () => {
-    const { queue, receiver, startWorker, connection } = setup({ timeoutMs: 300 });
+    const { queue, receiver, startWorker, connection } = setup({ enqueueTimeoutMs: 300 });
     const handled = new Set<string>();
     receiver.on('delivered', (event) => {
       handled.add(event.deliveryId);

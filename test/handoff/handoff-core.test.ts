@@ -20,7 +20,7 @@ function arrayTarget(): HandoffTarget & { jobs: HandoffJob[] } {
   return {
     jobs,
     async enqueue(job) {
-      if (jobs.some((j) => j.key === job.key)) return 'duplicate';
+      if (jobs.some((j) => j.dedupKey === job.dedupKey)) return 'duplicate';
       jobs.push(structuredClone(job));
       return 'enqueued';
     },
@@ -57,7 +57,7 @@ describe('hand-off receiver', () => {
       service: 'mail',
       deliveryId: delivery.deliveryId,
       event: 'delivered',
-      key: `mail:delivery:${delivery.deliveryId}`,
+      dedupKey: `mail:delivery:${delivery.deliveryId}`,
       secretIndex: 1,
       headers: { 'x-svcmail-event': 'delivered', 'x-svcmail-id': delivery.deliveryId },
     });
@@ -85,7 +85,7 @@ describe('hand-off receiver', () => {
     }).onError((_e, info) => errors.push(info.phase));
     const silent = createMailReceiver({
       secret: MAIL_SECRET,
-      handoff: { enqueue: () => new Promise(() => undefined), timeoutMs: 20 },
+      handoff: { enqueue: () => new Promise(() => undefined), enqueueTimeoutMs: 20 },
     });
     for (const receiver of [refusing, silent]) {
       expect(await deliver(receiver, mailDelivery('delivered'))).toMatchObject({
@@ -153,7 +153,7 @@ describe('receiver.runJob', () => {
       [null, 'job data is not an object'],
       [{ ...job, v: 1 }, 'format version 1 is not 2'],
       [{ ...job, service: 'crm' }, "job of another service, not 'mail'"],
-      [{ ...job, key: '' }, 'key is not a non-empty string'],
+      [{ ...job, dedupKey: '' }, 'dedupKey is not a non-empty string'],
       [{ ...job, mac: undefined }, 'mac is not 64 hex digits'],
       [{ ...job, body: '***' }, 'body is not base64'],
       [{ ...job, deliveryId: 'someone-else' }, "its mac matches none of this worker's secrets"],

@@ -79,7 +79,7 @@ describe('the job MAC', () => {
       service: 'mail',
       deliveryId: delivery.deliveryId,
       event: 'delivered',
-      key: `mail:delivery:${delivery.deliveryId}`,
+      dedupKey: `mail:delivery:${delivery.deliveryId}`,
       receivedAt: Date.now(),
       secretIndex: 0,
       headers: { 'x-svcmail-event': 'delivered', 'x-svcmail-id': delivery.deliveryId },
@@ -114,7 +114,7 @@ describe('the job MAC', () => {
       },
     });
     const changes: Partial<HandoffJob>[] = [
-      { key: 'mail:delivery:a-fresh-key' },
+      { dedupKey: 'mail:delivery:a-fresh-key' },
       { receivedAt: job.receivedAt + 1 },
       { secretIndex: 99 },
       { body: Buffer.from(other.body).toString('base64') },

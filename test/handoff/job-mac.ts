@@ -20,7 +20,7 @@ export function expectedMac(secret: string, job: Omit<HandoffJob, 'mac'>): strin
       job.service,
       job.deliveryId,
       job.event,
-      job.key,
+      job.dedupKey,
       job.receivedAt,
       job.secretIndex,
       headers,

@@ -230,7 +230,7 @@ describe.runIf(redisAvailable())('store stall: which timeout decides (Redis)', (
   });
   let n = 0;
   whichTimeoutDecides('redis', async (timeoutMs) => ({
-    store: createRedisStore({ client, prefix: `which${++n}:`, timeoutMs }),
+    store: createRedisStore({ client, prefix: `which${++n}:`, callTimeoutMs: timeoutMs }),
     pause: () => redis.pause(),
     resume: () => redis.resume(),
   }));
@@ -251,7 +251,7 @@ describe.runIf(postgresAvailable())('store stall: which timeout decides (Postgre
   });
   let n = 0;
   whichTimeoutDecides('postgres', async (timeoutMs) => {
-    const store = createPostgresStore({ client: pool, table: `which_${++n}`, timeoutMs });
+    const store = createPostgresStore({ client: pool, table: `which_${++n}`, callTimeoutMs: timeoutMs });
     await store.migrate();
     return { store, pause: () => postgres.pause(), resume: () => postgres.resume() };
   });

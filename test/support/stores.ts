@@ -101,7 +101,7 @@ function ioredisKind(): Lifecycle {
       await server?.close();
     },
     create: async ({ clock, timeoutMs } = {}) =>
-      createRedisStore({ client: client!, prefix: `${unique()}:`, clock, timeoutMs }),
+      createRedisStore({ client: client!, prefix: `${unique()}:`, clock, callTimeoutMs: timeoutMs }),
     async createUnreachable() {
       const broken = new Redis(await freePort(), '127.0.0.1', {
         maxRetriesPerRequest: 0,
@@ -142,7 +142,7 @@ function nodeRedisKind(): Lifecycle {
       await server?.close();
     },
     create: async ({ clock, timeoutMs } = {}) =>
-      createRedisStore({ client: client!, prefix: `${unique()}:`, clock, timeoutMs }),
+      createRedisStore({ client: client!, prefix: `${unique()}:`, clock, callTimeoutMs: timeoutMs }),
     async createUnreachable() {
       // Never connected: node-redis rejects every command ("The client is closed").
       const broken = createClient({ url: `redis://127.0.0.1:${await freePort()}` });
@@ -170,7 +170,7 @@ function pgKind(): Lifecycle {
       await server?.close();
     },
     async create({ clock, timeoutMs } = {}) {
-      const store = createPostgresStore({ client: pool!, table: unique(), clock, timeoutMs });
+      const store = createPostgresStore({ client: pool!, table: unique(), clock, callTimeoutMs: timeoutMs });
       await store.migrate();
       return store;
     },
@@ -197,7 +197,7 @@ function pgliteKind(): Lifecycle {
       await db?.close();
     },
     async create({ clock, timeoutMs } = {}) {
-      const store = createPostgresStore({ client: db!, table: unique(), clock, timeoutMs });
+      const store = createPostgresStore({ client: db!, table: unique(), clock, callTimeoutMs: timeoutMs });
       await store.migrate();
       return store;
     },

@@ -24,11 +24,11 @@ export function checkHandoffTarget(
       `${factory}: handoff must be a hand-off target with an enqueue(job) method (e.g. createBullmqHandoff).`,
     );
   }
-  const { timeoutMs } = candidate;
-  if (timeoutMs !== undefined && (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0)) {
+  const { enqueueTimeoutMs } = candidate;
+  if (enqueueTimeoutMs !== undefined && (!Number.isSafeInteger(enqueueTimeoutMs) || enqueueTimeoutMs <= 0)) {
     throw new WebhookError(
       'options_invalid',
-      `${factory}: handoff.timeoutMs must be a positive whole number (got ${String(timeoutMs)}).`,
+      `${factory}: handoff.enqueueTimeoutMs must be a positive whole number (got ${String(enqueueTimeoutMs)}).`,
     );
   }
   if (maxBodyBytes > MAX_HANDOFF_BODY_BYTES) {

@@ -50,14 +50,14 @@ export async function enqueueDelivery<E extends DispatchableEvent>(
     service,
     deliveryId,
     event: name,
-    key,
+    dedupKey: key,
     receivedAt: delivery.receivedAt,
     secretIndex: delivery.secretIndex,
     headers,
   };
   const mac = await jobMac(options.secrets[delivery.secretIndex]!, signed, delivery.body);
   const job: HandoffJob = { ...signed, body: toBase64(delivery.body), mac };
-  const timeoutMs = target.timeoutMs ?? (options.storeTimeoutMs || DEFAULT_STORE_TIMEOUT_MS);
+  const timeoutMs = target.enqueueTimeoutMs ?? (options.storeTimeoutMs || DEFAULT_STORE_TIMEOUT_MS);
   const controller = new AbortController();
   const fields = { service, deliveryId, event: name, dedupKey: key };
   return new Promise<Verdict>((resolve) => {
@@ -71,7 +71,7 @@ export async function enqueueDelivery<E extends DispatchableEvent>(
       resolve(failed(service, 'handoff_unavailable', error, { deliveryId, event: name }));
     };
     // Past the bound the sender gets 503 even if the engine writes the job later: its retry then
-    // finds the job (the engine's uniqueness on `key`) and is acknowledged as a duplicate.
+    // finds the job (the engine's uniqueness on `dedupKey`) and is acknowledged as a duplicate.
     const timer = setTimeout(() => {
       controller.abort(new Error(`hand-off enqueue did not answer within ${timeoutMs} ms`));
       refuse(controller.signal.reason);

@@ -55,7 +55,7 @@ export function checkJob(data: unknown, service: string): HandoffJob {
   if (job.v !== HANDOFF_JOB_VERSION)
     throw invalid(`format version ${JSON.stringify(job.v) ?? 'undefined'} is not ${HANDOFF_JOB_VERSION}`);
   if (job.service !== service) throw invalid(`job of another service, not '${service}'`);
-  for (const field of ['deliveryId', 'event', 'key'] as const) {
+  for (const field of ['deliveryId', 'event', 'dedupKey'] as const) {
     if (!isText(job[field])) throw invalid(`${field} is not a non-empty string`);
   }
   if (typeof job.receivedAt !== 'number' || !Number.isFinite(job.receivedAt))

@@ -78,7 +78,7 @@ function fieldBytes(job: SignedFields): Uint8Array {
       job.service,
       job.deliveryId,
       job.event,
-      job.key,
+      job.dedupKey,
       job.receivedAt,
       job.secretIndex,
       headers,

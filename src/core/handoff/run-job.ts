@@ -117,7 +117,7 @@ export function createJobRunner(
     } catch (error) {
       return refused(service, isWebhookError(error) ? error : jobInvalid('unreadable', error));
     }
-    const { key } = job;
+    const { dedupKey: key } = job;
     const handlers = registry.handlersFor(event);
     if (handlers.length === 0) {
       // The receiver acknowledged it for these workers: dead-lettered, to re-drive after the deploy
@@ -152,13 +152,13 @@ export function createJobRunner(
 
   function reportJobError(
     error: unknown,
-    facts: { deliveryId?: string; key?: string; message: string },
+    facts: { deliveryId?: string; dedupKey?: string; message: string },
   ): void {
-    const { deliveryId, key, message } = facts;
-    report(registry.errorHooks, logger, 'error', message, { service, deliveryId, dedupKey: key }, error, {
+    const { deliveryId, dedupKey, message } = facts;
+    report(registry.errorHooks, logger, 'error', message, { service, deliveryId, dedupKey }, error, {
       phase: 'job',
       deliveryId,
-      dedupKey: key,
+      dedupKey,
     });
   }
 

@@ -41,7 +41,7 @@ export interface HandoffJob {
   /** The event name. */
   event: string;
   /** The dedup key (`mail:…`, `crm:…`): the engine's unique job id and the worker's claim key. */
-  key: string;
+  dedupKey: string;
   /** When the receiver got the delivery, epoch ms of its clock (`maxEventAgeMs` is judged at it). */
   receivedAt: number;
   /**
@@ -70,10 +70,10 @@ export type EnqueueResult = 'enqueued' | 'duplicate';
 
 /**
  * A queue engine as a receiver sees it (option `handoff`). `enqueue` must resolve only once the
- * engine confirmed the job is stored, and must be idempotent on `job.key` (the engine's own
+ * engine confirmed the job is stored, and must be idempotent on `job.dedupKey` (the engine's own
  * uniqueness: a BullMQ `jobId`, a pg-boss singleton key): a second enqueue of the same key, while the
  * first job is queued, running or kept as completed or failed, stores nothing new. A rejection, or no
- * answer within `timeoutMs`, answers the delivery 503 `handoff_unavailable` with `Retry-After`.
+ * answer within `enqueueTimeoutMs`, answers the delivery 503 `handoff_unavailable` with `Retry-After`.
  *
  * @example
  * ```ts
@@ -84,10 +84,10 @@ export type EnqueueResult = 'enqueued' | 'duplicate';
  * ```
  */
 export interface HandoffTarget {
-  /** Stores `job`, keyed on `job.key`. `signal` aborts when the receiver stops waiting. */
+  /** Stores `job`, keyed on `job.dedupKey`. `signal` aborts when the receiver stops waiting. */
   enqueue(job: HandoffJob, options: { signal: AbortSignal }): Promise<EnqueueResult | undefined>;
   /** How long the receiver waits for `enqueue`, in ms; then 503. Default 2 000 (`storeTimeoutMs`'s). */
-  readonly timeoutMs?: number;
+  readonly enqueueTimeoutMs?: number;
 }
 
 /**
@@ -133,5 +133,5 @@ export interface HandoffRunner {
    */
   runJob(job: unknown, options?: RunJobOptions): Promise<Verdict>;
   /** Reports a worker-side failure (phase `job`) to the receiver's `onError` hooks and logger. */
-  reportJobError(error: unknown, facts: { deliveryId?: string; key?: string; message: string }): void;
+  reportJobError(error: unknown, facts: { deliveryId?: string; dedupKey?: string; message: string }): void;
 }

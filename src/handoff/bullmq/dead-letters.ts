@@ -21,7 +21,7 @@ export interface BullmqDeadLetter {
   /** The BullMQ job id (give it to {@link redriveBullmqDeadLetter}). */
   jobId: string;
   /** The dedup key the id was made from. */
-  key: string;
+  dedupKey: string;
   /** From the job data, when it had one. */
   deliveryId: string | undefined;
   /** From the job data, when it had one. */
@@ -44,7 +44,7 @@ function toDeadLetter(job: BullmqJobLike): BullmqDeadLetter {
   const jobId = job.id ?? '';
   return {
     jobId,
-    key: dedupKeyOfJobId(jobId),
+    dedupKey: dedupKeyOfJobId(jobId),
     deliveryId: field(job.data, 'deliveryId'),
     event: field(job.data, 'event'),
     reason: job.failedReason ?? 'unknown',

@@ -50,7 +50,7 @@ export interface BullmqHandoffOptions {
    */
   removeOnComplete?: BullmqAddOptions['removeOnComplete'];
   /** How long the receiver waits for Redis to confirm the job, in ms; then 503. Default 2 000. */
-  timeoutMs?: number;
+  enqueueTimeoutMs?: number;
   /**
    * Most writes to Redis in flight at once; past it a delivery is refused (503) at once. Default
    * 1 000. It bounds the memory a stalled Redis (frozen, or a network path that drops packets) can
@@ -59,11 +59,11 @@ export interface BullmqHandoffOptions {
   maxPendingWrites?: number;
   /**
    * Opt-in: after the write, wait until `replicas` replicas acknowledged it (Redis `WAIT`, at most
-   * `timeoutMs`, which must be below the hand-off's `timeoutMs`); fewer answers the delivery 503
+   * `waitMs`, which must be below the hand-off's `enqueueTimeoutMs`); fewer answers the delivery 503
    * `handoff_unavailable`, so a failover cannot lose a job that was acknowledged. Redis replicates
    * asynchronously otherwise. Off by default.
    */
-  waitForReplicas?: { replicas: number; timeoutMs: number };
+  waitForReplicas?: { replicas: number; waitMs: number };
 }
 
 function positive(name: string, value: unknown): number {
@@ -101,21 +101,21 @@ export function createBullmqHandoff(options: BullmqHandoffOptions): HandoffTarge
     attempts = DEFAULT_BULLMQ_ATTEMPTS,
     backoffMs = DEFAULT_BULLMQ_BACKOFF_MS,
     removeOnComplete = { age: 86_400, count: 10_000 },
-    timeoutMs = 2_000,
+    enqueueTimeoutMs = 2_000,
     maxPendingWrites = 1_000,
     waitForReplicas: replication,
   } = options;
   positive('attempts', attempts);
   positive('backoffMs', backoffMs);
-  positive('timeoutMs', timeoutMs);
+  positive('enqueueTimeoutMs', enqueueTimeoutMs);
   positive('maxPendingWrites', maxPendingWrites);
   if (replication !== undefined) {
     positive('waitForReplicas.replicas', replication?.replicas);
-    positive('waitForReplicas.timeoutMs', replication?.timeoutMs);
-    if (replication.timeoutMs >= timeoutMs)
+    positive('waitForReplicas.waitMs', replication?.waitMs);
+    if (replication.waitMs >= enqueueTimeoutMs)
       throw new WebhookError(
         'options_invalid',
-        `createBullmqHandoff: waitForReplicas.timeoutMs (${replication.timeoutMs}) must be below timeoutMs (${timeoutMs}).`,
+        `createBullmqHandoff: waitForReplicas.waitMs (${replication.waitMs}) must be below enqueueTimeoutMs (${enqueueTimeoutMs}).`,
       );
   }
   const backoff = { type: 'exponential', delay: backoffMs } as const;
@@ -129,7 +129,7 @@ export function createBullmqHandoff(options: BullmqHandoffOptions): HandoffTarge
     const { client } = gate;
     // The receiver answered 503 already: the sender's retry waits for the replicas again.
     if (!replication || !client || signal.aborted) return;
-    const { replicas, timeoutMs: waitMs } = replication;
+    const { replicas, waitMs } = replication;
     const acknowledged = await waitForReplicas(client, slotKey, replicas, waitMs);
     if (acknowledged < replicas)
       throw unavailable(
@@ -138,11 +138,11 @@ export function createBullmqHandoff(options: BullmqHandoffOptions): HandoffTarge
   }
 
   return {
-    timeoutMs,
+    enqueueTimeoutMs,
     async enqueue(job: HandoffJob, { signal }) {
       await gate.run(signal, async () => {
         await queue.add(jobName, job, {
-          jobId: bullmqJobId(job.key),
+          jobId: bullmqJobId(job.dedupKey),
           attempts,
           backoff,
           removeOnComplete,

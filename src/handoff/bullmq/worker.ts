@@ -82,8 +82,8 @@ export function createBullmqWorker(
 
   async function processJob(job: Job, token?: string, signal?: AbortSignal): Promise<string> {
     const attempt = job.attemptsMade + 1;
-    const data = job.data as { deliveryId?: unknown; key?: unknown } | null | undefined;
-    const facts = { deliveryId: text(data?.deliveryId), key: text(data?.key) };
+    const data = job.data as { deliveryId?: unknown; dedupKey?: unknown } | null | undefined;
+    const facts = { deliveryId: text(data?.deliveryId), dedupKey: text(data?.dedupKey) };
     try {
       const verdict = await receiver.runJob(job.data, { signal, attempt, timeoutMs });
       const failure = jobError(verdict);

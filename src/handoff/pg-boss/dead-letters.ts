@@ -24,7 +24,7 @@ export interface PgBossDeadLetter {
   deliveryId: string | undefined;
   event: string | undefined;
   /** The dedup key. */
-  key: string | undefined;
+  dedupKey: string | undefined;
   /** Why it failed: the last attempt's error code and message, or why the job was refused. */
   reason: string;
   /** The error code of the last failure (`handler_failed`, `job_invalid`, …) when known. */
@@ -93,7 +93,7 @@ export async function listPgBossDeadLetters(options: PgBossDeadLetterOptions): P
       sourceId: job.sourceId ?? null,
       deliveryId: field(job.data, 'deliveryId'),
       event: field(job.data, 'event'),
-      key: field(job.data, 'key'),
+      dedupKey: field(job.data, 'dedupKey'),
       reason,
       code,
       attempts: typeof retries === 'number' ? retries + 1 : undefined,

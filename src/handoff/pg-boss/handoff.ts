@@ -14,7 +14,7 @@ import { ensureQueues, type PgBossQueueOptions, resolveQueues } from './queues.j
  * ```ts
  * import type { PgBossHandoffOptions } from '@svc/webhooks/pg-boss';
  *
- * const options: PgBossHandoffOptions = { boss, queue: 'webhooks', timeoutMs: 1_500 };
+ * const options: PgBossHandoffOptions = { boss, queue: 'webhooks', enqueueTimeoutMs: 1_500 };
  * ```
  */
 export interface PgBossHandoffOptions extends PgBossQueueOptions {
@@ -24,7 +24,7 @@ export interface PgBossHandoffOptions extends PgBossQueueOptions {
    * How long a delivery waits for Postgres to confirm the job, in ms; past it the delivery is
    * answered 503 with `Retry-After`. Default 2 000.
    */
-  timeoutMs?: number;
+  enqueueTimeoutMs?: number;
 }
 
 /**
@@ -37,7 +37,7 @@ export interface PgBossHandoffOptions extends PgBossQueueOptions {
  * ```
  */
 export interface PgBossHandoff extends HandoffTarget {
-  readonly timeoutMs: number;
+  readonly enqueueTimeoutMs: number;
   /** The work queue. */
   readonly queue: string;
   /** The dead-letter queue. */
@@ -70,21 +70,21 @@ export interface PgBossHandoff extends HandoffTarget {
  * ```
  */
 export function createPgBossHandoff(options: PgBossHandoffOptions): PgBossHandoff {
-  const { boss, timeoutMs = 2_000 } = options;
+  const { boss, enqueueTimeoutMs = 2_000 } = options;
   if (typeof boss?.send !== 'function') {
     throw new TypeError('createPgBossHandoff: `boss` must be a pg-boss PgBoss instance (pg-boss 12).');
   }
   const queues = resolveQueues(options);
   const { queue } = queues;
   return {
-    timeoutMs,
+    enqueueTimeoutMs,
     queue,
     deadLetterQueue: queues.deadLetterQueue,
     createQueues: () => ensureQueues(boss, queues),
     async enqueue(job: HandoffJob): Promise<EnqueueResult> {
       // One INSERT … ON CONFLICT DO NOTHING: `null` means a job with this id is already stored
       // (committed: a concurrent insert of the same id waits for the first one's commit).
-      const id = await boss.send(queue, job as unknown as object, { id: pgBossJobId(job.key) });
+      const id = await boss.send(queue, job as unknown as object, { id: pgBossJobId(job.dedupKey) });
       return id === null ? 'duplicate' : 'enqueued';
     },
   };

@@ -81,12 +81,12 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
   const report = (error: unknown, job: PgBossJobLike, message: string) => {
     const data = (typeof job.data === 'object' && job.data !== null ? job.data : {}) as {
       deliveryId?: unknown;
-      key?: unknown;
+      dedupKey?: unknown;
     };
     try {
       receiver.reportJobError(error, {
         ...(typeof data.deliveryId === 'string' ? { deliveryId: data.deliveryId } : {}),
-        ...(typeof data.key === 'string' ? { key: data.key } : {}),
+        ...(typeof data.dedupKey === 'string' ? { dedupKey: data.dedupKey } : {}),
         message,
       });
     } catch {

@@ -116,7 +116,7 @@ describe.runIf(postgresAvailable())('pg-boss hand-off', () => {
         service: 'crm',
         deliveryId: delivery.deliveryId,
         event: 'deal.won',
-        key: `crm:delivery:${delivery.deliveryId}`,
+        dedupKey: `crm:delivery:${delivery.deliveryId}`,
         receivedAt: Date.now(),
         secretIndex: 0,
         headers: { 'x-svc-event': 'deal.won', 'x-svc-delivery': delivery.deliveryId },
@@ -177,7 +177,7 @@ describe.runIf(postgresAvailable())('pg-boss hand-off', () => {
     expect(dead).toMatchObject({
       deliveryId: delivery.deliveryId,
       event: 'deal.won',
-      key: `crm:delivery:${delivery.deliveryId}`,
+      dedupKey: `crm:delivery:${delivery.deliveryId}`,
       code: 'handler_failed',
       attempts: 3,
     });
@@ -206,13 +206,13 @@ describe.runIf(postgresAvailable())('pg-boss hand-off', () => {
     const valid = crmDelivery('deal.won');
     await boss.send(queue, { hello: 'world' });
     await boss.send(queue, { v: 0, service: 'crm' });
-    await boss.send(queue, { v: 2, service: 'mail', deliveryId: 'd', event: 'bounced', key: 'k' });
+    await boss.send(queue, { v: 2, service: 'mail', deliveryId: 'd', event: 'bounced', dedupKey: 'k' });
     await boss.send(queue, {
       v: 2,
       service: 'crm',
       deliveryId: valid.deliveryId,
       event: 'deal.won',
-      key: 'crm:delivery:x',
+      dedupKey: 'crm:delivery:x',
       receivedAt: Date.now(),
       secretIndex: 0,
       headers: {},
@@ -255,7 +255,7 @@ describe.runIf(postgresAvailable())('pg-boss hand-off', () => {
       service: 'crm',
       deliveryId: fake.deliveryId,
       event: 'deal.won',
-      key: `crm:delivery:${fake.deliveryId}`,
+      dedupKey: `crm:delivery:${fake.deliveryId}`,
       receivedAt: Date.now(),
       secretIndex: 0,
       headers: { 'x-svc-event': 'deal.won', 'x-svc-delivery': fake.deliveryId },
@@ -265,7 +265,7 @@ describe.runIf(postgresAvailable())('pg-boss hand-off', () => {
     await boss.send(queue, forged);
     await boss.send(queue, resigned(forged, 'whsec_attacker_guess_0001'));
     // The genuine job once more under another key: its claim would be new.
-    await boss.send(queue, { ...written, key: 'crm:delivery:again' });
+    await boss.send(queue, { ...written, dedupKey: 'crm:delivery:again' });
     await startWorker();
     expect(await until(async () => (await listPgBossDeadLetters({ boss, queue })).length === 3)).toBe(true);
     expect(await until(() => values.length === 1)).toBe(true);
@@ -340,7 +340,7 @@ describe.runIf(postgresAvailable())('pg-boss hand-off: Postgres down at enqueue'
       const dedup = createPostgresStore({ client: pool, table: unique('dedup') });
       await dedup.migrate();
       const queue = unique('webhooks');
-      const handoff = createPgBossHandoff({ boss, queue, retry: FAST_RETRY, timeoutMs: 1_000 });
+      const handoff = createPgBossHandoff({ boss, queue, retry: FAST_RETRY, enqueueTimeoutMs: 1_000 });
       await handoff.createQueues();
       const effects = new Map<string, number>();
       const receiver = createCrmReceiver({
