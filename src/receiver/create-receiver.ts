@@ -7,6 +7,7 @@ import { createHandlerRegistry, type DispatchableEvent } from '../core/handler-r
 import type { ErrorHook, InvalidHook, WebhookHandler } from '../core/handler-types.js';
 import { createJobRunner } from '../core/handoff/run-job.js';
 import type { HandoffRunner } from '../core/handoff/types.js';
+import { bodyTaken, rawBodyUnavailable } from '../core/raw-body-unavailable.js';
 import { readRequestBody } from '../core/read-body.js';
 import { createReceivePath } from '../core/receive-path.js';
 import type { ResolvedOptions } from '../core/receiver-options.js';
@@ -77,6 +78,12 @@ export interface WebhookReceiver<Known extends { name: string }, Unknown>
   onInvalid(hook: InvalidHook): this;
 }
 
+// Logged with the 500 raw_body_unavailable when `handle(request)` gets a request whose body was read.
+const TAKEN_FIX =
+  'Hand the receiver the request before anything reads its body (request.json(), request.text(), ' +
+  "request.formData(), a framework's body helper or validator); code that needs the body first can read " +
+  'request.clone() instead. Or pass the exact bytes to receiver.receive({ body, headers }).';
+
 /** Builds a receiver; the service factories resolve options and the spec first. */
 export function createReceiver<Known extends DispatchableEvent, Unknown extends DispatchableEvent>(
   spec: ServiceSpec<Known | Unknown>,
@@ -94,6 +101,9 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
       // The receive path checks the method before it calls the reader, and owns every refusal.
       const verdict = await receive({
         body: async ({ maxBodyBytes, bodyTimeoutMs }) => {
+          // A route whose framework, hook or middleware read the body first: the documented refusal
+          // with its fix, not a TypeError about a locked stream.
+          if (bodyTaken(request)) throw rawBodyUnavailable(TAKEN_FIX);
           const read = await readRequestBody(request, maxBodyBytes, bodyTimeoutMs);
           if (read instanceof Uint8Array) return read;
           throw read;

@@ -72,6 +72,9 @@ export const CONSUMER_CASES = [
   { name: './express', source: "export { createExpressMiddleware } from '@svc/webhooks/express';" },
   { name: './fastify', source: "export { createFastifyPlugin } from '@svc/webhooks/fastify';" },
   { name: './next', source: "export { createNextRouteHandlers } from '@svc/webhooks/next';" },
+  { name: './hono', source: "export { createHonoMiddleware } from '@svc/webhooks/hono';" },
+  { name: './koa', source: "export { createKoaMiddleware } from '@svc/webhooks/koa';" },
+  { name: './nest', source: "export { createNestHandler } from '@svc/webhooks/nest';" },
   { name: './redis', source: "export { createRedisStore } from '@svc/webhooks/redis';" },
   { name: './postgres', source: "export { createPostgresStore } from '@svc/webhooks/postgres';" },
   {
