@@ -51,7 +51,7 @@ const STYLE = `
   #catalogue .desc { display: block; font-size: 12px; color: #5b6470; }
   .errors { color: #c0262d; margin: .5rem 0 0; padding-left: 1.1rem; font-size: 13px; }
   .errors:empty { display: none; }
-  #notice { min-height: 1.4em; margin-top: .35rem; overflow-wrap: anywhere; }
+  #notice { margin: 0 0 .75rem; overflow-wrap: anywhere; } #notice:empty { display: none; }
   .filters { display: flex; gap: .6rem; align-items: end; margin-bottom: .6rem; flex-wrap: wrap; }
   .filters label { margin: 0; } .filters select { width: auto; min-width: 9rem; }
   .empty { color: #5b6470; font-style: italic; }
