@@ -30,8 +30,8 @@ export const DEFAULT_EMULATOR_PORT = 4400;
 interface EmulateOptions {
   port: string;
   speed: string;
-  forward: string[];
-  secret: string[];
+  forward?: string[];
+  secret?: string[];
   check: boolean;
 }
 
@@ -43,17 +43,16 @@ export function emulateCommand(program: Command): void {
     )
     .option('--port <port>', 'the port (0 picks a free one)', String(DEFAULT_EMULATOR_PORT))
     .option('--speed <x>', 'run retry and pause timing x times faster (60: a minute takes a second)', '1')
+    // No default shown: commander would print "(default: [])".
     .option(
       '--forward <service=url>',
       'register a webhook of mail or crm to your app, to every event (repeatable)',
       collectSet,
-      [],
     )
     .option(
       '--secret <service=secret>',
-      "a forward's secret (default: $SVC_MAIL_WEBHOOK_SECRET / $SVC_CRM_WEBHOOK_SECRET, else a new one)",
+      "a forward's secret; else $SVC_MAIL_WEBHOOK_SECRET / $SVC_CRM_WEBHOOK_SECRET; else a new one, printed once",
       collectSet,
-      [],
     )
     .option('--no-check', 'do not send the check delivery to each forward at start')
     .action(runAction(emulate as never));
@@ -67,8 +66,8 @@ async function emulate(out: Output, options: EmulateOptions): Promise<ExitCode> 
   if (!Number.isFinite(speed) || speed < 1 || speed > 100_000) {
     throw new CliError(`--speed must be a number from 1 to 100000 (got ${options.speed}).`);
   }
-  const forwards: Forward[] = parseForwards(options.forward);
-  const secrets = forwardSecrets(forwards, options.secret);
+  const forwards: Forward[] = parseForwards(options.forward ?? []);
+  const secrets = forwardSecrets(forwards, options.secret ?? []);
   const clock = createScaledClock(speed);
   const state = createEmulatorState(clock, speed);
   let registered: RegisteredForward[];
