@@ -1,12 +1,27 @@
-/** `svc-webhooks emulate [--port P] [--speed X]`: both services as a local HTTP server with a live page. */
+/**
+ * `svc-webhooks emulate [--port P] [--speed X] [--forward service=URL…]`: both services as a local
+ * HTTP server with a live page; with `--forward`, the app's webhooks registered at start and every
+ * delivery attempt streamed to the terminal.
+ */
 import type { Command } from 'commander';
-import type { EmitterReport } from '../../testing/emitter/types.js';
+import { isWebhookError } from '../../shared/errors.js';
+import {
+  type Forward,
+  forwardSecrets,
+  parseForwards,
+  type RegisteredForward,
+  registerForwards,
+  sendChecks,
+} from '../emulate/forward.js';
 import { createScaledClock } from '../emulate/scaled-clock.js';
-import { startEmulatorServer } from '../emulate/server.js';
-import { createEmulatorState, realDuration } from '../emulate/state.js';
+import { type EmulatorAddress, startEmulatorServer } from '../emulate/server.js';
+import { createEmulatorState } from '../emulate/state.js';
+import { createStreamPrinter } from '../emulate/stream-lines.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import type { Output } from '../output.js';
 import { runAction, withJson } from '../run-action.js';
+import { SECRET_ENV } from '../secrets.js';
+import { collectSet } from '../set-fields.js';
 import { jsonText, visible } from '../visible-text.js';
 
 /** The emulator's default port. */
@@ -15,6 +30,9 @@ export const DEFAULT_EMULATOR_PORT = 4400;
 interface EmulateOptions {
   port: string;
   speed: string;
+  forward?: string[];
+  secret?: string[];
+  check: boolean;
 }
 
 /** Registers `emulate`. */
@@ -25,6 +43,18 @@ export function emulateCommand(program: Command): void {
     )
     .option('--port <port>', 'the port (0 picks a free one)', String(DEFAULT_EMULATOR_PORT))
     .option('--speed <x>', 'run retry and pause timing x times faster (60: a minute takes a second)', '1')
+    // No default shown: commander would print "(default: [])".
+    .option(
+      '--forward <service=url>',
+      'register a webhook of mail or crm to your app, to every event (repeatable)',
+      collectSet,
+    )
+    .option(
+      '--secret <service=secret>',
+      "a forward's secret; else $SVC_MAIL_WEBHOOK_SECRET / $SVC_CRM_WEBHOOK_SECRET; else a new one, printed once",
+      collectSet,
+    )
+    .option('--no-check', 'do not send the check delivery to each forward at start')
     .action(runAction(emulate as never));
 }
 
@@ -36,8 +66,18 @@ async function emulate(out: Output, options: EmulateOptions): Promise<ExitCode> 
   if (!Number.isFinite(speed) || speed < 1 || speed > 100_000) {
     throw new CliError(`--speed must be a number from 1 to 100000 (got ${options.speed}).`);
   }
+  const forwards: Forward[] = parseForwards(options.forward ?? []);
+  const secrets = forwardSecrets(forwards, options.secret ?? []);
   const clock = createScaledClock(speed);
   const state = createEmulatorState(clock, speed);
+  let registered: RegisteredForward[];
+  try {
+    registered = registerForwards(state, forwards, secrets);
+  } catch (error) {
+    // A URL the services refuse (credentials in it, for one): nothing listens yet, nothing was sent.
+    if (!isWebhookError(error)) throw error;
+    throw new CliError(`--forward: ${error.message}`, EXIT.usage, error.code);
+  }
   let started: Awaited<ReturnType<typeof startEmulatorServer>>;
   try {
     started = await startEmulatorServer(state, port);
@@ -51,20 +91,9 @@ async function emulate(out: Output, options: EmulateOptions): Promise<ExitCode> 
     );
   }
   const { address } = started;
-  if (out.json) {
-    // The first line says where it listens; then one JSON line per attempt, pause and skip.
-    process.stdout.write(`${jsonText({ type: 'listening', speed, ...address })}\n`);
-  } else {
-    out.line(
-      `${out.color.bold('svc-webhooks emulator')} on ${address.url}${speed === 1 ? '' : ` (${speed}× speed)`}`,
-    );
-    out.line(`  page       ${address.url}`);
-    out.line(`  email API  ${address.mail.baseUrl}/api/v1   X-API-Key: ${address.mail.apiKey}`);
-    out.line(`  CRM API    ${address.crm.baseUrl}/v1       Authorization: Bearer ${address.crm.token}`);
-    out.line(`  events     svc-webhooks trigger mail delivered --emulator ${address.mail.baseUrl}`);
-    out.line(out.color.dim('  Ctrl-C stops it.'));
-  }
-  state.subscribe((event) => printEvent(out, event, speed));
+  printHeader(out, address, speed, registered);
+  state.subscribe(createStreamPrinter(out, state));
+  if (options.check) void sendChecks(state, registered);
 
   // A signal stops everything that would keep the process alive: scheduled retries (the clock's
   // timers), attempts in flight (aborted), then the server and the page's event streams.
@@ -82,56 +111,38 @@ async function emulate(out: Output, options: EmulateOptions): Promise<ExitCode> 
   return EXIT.ok;
 }
 
-function printEvent(out: Output, event: EmitterReport, speed: number): void {
+/** Where it listens, the credentials, and each forward with its secret (a new one shown this once). */
+function printHeader(
+  out: Output,
+  address: EmulatorAddress,
+  speed: number,
+  forwards: readonly RegisteredForward[],
+): void {
   if (out.json) {
-    const { type, service, at } = event;
-    const line: Record<string, unknown> = { type, service, at: new Date(at).toISOString() };
-    if (event.type === 'attempt') {
-      Object.assign(line, {
-        deliveryId: event.delivery.id,
-        webhookId: event.delivery.webhookId,
-        event: event.delivery.event,
-        attempt: event.attempt.attempt,
-        kind: event.attempt.kind,
-        attemptedAt: event.attempt.attemptedAt,
-        statusCode: event.attempt.statusCode,
-        success: event.attempt.success,
-        error: event.attempt.error,
-        durationMs: realDuration(event.attempt.durationMs, speed),
-        nextAttemptAt: event.delivery.nextAttemptAt,
-      });
-    } else if (event.type === 'delivery_settled') {
-      Object.assign(line, { deliveryId: event.delivery.id, status: event.delivery.status });
-    } else if (event.type === 'no_subscriber') {
-      Object.assign(line, { event: event.event });
-    } else {
-      Object.assign(line, { webhookId: event.webhookId });
-      if (event.type === 'skipped') Object.assign(line, { event: event.event, reason: event.reason });
-    }
-    process.stdout.write(`${jsonText(line)}\n`);
+    // The first line says where it listens; then one JSON line per attempt, pause and skip.
+    process.stdout.write(`${jsonText({ type: 'listening', speed, ...address, forwards })}\n`);
     return;
   }
   const c = out.color;
-  if (event.type === 'attempt') {
-    const a = event.attempt;
-    const status = a.success
-      ? c.green(String(a.statusCode))
-      : c.red(a.statusCode ? String(a.statusCode) : 'ERR');
-    const next = event.delivery.nextAttemptAt ? c.dim(` next ${event.delivery.nextAttemptAt}`) : '';
+  out.line(`${c.bold('svc-webhooks emulator')} on ${address.url}${speed === 1 ? '' : ` (${speed}× speed)`}`);
+  out.line(`  page       ${address.url}`);
+  out.line(`  email API  ${address.mail.baseUrl}/api/v1   X-API-Key: ${address.mail.apiKey}`);
+  out.line(`  CRM API    ${address.crm.baseUrl}/v1       Authorization: Bearer ${address.crm.token}`);
+  for (const f of forwards) {
     out.line(
-      `${status} ${event.service} ${visible(event.delivery.event)} #${a.attempt} ${a.kind} ${c.dim(`${visible(event.delivery.id)} ${realDuration(a.durationMs, speed)} ms`)}${a.error ? ` ${c.yellow(visible(a.error))}` : ''}${next}`,
+      `  forward    ${f.service.padEnd(4)} -> ${visible(f.url)}  (webhook ${f.webhookId}, every event)`,
     );
-  } else if (event.type === 'webhook_paused') {
-    out.line(
-      c.red(
-        `paused mail webhook ${visible(event.webhookId)} after ${event.consecutiveFailures} failed deliveries`,
-      ),
-    );
-  } else if (event.type === 'skipped') {
-    out.line(
-      c.yellow(
-        `skipped ${event.service} ${visible(event.event)} for ${visible(event.webhookId)}: ${visible(event.reason)}`,
-      ),
-    );
+    if (f.secret) {
+      out.line(`             secret ${c.bold(f.secret)}`);
+      out.line(
+        c.dim(`             (new, shown this once: start your app with ${SECRET_ENV[f.service]} set to it)`),
+      );
+    } else {
+      out.line(c.dim(`             secret from ${f.secretFrom}`));
+    }
   }
+  const service = forwards[0]?.service ?? 'mail';
+  const event = service === 'mail' ? 'delivered' : 'contact.created';
+  out.line(`  events     svc-webhooks trigger ${service} ${event} --emulator ${address.mail.baseUrl}`);
+  out.line(c.dim('  Ctrl-C stops it.'));
 }

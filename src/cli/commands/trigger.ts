@@ -4,6 +4,7 @@ import { parseEvent, parseService } from '../events.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { parseUrl, readEmulatorJson } from '../http.js';
 import { describeFetchError, type Output } from '../output.js';
+import { receiverError } from '../receiver-error.js';
 import { runAction, withJson } from '../run-action.js';
 import { collectSet, parseSetFields } from '../set-fields.js';
 import { visible } from '../visible-text.js';
@@ -37,23 +38,6 @@ interface Delivery {
   webhookId: string;
   status: string;
   attempts: Attempt[];
-}
-
-/**
- * The receiver's own error (`{ "error": { "code", "message" } }`, as this package's receivers answer)
- * from the response body the emulator recorded; undefined for any other body.
- */
-function receiverError(body: string | null | undefined): { code: string; message?: string } | undefined {
-  if (!body) return undefined;
-  try {
-    const error = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-    if (typeof error?.code !== 'string') return undefined;
-    return typeof error.message === 'string'
-      ? { code: error.code, message: error.message }
-      : { code: error.code };
-  } catch {
-    return undefined;
-  }
 }
 
 const succeeded = (attempt: Attempt | undefined): boolean =>

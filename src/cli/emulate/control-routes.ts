@@ -1,14 +1,13 @@
 /**
  * The emulator's own routes under `/_emulator/` (not part of either service's API): make an event
- * happen, read the state, stream changes, and the page's buttons (retry, reactivate, rotate).
+ * happen, read the state, one delivery's requests and answers, the event catalogue, add a webhook,
+ * and the page's buttons (retry, reactivate, rotate).
  */
 
-import type { CrmEventName } from '../../crm/event-names.js';
-import { isCrmEventName } from '../../crm/event-names.js';
-import { isMailEventName, type MailEventName } from '../../mail/event-names.js';
-import { isWebhookError, WebhookError } from '../../shared/errors.js';
+import { isWebhookError } from '../../shared/errors.js';
 import { json } from '../../testing/api/responses.js';
-import type { EmittedDelivery } from '../../testing/emitter/types.js';
+import { catalogue } from './catalogue.js';
+import { addWebhook, emitEvent } from './control-actions.js';
 import type { EmulatorState } from './state.js';
 
 type Params = Record<string, string>;
@@ -17,6 +16,17 @@ type Handler = (state: EmulatorState, params: Params, body: unknown) => Promise<
 const routes: Array<{ method: string; pattern: RegExp; handler: Handler }> = [
   { method: 'GET', pattern: /^\/_emulator\/state$/, handler: (state) => json(200, state.snapshot()) },
   { method: 'POST', pattern: /^\/_emulator\/events$/, handler: emitEvent },
+  { method: 'POST', pattern: /^\/_emulator\/webhooks$/, handler: addWebhook },
+  {
+    method: 'GET',
+    pattern: /^\/_emulator\/catalogue$/,
+    handler: (state) => json(200, { events: catalogue(state.clock.now) }),
+  },
+  {
+    method: 'GET',
+    pattern: /^\/_emulator\/deliveries\/(?<id>[^/]+)$/,
+    handler: (state, { id }) => json(200, state.detail(id!)),
+  },
   {
     method: 'POST',
     pattern: /^\/_emulator\/(?<service>mail|crm)\/webhooks\/(?<id>[^/]+)\/reactivate$/,
@@ -71,27 +81,4 @@ export async function runControlRoute(
     if (isWebhookError(error)) return json(error.status, error.toJSON());
     return json(500, { error: { code: 'internal_error', message: 'The emulator failed; see its output.' } });
   }
-}
-
-/** `POST /_emulator/events` `{ service, event, data? }`: emits the event to every subscribed webhook. */
-async function emitEvent(state: EmulatorState, _params: Params, body: unknown): Promise<Response> {
-  const input = (typeof body === 'object' && body !== null ? body : {}) as {
-    service?: unknown;
-    event?: unknown;
-    data?: unknown;
-  };
-  const data =
-    typeof input.data === 'object' && input.data !== null ? (input.data as Record<string, unknown>) : {};
-  let deliveries: EmittedDelivery[];
-  if (input.service === 'mail' && isMailEventName(input.event)) {
-    deliveries = await state.mail.emit(input.event as MailEventName, data);
-  } else if (input.service === 'crm' && isCrmEventName(input.event)) {
-    deliveries = await state.crm.emit(input.event as CrmEventName, data);
-  } else {
-    throw new WebhookError(
-      'invalid_payload',
-      'Send { "service": "mail" | "crm", "event": "<event name>", "data": { …fields } }.',
-    );
-  }
-  return json(200, { service: input.service, event: input.event, deliveries });
 }

@@ -9,7 +9,7 @@ import type { EmitterClock } from '../../testing/clock/types.js';
 export function createScaledClock(
   speed: number,
   wallNow: () => number = Date.now,
-): EmitterClock & { stop(): void } {
+): EmitterClock & { stop(): void; wall(ms: number): number } {
   const origin = wallNow();
   const handles = new Map<number, ReturnType<typeof setTimeout>>();
   let nextId = 1;
@@ -30,6 +30,8 @@ export function createScaledClock(
   }
   return {
     now: () => Math.round(origin + (wallNow() - origin) * speed),
+    /** The wall-clock time of an emulated time `ms` (past or future). */
+    wall: (ms) => Math.round(origin + (ms - origin) / speed),
     setTimeout: schedule,
     clearTimeout(id) {
       clearTimeout(handles.get(id));

@@ -35,6 +35,11 @@ export interface CreateCrmWebhookInput {
   url: string;
   events: readonly CrmEventName[];
   active?: boolean;
+  /**
+   * The webhook's secret (16+ characters) instead of a generated one, for an app that already has
+   * its own: the emulator's addition (`svc-webhooks emulate --secret`); the service always generates it.
+   */
+  secret?: string;
 }
 
 /**

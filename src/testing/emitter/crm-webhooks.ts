@@ -2,7 +2,7 @@ import { CRM_EVENT_NAMES, type CrmEventName } from '../../crm/event-names.js';
 import { randomUuid } from '../random.js';
 import { checkWebhookUrl, type UrlPolicyOptions } from '../url-policy.js';
 import type { CreateCrmWebhookInput, CrmEmitterWebhook, UpdateCrmWebhookInput } from './crm-types.js';
-import { asObject, booleanField, eventsField, stringField } from './input.js';
+import { asObject, booleanField, eventsField, secretField, stringField } from './input.js';
 import type { WebhookRegistry } from './webhook-registry.js';
 
 /**
@@ -29,7 +29,7 @@ export function crmWebhookApi(
         url,
         events,
         active: booleanField(body, 'active') ?? true,
-        secret: registry.newSecret(),
+        secret: secretField(body) ?? registry.newSecret(),
         createdAt: now,
         updatedAt: now,
       });

@@ -1,4 +1,5 @@
 import { WebhookError } from '../../shared/errors.js';
+import { checkSecrets } from '../../verify/secrets.js';
 
 /** The body of a management call as an object, or `invalid_payload`. */
 export function asObject(input: unknown, what: string): Record<string, unknown> {
@@ -49,4 +50,16 @@ export function booleanField(body: Record<string, unknown>, key: string): boolea
   if (value === undefined) return undefined;
   if (typeof value !== 'boolean') throw new WebhookError('invalid_payload', `${key} must be true or false.`);
   return value;
+}
+
+/**
+ * The `secret` of a create call: one a receiver accepts (16+ characters, no surrounding whitespace),
+ * `undefined` when absent (the emitter generates one, as the services always do).
+ */
+export function secretField(body: Record<string, unknown>): string | undefined {
+  if (body.secret === undefined) return undefined;
+  const secret = stringField(body, 'secret', true)!;
+  const { problem } = checkSecrets(secret);
+  if (problem) throw new WebhookError('invalid_payload', `secret: ${problem.reason}.`);
+  return secret;
 }

@@ -39,6 +39,11 @@ export interface CreateMailWebhookInput {
   url: string;
   events: readonly MailEventName[];
   description?: string;
+  /**
+   * The webhook's secret (16+ characters) instead of a generated one, for an app that already has
+   * its own: the emulator's addition (`svc-webhooks emulate --secret`); the service always generates it.
+   */
+  secret?: string;
 }
 
 /**

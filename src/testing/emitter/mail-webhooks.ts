@@ -2,7 +2,7 @@ import { MAIL_EVENT_NAMES, type MailEventName } from '../../mail/event-names.js'
 import { WebhookError } from '../../shared/errors.js';
 import { randomToken } from '../random.js';
 import { checkWebhookUrl, type UrlPolicyOptions } from '../url-policy.js';
-import { asObject, eventsField, stringField } from './input.js';
+import { asObject, eventsField, secretField, stringField } from './input.js';
 import type { CreateMailWebhookInput, MailEmitterWebhook, UpdateMailWebhookInput } from './mail-types.js';
 import type { WebhookRegistry } from './webhook-registry.js';
 
@@ -25,7 +25,7 @@ export function mailWebhookApi(registry: WebhookRegistry<MailEmitterWebhook>, po
         url,
         events,
         description,
-        secret: registry.newSecret(),
+        secret: secretField(body) ?? registry.newSecret(),
         status: 'active',
         consecutiveFailures: 0,
         createdAt: now,

@@ -158,3 +158,78 @@ export function startEmulator(cli: string, args: readonly string[] = []): Promis
     });
   });
 }
+
+/** A long-running command in text mode: the lines it printed so far, and a wait for the next ones. */
+export interface RunningCli {
+  child: ChildProcess;
+  /** Every stdout line so far. */
+  lines: string[];
+  stderr(): string;
+  /** Resolves with the first stdout line matching `pattern` (already printed, or the next one). */
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `node cli.js ...args` and follows its stdout line by line (no colours, no inherited secrets). */
+export function startCli(
+  cli: string,
+  args: readonly string[],
+  options: { env?: Record<string, string | undefined> } = {},
+): RunningCli {
+  const child = spawn(supportedNode, [cli, ...args], {
+    env: cleanEnv(options.env ?? {}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const waiters = new Set<() => void>();
+  let buffer = '';
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+  });
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    buffer += chunk;
+    let at = buffer.indexOf('\n');
+    while (at >= 0) {
+      lines.push(buffer.slice(0, at));
+      buffer = buffer.slice(at + 1);
+      at = buffer.indexOf('\n');
+    }
+    for (const waiter of [...waiters]) waiter();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return {
+    child,
+    lines,
+    stderr: () => stderr,
+    exited,
+    waitForLine(pattern, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = lines.find((l) => pattern.test(l));
+          if (found === undefined) return false;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(found);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(
+            new Error(`no line matching ${pattern} in ${timeoutMs} ms; got:\n${lines.join('\n')}\n${stderr}`),
+          );
+        }, timeoutMs);
+        if (!check()) waiters.add(check);
+        void exited.then(() => {
+          if (waiters.delete(check)) {
+            clearTimeout(timer);
+            reject(
+              new Error(`exited before a line matching ${pattern}; got:\n${lines.join('\n')}\n${stderr}`),
+            );
+          }
+        });
+      });
+    },
+  };
+}
