@@ -49,6 +49,7 @@ const EXPECTED: Record<(typeof CONSUMER_CASES)[number]['name'], Expected> = {
   './express': { budget: 10 * KB, zod: false },
   './fastify': { budget: 10 * KB, zod: false },
   './next': { budget: 4 * KB, zod: false },
+  './lambda': { budget: 6 * KB, zod: false },
   './redis': { budget: 12 * KB, zod: false },
   './postgres': { budget: 12 * KB, zod: false },
   './testing createVirtualClock': { budget: 6 * KB, zod: false },

@@ -72,6 +72,7 @@ export const CONSUMER_CASES = [
   { name: './express', source: "export { createExpressMiddleware } from '@svc/webhooks/express';" },
   { name: './fastify', source: "export { createFastifyPlugin } from '@svc/webhooks/fastify';" },
   { name: './next', source: "export { createNextRouteHandlers } from '@svc/webhooks/next';" },
+  { name: './lambda', source: "export { createLambdaHandler } from '@svc/webhooks/lambda';" },
   { name: './redis', source: "export { createRedisStore } from '@svc/webhooks/redis';" },
   { name: './postgres', source: "export { createPostgresStore } from '@svc/webhooks/postgres';" },
   {
