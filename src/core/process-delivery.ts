@@ -45,6 +45,8 @@ export interface Delivery<E extends DispatchableEvent = DispatchableEvent> {
   upstream: SignalSource | undefined;
   /** Hand-off workers: the queue engine's attempt number, shown to handlers as `context.attempt`. */
   attempt?: number | undefined;
+  /** Work that goes on after the verdict is handed to it (ReceiveInput.waitUntil). */
+  waitUntil?: ((work: Promise<unknown>) => void) | undefined;
 }
 
 /** What processing needs from the receiver. */
@@ -324,7 +326,8 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
       context.expire();
       const timeout = new WebhookError('handler_timeout', `Handlers still running after ${timeoutMs} ms.`);
       run.fail('warn', 'webhook handler timed out', timeout, 'timeout');
-      void handlers.then((late) => run.late(late));
+      const late = handlers.then((settled) => run.late(settled));
+      delivery.waitUntil?.(late);
       // A retry before the handlers settle gets delivery_in_progress until the lease ends (at least
       // `leaseMs` from the start; it is extended while they run).
       const retry = retryAfter(clock, delivery.startedAt + leaseMs);
@@ -338,8 +341,10 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
     // The receiver's own store (bound 0) cannot hang; any other is raced against the deadline.
     const settling = run.settle(ran.kind === 'ok');
     const settled = settings.storeTimeoutMs === 0 ? await settling : await run.race(settling);
-    if (settled === TIMED_OUT)
+    if (settled === TIMED_OUT) {
+      delivery.waitUntil?.(settling);
       emit(logger, 'warn', 'answered at the deadline before the dedup store settled', context.fields());
+    }
     if (ran.kind === 'threw')
       return failed(service, 'handler_failed', ran.error, { deliveryId, event: name });
     if (logger)

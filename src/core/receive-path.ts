@@ -18,8 +18,8 @@ import { readHeader, readHeaderString } from './read-header.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { BodyLimits, ReceiveInput } from './receiver-types.js';
 import { report } from './report.js';
+import { createScheduler } from './request-timers.js';
 import type { ServiceSpec } from './service-spec.js';
-import { Scheduler } from './timers.js';
 import { accepted, failed, refused, type Verdict, verdictOfError } from './verdict.js';
 
 /** The receive function of a receiver. */
@@ -36,7 +36,7 @@ export function processSettings(options: ResolvedOptions, registry: HandlerRegis
     clock,
     logger,
     hooks: registry.errorHooks,
-    scheduler: new Scheduler(clock),
+    scheduler: createScheduler(clock),
   };
 }
 
@@ -171,6 +171,7 @@ export function createReceivePath(
         startedAt: receivedAt,
         timeoutMs,
         upstream: input,
+        waitUntil: input.waitUntil,
       });
     } catch (error) {
       return unexpected(error);

@@ -72,4 +72,11 @@ export interface ReceiveInput {
    * see it through their own signal.
    */
   signal?: AbortSignal;
+  /**
+   * Keeps the runtime serving work that goes on after the answer: Cloudflare Workers' `ctx.waitUntil`
+   * (the fetch adapter passes it). Given handlers still running at the deadline (answered 503
+   * `handler_timeout`) and a dedup store write not settled by then, so their outcome is recorded
+   * instead of being cut off with the request. Not needed where the process outlives the request.
+   */
+  waitUntil?: (work: Promise<unknown>) => void;
 }

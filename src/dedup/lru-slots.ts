@@ -53,8 +53,10 @@ export interface LruSlots {
  * ```
  */
 export function createLruSlots(maxKeys: number): LruSlots {
-  // Per store, so which keys share a probe run differs between stores and processes.
-  const seed = globalThis.crypto.getRandomValues(new Uint32Array(1))[0]!;
+  // Per store, so which keys share a probe run differs between stores and processes. Drawn at the
+  // first key, not here: Workers refuse random values in global scope, where receivers (and their
+  // memory store) are commonly created.
+  let seed: number | undefined;
   let capacity = 0; // slots allocated, up to maxKeys
   let mask = 0; // table length - 1, a power of two
   let table = new Uint32Array(0); // slot numbers; 0 is an empty position
@@ -69,6 +71,7 @@ export function createLruSlots(maxKeys: number): LruSlots {
 
   function hashOf(key: string): number {
     if (key === lastKey) return lastHash;
+    seed ??= globalThis.crypto.getRandomValues(new Uint32Array(1))[0]!;
     let h = seed ^ key.length;
     for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193); // FNV-1a
     h = Math.imul(h ^ (h >>> 16), 0x85ebca6b); // the table position is the low bits: mix the high ones in

@@ -112,8 +112,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   }
 
   // Tokens only have to be unique within this store: a random per-store prefix (so another store's
-  // token never matches) and a counter, cheaper than fresh random bytes on every claim.
-  const prefix = `${createToken()}.`;
+  // token never matches) and a counter, cheaper than fresh random bytes on every claim. The prefix is
+  // drawn at the first claim: Workers refuse random values in global scope, where stores are created.
+  let prefix: string | undefined;
   let issued = 0;
 
   // Each call changes the state synchronously and hands back a settled promise: plain functions with
@@ -143,6 +144,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       }
     }
     // Free, expired or a crashed worker's lapsed lease: take it over with a new token.
+    prefix ??= `${createToken()}.`;
     const token = chosen ?? prefix + (++issued).toString(36);
     const leaseEndsAt = now + leaseMs;
     tokens[slot] = token;

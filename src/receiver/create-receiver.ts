@@ -33,8 +33,12 @@ import { toResponse } from './http-answer.js';
 export interface WebhookReceiverLike {
   /** Which service this receiver is for. */
   readonly service: string;
-  /** The web-standard entry point: the verdict mapped to HTTP. */
-  handle(request: Request): Promise<Response>;
+  /**
+   * The web-standard entry point: the verdict mapped to HTTP. On Cloudflare Workers pass the
+   * execution context (`ctx`): handlers still running at their deadline, and the dedup store's
+   * record of their outcome, are handed to its `waitUntil` (ReceiveInput.waitUntil).
+   */
+  handle(request: Request, ctx?: { waitUntil(promise: Promise<unknown>): void }): Promise<Response>;
   /** The lower-level entry point: the request in, the {@link Verdict} out. Never rejects. */
   receive(input: ReceiveInput): Promise<Verdict>;
 }
@@ -97,7 +101,7 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
     dedup: options.dedup,
     receive,
     ...createJobRunner(spec as ServiceSpec, options, registry),
-    async handle(request: Request): Promise<Response> {
+    async handle(request, ctx) {
       // The receive path checks the method before it calls the reader, and owns every refusal.
       const verdict = await receive({
         body: async ({ maxBodyBytes, bodyTimeoutMs }) => {
@@ -111,6 +115,7 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
         headers: request.headers,
         method: request.method,
         signal: request.signal,
+        waitUntil: typeof ctx?.waitUntil === 'function' ? (work) => ctx.waitUntil(work) : undefined,
       });
       return toResponse(verdict);
     },

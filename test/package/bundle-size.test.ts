@@ -52,6 +52,7 @@ const EXPECTED: Record<(typeof CONSUMER_CASES)[number]['name'], Expected> = {
   './hono': { budget: 8 * KB, zod: false },
   './koa': { budget: 10 * KB, zod: false },
   './nest': { budget: 10 * KB, zod: false },
+  './lambda': { budget: 6 * KB, zod: false },
   './redis': { budget: 12 * KB, zod: false },
   './postgres': { budget: 12 * KB, zod: false },
   './testing createVirtualClock': { budget: 6 * KB, zod: false },

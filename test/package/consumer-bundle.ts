@@ -75,6 +75,7 @@ export const CONSUMER_CASES = [
   { name: './hono', source: "export { createHonoMiddleware } from '@svc/webhooks/hono';" },
   { name: './koa', source: "export { createKoaMiddleware } from '@svc/webhooks/koa';" },
   { name: './nest', source: "export { createNestHandler } from '@svc/webhooks/nest';" },
+  { name: './lambda', source: "export { createLambdaHandler } from '@svc/webhooks/lambda';" },
   { name: './redis', source: "export { createRedisStore } from '@svc/webhooks/redis';" },
   { name: './postgres', source: "export { createPostgresStore } from '@svc/webhooks/postgres';" },
   {
