@@ -8,7 +8,7 @@ import { type Clock, systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import { checkSecrets, type Secrets } from '../verify/secrets.js';
 import type { CapturedDelivery } from './capture.js';
-import { checkHandoffTarget } from './handoff/check-target.js';
+import { checkHandoffTarget, handoffBodyLimit } from './handoff/check-target.js';
 import type { HandoffTarget } from './handoff/types.js';
 import type { Logger } from './logger.js';
 import { DEFAULT_BODY_TIMEOUT_MS } from './read-body.js';
@@ -59,7 +59,8 @@ export interface ReceiverOptions {
   timeoutMs?: number;
   /**
    * Largest body accepted, in bytes; larger ones get 413 without being read. Default 1 MiB. With
-   * `handoff`, at most 6 MiB (the largest body a hand-off job carries; more is `options_invalid`).
+   * `handoff`, at most 6 MiB (the largest body a hand-off job carries; more is `options_invalid`), and
+   * at most the engine's own limit, which is then the default (Cloudflare Queues: 64 KiB).
    */
   maxBodyBytes?: number;
   /**
@@ -132,7 +133,8 @@ export function resolveOptions(
     ttlMs = defaultTtlMs,
     timeoutMs = DEFAULT_TIMEOUT_MS,
     storeTimeoutMs = DEFAULT_STORE_TIMEOUT_MS,
-    maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
+    // With a hand-off engine that carries less (a message size limit), its limit is the default.
+    maxBodyBytes = Math.min(DEFAULT_MAX_BODY_BYTES, handoffBodyLimit(options.handoff)),
     bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
     logger,
     clock = systemClock,

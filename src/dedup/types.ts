@@ -83,7 +83,8 @@ export interface CompleteOptions extends StoreCallOptions {
  * reach the store: see {@link DedupStore.abandon}.
  *
  * Shipped implementations: `createMemoryStore()` (default), `createRedisStore()` from
- * `@svc/webhooks/redis`, `createPostgresStore()` from `@svc/webhooks/postgres`.
+ * `@svc/webhooks/redis`, `createPostgresStore()` from `@svc/webhooks/postgres`, `createD1Store()` from
+ * `@svc/webhooks/d1`, `createDynamoDBStore()` from `@svc/webhooks/dynamodb`.
  *
  * @example
  * ```ts

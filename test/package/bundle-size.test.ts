@@ -61,6 +61,9 @@ const EXPECTED: Record<(typeof CONSUMER_CASES)[number]['name'], Expected> = {
   './manage': { budget: 20 * KB, zod: false },
   './bullmq': { budget: 16 * KB, zod: false },
   './pg-boss': { budget: 16 * KB, zod: false },
+  './d1': { budget: 10 * KB, zod: false },
+  './dynamodb': { budget: 10 * KB, zod: false },
+  './cloudflare-queues': { budget: 10 * KB, zod: false },
 };
 
 let consumer: string;

@@ -44,7 +44,19 @@ export async function bundleConsumer(consumer: string, source: string): Promise<
     conditions: ['import'],
     target: 'es2022',
     // node: modules and the optional peers are the app's own; zod is bundled, as the app's bundler does.
-    external: ['node:*', 'msw', 'fastify', 'express', 'next', 'ioredis', 'redis', 'pg', 'bullmq', 'pg-boss'],
+    external: [
+      'node:*',
+      'msw',
+      'fastify',
+      'express',
+      'next',
+      'ioredis',
+      'redis',
+      'pg',
+      'bullmq',
+      'pg-boss',
+      '@aws-sdk/client-dynamodb',
+    ],
     write: false,
     logLevel: 'silent',
     nodePaths: [join(root, 'node_modules')],
@@ -90,4 +102,10 @@ export const CONSUMER_CASES = [
   { name: './manage', source: "export { createMailClient } from '@svc/webhooks/manage';" },
   { name: './bullmq', source: "export { createBullmqHandoff } from '@svc/webhooks/bullmq';" },
   { name: './pg-boss', source: "export { createPgBossHandoff } from '@svc/webhooks/pg-boss';" },
+  { name: './d1', source: "export { createD1Store } from '@svc/webhooks/d1';" },
+  { name: './dynamodb', source: "export { createDynamoDBStore } from '@svc/webhooks/dynamodb';" },
+  {
+    name: './cloudflare-queues',
+    source: "export * as queues from '@svc/webhooks/cloudflare-queues';",
+  },
 ] as const;

@@ -31,11 +31,23 @@ export function checkHandoffTarget(
       `${factory}: handoff.enqueueTimeoutMs must be a positive whole number (got ${String(enqueueTimeoutMs)}).`,
     );
   }
-  if (maxBodyBytes > MAX_HANDOFF_BODY_BYTES) {
+  const limit = handoffBodyLimit(candidate);
+  if (maxBodyBytes > limit) {
     throw new WebhookError(
       'options_invalid',
-      `${factory}: maxBodyBytes (${maxBodyBytes}) is above ${MAX_HANDOFF_BODY_BYTES}, the largest body a hand-off job carries.`,
+      `${factory}: maxBodyBytes (${maxBodyBytes}) is above ${limit}, the largest body a hand-off job carries${limit < MAX_HANDOFF_BODY_BYTES ? ' on this queue engine' : ''}.`,
     );
   }
   return candidate as HandoffTarget;
+}
+
+/**
+ * The largest body a job of `target` carries: its own `maxBodyBytes` when it states a smaller one
+ * (an engine with a message size limit), else {@link MAX_HANDOFF_BODY_BYTES}.
+ */
+export function handoffBodyLimit(target: unknown): number {
+  const own = (target as Partial<HandoffTarget> | null | undefined)?.maxBodyBytes;
+  return Number.isSafeInteger(own) && (own as number) > 0
+    ? Math.min(own as number, MAX_HANDOFF_BODY_BYTES)
+    : MAX_HANDOFF_BODY_BYTES;
 }

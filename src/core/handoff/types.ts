@@ -88,6 +88,12 @@ export interface HandoffTarget {
   enqueue(job: HandoffJob, options: { signal: AbortSignal }): Promise<EnqueueResult | undefined>;
   /** How long the receiver waits for `enqueue`, in ms; then 503. Default 2 000 (`storeTimeoutMs`'s). */
   readonly enqueueTimeoutMs?: number;
+  /**
+   * Largest delivery body a job of this engine carries, in bytes, for an engine with a message size
+   * limit (Cloudflare Queues: 64 KiB). A receiver without its own `maxBodyBytes` takes it as its
+   * limit; one whose `maxBodyBytes` is larger is refused when created. Default 6 MiB.
+   */
+  readonly maxBodyBytes?: number;
 }
 
 /**

@@ -1,0 +1,173 @@
+/**
+ * The worker side of the Cloudflare Queues hand-off: a Worker's `queue()` handler. Each message of a
+ * batch runs through `receiver.runJob` (claim, the same handlers, settle) and is settled on its own:
+ * acknowledged, retried with a delay (`message.retry({ delaySeconds })`), or sent to the dead-letter
+ * queue at once for a job no retry can fix. Queues delivers at least once; the dedup claim makes a
+ * second delivery of a message, or a second message of one delivery, a `duplicate`.
+ */
+import { jobError } from '../../core/handoff/run-job.js';
+import type { HandoffRunner } from '../../core/handoff/types.js';
+import type { Verdict } from '../../core/verdict.js';
+import { isWebhookError } from '../../shared/errors.js';
+import { checkRunner, optionsInvalid } from '../worker-checks.js';
+import type { MessageBatchLike, MessageLike, QueueLike } from './queue-like.js';
+
+const FACTORY = 'createCloudflareQueueConsumer';
+
+/** Longest delay of one retry, in seconds (12 hours; Queues accepts no more). */
+const MAX_DELAY_SECONDS = 43_200;
+
+/**
+ * Options of {@link createCloudflareQueueConsumer}.
+ *
+ * @example
+ * ```ts
+ * const options: CloudflareQueueConsumerOptions = { receiver, deadLetterQueue: env.WEBHOOKS_DEAD, backoffSeconds: 30 };
+ * ```
+ */
+export interface CloudflareQueueConsumerOptions {
+  /** The receiver whose `.on(...)` handlers run the jobs (configured as in the receiving Worker, with a shared dedup store). */
+  receiver: HandoffRunner;
+  /**
+   * The dead-letter queue's producer binding. A job no retry can fix (`job_invalid`: not written by
+   * a receiver holding your secret; `no_handler`: no handler for its event here) is sent there at
+   * once, unchanged, and acknowledged. Without it such a job is retried like a failure, until the
+   * queue's `max_retries` moves it to its `dead_letter_queue`.
+   */
+  deadLetterQueue?: QueueLike;
+  /** Delay of the first retry of a failed run, in seconds; doubled at each attempt, at most 12 hours. Default 10; 0 retries at once. */
+  backoffSeconds?: number;
+  /** Handler time budget per run, in ms. Default: the receiver's `leaseMs` − 1 s (it must stay below it). */
+  timeoutMs?: number;
+  /** Called after each message settles: its id, attempt (1 = first) and outcome. */
+  onJob?(info: {
+    id: string;
+    attempt: number;
+    result: 'handled' | 'duplicate' | 'ignored' | 'retried' | 'dead-lettered';
+  }): void;
+}
+
+const describe = (error: unknown): string =>
+  error instanceof Error ? error.message : typeof error === 'string' ? error : 'non-error thrown';
+
+/**
+ * A Worker's `queue()` handler for hand-off jobs written by {@link createCloudflareQueueHandoff}.
+ * Runs the messages of a batch at once (size batches with the consumer's `max_batch_size`), settles
+ * each one on its own, and never rejects: every failure is reported to the receiver's `onError` hooks
+ * and logger. Retries wait `backoffSeconds` × 2^(attempt − 1); a run that found the claim held by
+ * another run (`delivery_in_progress`) waits until that claim's lease ends.
+ *
+ * @example
+ * ```ts
+ * import { createMailReceiver } from '@svc/webhooks';
+ * import { createCloudflareQueueConsumer } from '@svc/webhooks/cloudflare-queues';
+ * import { createD1Store } from '@svc/webhooks/d1';
+ *
+ * // Queue, D1Database: @cloudflare/workers-types
+ * interface Env { DB: D1Database; WEBHOOKS_DEAD: Queue; SVC_MAIL_WEBHOOK_SECRET: string }
+ *
+ * export default {
+ *   async queue(batch: MessageBatch, env: Env): Promise<void> {
+ *     const receiver = createMailReceiver({
+ *       secret: env.SVC_MAIL_WEBHOOK_SECRET,
+ *       dedup: createD1Store({ database: env.DB }),
+ *     }).on('bounced', async (event) => suppress(event.payload.to));
+ *     await createCloudflareQueueConsumer({ receiver, deadLetterQueue: env.WEBHOOKS_DEAD })(batch);
+ *   },
+ * };
+ * ```
+ */
+export function createCloudflareQueueConsumer(
+  options: CloudflareQueueConsumerOptions,
+): (batch: MessageBatchLike) => Promise<void> {
+  const { receiver, deadLetterQueue, backoffSeconds = 10, timeoutMs, onJob } = options ?? {};
+  checkRunner(FACTORY, receiver);
+  if (deadLetterQueue !== undefined && typeof deadLetterQueue?.send !== 'function')
+    throw optionsInvalid(FACTORY, 'deadLetterQueue must be a Queues producer binding (env.WEBHOOKS_DEAD).');
+  if (!Number.isSafeInteger(backoffSeconds) || backoffSeconds < 0 || backoffSeconds > MAX_DELAY_SECONDS)
+    throw optionsInvalid(FACTORY, `backoffSeconds must be a whole number from 0 to ${MAX_DELAY_SECONDS}.`);
+  if (onJob !== undefined && typeof onJob !== 'function')
+    throw optionsInvalid(FACTORY, 'onJob must be a function.');
+
+  const report = (error: unknown, message: MessageLike, text: string): void => {
+    const job = (typeof message.body === 'object' && message.body !== null ? message.body : {}) as {
+      deliveryId?: unknown;
+      dedupKey?: unknown;
+    };
+    try {
+      receiver.reportJobError(error, {
+        ...(typeof job.deliveryId === 'string' ? { deliveryId: job.deliveryId } : {}),
+        ...(typeof job.dedupKey === 'string' ? { dedupKey: job.dedupKey } : {}),
+        message: text,
+      });
+    } catch {
+      // a throwing onError hook must not leave the message unsettled
+    }
+  };
+
+  const settled = (message: MessageLike, result: Parameters<NonNullable<typeof onJob>>[0]['result']) => {
+    try {
+      onJob?.({ id: message.id, attempt: message.attempts, result });
+    } catch {
+      // the message is settled already
+    }
+  };
+
+  async function run(message: MessageLike): Promise<void> {
+    const attempt = message.attempts;
+    let verdict: Verdict | undefined;
+    let failure: unknown;
+    try {
+      verdict = await receiver.runJob(
+        message.body,
+        timeoutMs === undefined ? { attempt } : { attempt, timeoutMs },
+      );
+      failure = jobError(verdict);
+    } catch (error) {
+      failure = error; // runJob rejects only for options it cannot run with (a timeoutMs ≥ leaseMs)
+    }
+    if (failure === undefined && verdict) {
+      message.ack();
+      return settled(message, verdict.kind as 'handled' | 'duplicate' | 'ignored');
+    }
+    const code = isWebhookError(failure) ? failure.code : 'handler_failed';
+    const reason = describe(failure);
+    if ((code === 'job_invalid' || code === 'no_handler') && deadLetterQueue) {
+      try {
+        // Unchanged, so re-driving it is sending its body back to the work queue.
+        await deadLetterQueue.send(message.body);
+        message.ack();
+        report(failure, message, `Queues message ${message.id} dead-lettered: ${reason}`);
+        return settled(message, 'dead-lettered');
+      } catch (error) {
+        report(error, message, `Queues message ${message.id} could not be dead-lettered; it is retried`);
+      }
+    }
+    const retryAfterMs = verdict?.kind === 'failed' ? verdict.retryAfterMs : undefined;
+    const delaySeconds =
+      code === 'delivery_in_progress' && retryAfterMs !== undefined
+        ? Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil(retryAfterMs / 1_000)))
+        : Math.min(MAX_DELAY_SECONDS, backoffSeconds * 2 ** Math.max(0, attempt - 1));
+    message.retry({ delaySeconds });
+    if (code !== 'handler_failed' && code !== 'handler_timeout') {
+      // Handler failures and timeouts already reached onError and the logger inside runJob.
+      report(
+        failure,
+        message,
+        `Queues message ${message.id} attempt ${attempt} not run (${code}); retried in ${delaySeconds} s`,
+      );
+    }
+    settled(message, 'retried');
+  }
+
+  return async (batch: MessageBatchLike): Promise<void> => {
+    await Promise.all(
+      batch.messages.map((message) =>
+        run(message).catch((error: unknown) => {
+          // Not reached by design; if it were, the message is left to the queue's own retry.
+          report(error, message, `Queues message ${message.id} failed in the consumer`);
+        }),
+      ),
+    );
+  };
+}

@@ -1,0 +1,8 @@
+/**
+ * @module
+ * Hand-off mode on Cloudflare Queues: `createCloudflareQueueHandoff` for the receiver's `handoff`
+ * option in a Worker's `fetch()`, `createCloudflareQueueConsumer` for its `queue()` handler. Takes
+ * your producer bindings; no Node API. See docs/handoff.md.
+ */
+export { type CloudflareQueueConsumerOptions, createCloudflareQueueConsumer } from './consumer.js';
+export { createCloudflareQueueHandoff } from './handoff.js';

@@ -1,0 +1,28 @@
+/**
+ * The parts of the Workers runtime's Queues API this entry uses (`Queue`, `Message`, `MessageBatch`
+ * of `@cloudflare/workers-types`), so neither the types package nor the runtime is imported.
+ */
+
+/** A queue producer binding (`env.WEBHOOKS`: a `Queue`). */
+export interface QueueLike {
+  send(
+    body: unknown,
+    options?: { contentType?: 'json' | 'text' | 'bytes' | 'v8'; delaySeconds?: number },
+  ): Promise<unknown>;
+}
+
+/** One message handed to a Worker's `queue()` handler. */
+export interface MessageLike {
+  readonly id: string;
+  readonly body: unknown;
+  /** How many times it was delivered, this one included (1 for the first). */
+  readonly attempts: number;
+  ack(): void;
+  retry(options?: { delaySeconds?: number }): void;
+}
+
+/** What a Worker's `queue(batch, env, ctx)` handler receives. */
+export interface MessageBatchLike {
+  readonly queue: string;
+  readonly messages: readonly MessageLike[];
+}

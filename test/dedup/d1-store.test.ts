@@ -1,0 +1,134 @@
+/**
+ * The D1 store on a real D1 (workerd's, through miniflare's binding proxy): the full store contract,
+ * its own options, and the faults a D1 has: no answer past the store timeout (a stall), a binding
+ * whose runtime is gone. The same store inside a Worker, built: test/handoff/workerd.test.ts.
+ */
+import { createCrmReceiver } from '@svc/webhooks';
+import { createD1Store } from '@svc/webhooks/d1';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answered, CRM_SECRET, crmDelivery } from '../receivers/support.js';
+import { createManualClock } from '../support/clock.js';
+import { type D1Server, startD1 } from '../support/d1.js';
+import type { StoreKind } from '../support/stores.js';
+import { storeContract } from './contract.js';
+
+let server: D1Server;
+beforeAll(async () => {
+  server = await startD1();
+});
+afterAll(() => server?.close());
+
+let tables = 0;
+const table = () => `dedup_${++tables}`;
+
+describe('d1', () => {
+  const kind: StoreKind = {
+    name: 'd1',
+    async create({ clock, timeoutMs = 60_000 } = {}) {
+      // miniflare's Node proxy answers prepare() and bind() synchronously, blocking Node: 200
+      // concurrent claims hold the event loop long enough to outrun the default 3 s bound here.
+      const store = createD1Store({ database: server.database, table: table(), clock, callTimeoutMs: timeoutMs });
+      await store.migrate();
+      return store;
+    },
+    createUnreachable: () => server.unreachable((database) => createD1Store({ database })),
+  };
+  storeContract(kind);
+});
+
+describe('d1 specifics', () => {
+  it('creates its table on first use with createTable, idempotently', async () => {
+    const name = table();
+    const store = createD1Store({ database: server.database, table: name, createTable: true });
+    expect((await store.claim('k', { leaseMs: 1_000 })).status).toBe('claimed');
+    await store.migrate();
+    const { results } = await server.database.prepare(`SELECT key, completed FROM ${name}`).all();
+    expect(results).toEqual([{ key: 'k', completed: 0 }]);
+  });
+
+  it('rejects unsafe or reserved table names and a binding that is not one', () => {
+    for (const name of ['x; DROP TABLE y', 'a.b', '"quoted"', '1abc', '', '_cf_KV', 'sqlite_master']) {
+      expect(() => createD1Store({ database: server.database, table: name })).toThrow(/letters, digits/);
+    }
+    expect(() => createD1Store({ database: {} as never })).toThrow(/D1 binding/);
+  });
+
+  it("uses the database's clock without an injected one", async () => {
+    const store = createD1Store({ database: server.database, table: table(), createTable: true });
+    const before = Date.now();
+    const result = await store.claim('k', { leaseMs: 60_000 });
+    if (result.status !== 'claimed') throw new Error('not claimed');
+    // workerd's SQLite reads the same machine clock: within the test's own span of it.
+    expect(result.leaseEndsAt).toBeGreaterThanOrEqual(before + 60_000);
+    expect(result.leaseEndsAt).toBeLessThanOrEqual(Date.now() + 60_000);
+    expect(Number.isInteger(result.leaseEndsAt)).toBe(true);
+    expect(await store.claim('k', { leaseMs: 60_000 })).toEqual({
+      status: 'in_progress',
+      leaseEndsAt: result.leaseEndsAt,
+    });
+    expect(await store.complete('k', result.token, { ttlMs: 60_000 })).toBe(true);
+  });
+
+  it('reports a missing table as store_unavailable', async () => {
+    const store = createD1Store({ database: server.database, table: 'does_not_exist' });
+    await expect(store.claim('k', { leaseMs: 1_000 })).rejects.toMatchObject({ code: 'store_unavailable' });
+  });
+
+  it('keeps abandoned-token markers through prune until their lease would have ended', async () => {
+    const clock = createManualClock();
+    const store = createD1Store({ database: server.database, table: table(), clock, createTable: true });
+    expect(await store.abandon('k', 'lost', { leaseMs: 10_000 })).toBe(true);
+    clock.advance(9_999);
+    expect(await store.prune()).toBe(0);
+    clock.advance(1);
+    expect(await store.prune()).toBe(1);
+  });
+});
+
+describe('d1 faults', () => {
+  it('a stalled database: store_unavailable within the store timeout, and the late claim is harmless', async () => {
+    const d1 = server.stalling();
+    const store = createD1Store({ database: d1.database, table: table(), callTimeoutMs: 300 });
+    await store.migrate();
+    d1.hold();
+    // The claim waits unanswered; the caller gives up at its bound. It still runs on release.
+    const error = await store.claim('k', { leaseMs: 30_000, token: 'stalled' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'WebhookError', code: 'store_unavailable', status: 503 });
+    expect((error as Error & { cause: Error }).cause.message).toContain('within 300 ms');
+    await d1.release();
+    // The late claim ran and took the key: the stalled attempt's abandon drops it again.
+    expect((await store.claim('k', { leaseMs: 30_000 })).status).toBe('in_progress');
+    expect(await store.abandon('k', 'stalled', { leaseMs: 30_000 })).toBe(true);
+    expect((await store.claim('k', { leaseMs: 30_000 })).status).toBe('claimed');
+  });
+
+  it('fails with store_unavailable when the runtime behind the binding is gone', async () => {
+    const store = await server.unreachable((database) => createD1Store({ database, table: table() }));
+    await expect(store.claim('k', { leaseMs: 1_000 })).rejects.toMatchObject({ code: 'store_unavailable' });
+  });
+
+  it('CRM deliveries during a stall: 503 within storeTimeoutMs, then each retry handled once', async () => {
+    const d1 = server.stalling();
+    const dedup = createD1Store({ database: d1.database, table: table() });
+    await dedup.migrate();
+    const receiver = createCrmReceiver({ secret: CRM_SECRET, dedup, storeTimeoutMs: 300 });
+    const runs = new Map<string, number>();
+    receiver.on('deal.won', (event) => {
+      runs.set(event.deliveryId, (runs.get(event.deliveryId) ?? 0) + 1);
+    });
+    const deliveries = Array.from({ length: 5 }, () => crmDelivery('deal.won'));
+    const send = async (delivery: (typeof deliveries)[number]) =>
+      answered(await receiver.receive({ body: delivery.body, headers: delivery.headers, method: 'POST' }))
+        .status;
+    d1.hold();
+    expect(await Promise.all(deliveries.map(send))).toEqual([503, 503, 503, 503, 503]);
+    // The stall ends: the held claims run, then the abandons the receiver queued behind them.
+    await d1.release();
+    // The sender's retries: each delivery runs its handler once, then is a duplicate.
+    await expect
+      .poll(async () => Promise.all(deliveries.map(send)), { timeout: 10_000, interval: 100 })
+      .toEqual(deliveries.map(() => 200));
+    expect(await Promise.all(deliveries.map(send))).toEqual(deliveries.map(() => 200));
+    expect(deliveries.map((d) => runs.get(d.deliveryId))).toEqual(deliveries.map(() => 1));
+  });
+});
