@@ -33,7 +33,13 @@ export const DEFAULT_LEASE_MS = 30_000;
 export const DEFAULT_STORE_TIMEOUT_MS = 2_000;
 
 /**
- * Options both `createMailReceiver` and `createCrmReceiver` take.
+ * Options both `createMailReceiver` and `createCrmReceiver` take, in three groups:
+ * - **the four to set first**: `secret` (required), `dedup`, `handoff`, `logger`;
+ * - **limits**, whose defaults fit the senders' 10-second window: `timeoutMs`, `maxBodyBytes`,
+ *   `bodyTimeoutMs`, `leaseMs`, `ttlMs`, `storeTimeoutMs`;
+ * - **tests and tooling**: `clock`, `capture`.
+ *
+ * Each service adds its own (`dedupKey`, `headerNames`, `maxEventAgeMs`; mail `requireBodyEvent`).
  *
  * @example
  * ```ts
@@ -41,8 +47,6 @@ export const DEFAULT_STORE_TIMEOUT_MS = 2_000;
  * ```
  */
 export interface ReceiverOptions {
-  // The four most receivers set: the secret, where deduplication is kept, whether handlers run in
-  // workers, and where logs go. The rest are limits (defaults fit the senders' 10 s), then test hooks.
   /** The webhook secret, or several during a rotation (any of them verifies). Required. */
   secret: Secrets;
   /** Where claims and completed deliveries are kept. Default: a memory store of this receiver. */
@@ -75,8 +79,8 @@ export interface ReceiverOptions {
   /**
    * Bound on each call to the `dedup` store given, in ms; past it the request fails closed (503, and
    * a claim cut short is abandoned so the sender's retry can run it). Default 2 000. The receiver owns
-   * this deadline: it passes it with every call (`timeoutMs` in the call's options), and the Redis and
-   * Postgres stores use it instead of their own `timeoutMs`, which bounds only calls made directly.
+   * this deadline: it passes it with every call (`callTimeoutMs` in the call's options), and the
+   * shipped stores use it instead of their own `callTimeoutMs`, which bounds only calls made directly.
    * Not applied to the default in-process memory store, which cannot hang.
    */
   storeTimeoutMs?: number;
