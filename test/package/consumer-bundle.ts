@@ -74,6 +74,7 @@ export const CONSUMER_CASES = [
   { name: './next', source: "export { createNextRouteHandlers } from '@svc/webhooks/next';" },
   { name: './redis', source: "export { createRedisStore } from '@svc/webhooks/redis';" },
   { name: './postgres', source: "export { createPostgresStore } from '@svc/webhooks/postgres';" },
+  { name: './sqlite', source: "export { createSqliteStore } from '@svc/webhooks/sqlite';" },
   {
     name: './testing createVirtualClock',
     source: "export { createVirtualClock } from '@svc/webhooks/testing';",
