@@ -1,4 +1,5 @@
 import { WebhookError } from '../shared/errors.js';
+import { storeUnavailable } from './store-error.js';
 
 /**
  * The part of a SQLite database handle the store uses, which better-sqlite3's `Database`,
@@ -117,10 +118,34 @@ export function openSqlite(
  * connection holds the write lock. better-sqlite3 and bun:sqlite name it in `code`, node:sqlite gives
  * the number in `errcode`, bun:sqlite also in `errno`.
  */
-export function isBusy(error: unknown): boolean {
+function isBusy(error: unknown): boolean {
   const e = error as { code?: unknown; errcode?: unknown; errno?: unknown } | null;
   if (typeof e !== 'object' || e === null) return false;
   if (typeof e.code === 'string' && e.code.startsWith('SQLITE_BUSY')) return true;
   const primary = (n: unknown) => typeof n === 'number' && (n & 0xff) === 5;
   return (e.code === 'ERR_SQLITE_ERROR' && primary(e.errcode)) || primary(e.errno);
+}
+
+const MAX_PAUSE_MS = 50;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `op` (synchronous statements); while it finds the file locked by another writer, runs it again
+ * after a pause of 1, 2, 4 … up to 50 ms, during which the event loop is free, until `boundMs` (0: no
+ * bound) has passed since the call began. Any other error, the bound, or `closed()` become
+ * `store_unavailable`.
+ */
+export async function whileLocked<T>(op: () => T, boundMs: number, closed: () => boolean): Promise<T> {
+  const started = performance.now();
+  for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
+    if (closed()) throw storeUnavailable('SQLite', new Error('the store was closed'));
+    try {
+      return op();
+    } catch (error) {
+      if (!isBusy(error)) throw storeUnavailable('SQLite', error);
+      if (boundMs > 0 && performance.now() - started + pause > boundMs)
+        throw storeUnavailable('SQLite', error);
+    }
+    await sleep(pause);
+  }
 }

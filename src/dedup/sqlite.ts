@@ -6,7 +6,12 @@
  */
 import { type Clock, systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
-import { isBusy, openSqlite, type SqliteDatabaseLike, type SqliteStatementLike } from './sqlite-driver.js';
+import {
+  openSqlite,
+  type SqliteDatabaseLike,
+  type SqliteStatementLike,
+  whileLocked,
+} from './sqlite-driver.js';
 import { DEFAULT_SQLITE_TABLE, PRUNE_BATCH, sqliteDedupDDL, sqliteStatements } from './sqlite-sql.js';
 import { callTimeout, storeUnavailable } from './store-error.js';
 import { createToken } from './token.js';
@@ -38,8 +43,8 @@ export interface SqliteStoreOptions {
    * For a `path`: when a write counts as done. `'normal'` (default): it survives the process crashing
    * (killed, out of memory, an uncaught exception); power lost within a moment of it may undo it (a
    * retry then runs the handler again). `'full'`: it survives the machine losing power too, at the
-   * cost of one fsync per claim and per completion, which blocks the thread (3.5 ms on the disk of
-   * docs/benchmarks.md).
+   * cost of one fsync per claim and per completion, which blocks the thread (milliseconds on most
+   * disks, against microseconds).
    */
   synchronous?: 'normal' | 'full';
   /**
@@ -84,11 +89,10 @@ interface SqliteStore extends DedupStore {
 type Row = { token: string; completed: number | bigint; expires_at: number | bigint };
 
 // SQLite retries a held lock itself for this long (blocking the thread); past it the store retries
-// without blocking, pausing 1, 2, 4 … up to 50 ms, until the call's time bound.
+// without blocking (whileLocked), until the call's time bound.
 const BUSY_TIMEOUT_MS = 20;
-const MAX_PAUSE_MS = 50;
-// Every so many granted claims, one batch of expired rows is deleted after the answer, so a file
-// nobody prunes stays the size of its live records.
+// Every so many granted claims, prune() runs once the claim is answered, so a file nobody prunes
+// stays the size of its live records.
 const SWEEP_EVERY = 500;
 
 const COMPLETED: ClaimResult = Object.freeze({ status: 'completed' });
@@ -176,20 +180,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   let closed = false;
   let granted = 0;
 
-  /** Runs `op` (synchronous statements), retrying while the file is locked, within the call's bound. */
-  async function run<T>(op: () => T, options?: StoreCallOptions): Promise<T> {
-    const bound = callTimeout(options, timeoutMs);
-    const started = performance.now();
-    for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
-      if (closed) throw storeUnavailable('SQLite', new Error('the store was closed'));
-      try {
-        return op();
-      } catch (error) {
-        if (!isBusy(error)) throw storeUnavailable('SQLite', error);
-        if (bound > 0 && performance.now() - started + pause > bound) throw storeUnavailable('SQLite', error);
-      }
-      await sleep(pause);
-    }
+  /** Runs `op` (synchronous statements) while the store is open, waiting out a lock within the bound. */
+  function run<T>(op: () => T, options?: StoreCallOptions): Promise<T> {
+    return whileLocked(op, callTimeout(options, timeoutMs), () => closed);
   }
 
   const get = (statement: SqliteStatementLike, ...params: (string | number)[]) =>

@@ -9,9 +9,11 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createCrmReceiver } from '@svc/webhooks';
 import { createSqliteStore } from '@svc/webhooks/sqlite';
 import { storeContract } from '@svc/webhooks/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CRM_SECRET, crmDelivery, deliver } from '../receivers/support.js';
 import { createManualClock } from '../support/clock.js';
 import { openRawSqlite, rawSqliteDriver } from '../support/sqlite.js';
 import { forEachStore } from '../support/stores.js';
@@ -274,6 +276,25 @@ describe('sqlite store specifics', () => {
     await expect.poll(rows).toBe(500);
     raw.close();
     await store.close();
+  });
+
+  it('a file locked by another writer past storeTimeoutMs: 503, and the retry after it runs the handler once', async () => {
+    const path = file();
+    const dedup = createSqliteStore({ path });
+    const receiver = createCrmReceiver({ secret: CRM_SECRET, dedup, storeTimeoutMs: 200 });
+    let runs = 0;
+    receiver.on('deal.won', () => void runs++);
+    const delivery = crmDelivery('deal.won');
+    const other = openRawSqlite(path);
+    other.exec('BEGIN IMMEDIATE'); // another writer holds the file, longer than the receiver waits
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 503, code: 'store_unavailable' });
+    expect(runs).toBe(0);
+    other.exec('ROLLBACK');
+    other.close();
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'handled' });
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'duplicate' });
+    expect(runs).toBe(1);
+    await dedup.close();
   });
 
   it('rejects unusable options with options_invalid, and an unopenable file with store_unavailable', () => {
