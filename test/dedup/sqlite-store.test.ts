@@ -260,7 +260,7 @@ describe('sqlite store specifics', () => {
     const expired = (prefix: string, count: number) => {
       raw.exec('BEGIN');
       const insert = raw.prepare(
-        'INSERT INTO webhook_dedup (key, token, completed, expires_at) VALUES (?, ?, ?, ?)',
+        'INSERT INTO webhook_dedup (key, token, completed, expires_at) VALUES (?, ?, ?, ?) RETURNING key',
       );
       for (let i = 0; i < count; i++) insert.get(`${prefix}${i}`, `t${i}`, i % 2, clock.now() - 1);
       raw.exec('COMMIT');
