@@ -50,6 +50,9 @@ export interface SqliteStoreOptions {
   /**
    * An open database instead of `path`: a better-sqlite3 `Database`, a node:sqlite `DatabaseSync` or a
    * bun:sqlite `Database`. Used as it is (the store sets no pragma on it) and never closed by the store.
+   * Its `busy_timeout` is how long one statement may block the thread on a locked file (better-sqlite3
+   * defaults to 5 s, past the receiver's `storeTimeoutMs`): keep it short (20 to 100 ms); the store
+   * waits longer without blocking, up to each call's bound.
    */
   database?: SqliteDatabaseLike;
   /** Table name: letters, digits and underscores. Created if missing. Default `'webhook_dedup'`. */
@@ -124,9 +127,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * import Database from 'better-sqlite3';
  * import { createSqliteStore } from '@svc/webhooks/sqlite';
  *
- * const db = new Database('app.sqlite'); // your own handle: your pragmas, your lifetime
+ * const db = new Database('app.sqlite', { timeout: 50 }); // busy_timeout: block at most 50 ms
  * db.pragma('journal_mode = WAL');
- * db.pragma('busy_timeout = 100');
  * const dedup = createSqliteStore({ database: db, table: 'webhook_dedup' });
  * ```
  */

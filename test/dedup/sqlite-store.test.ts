@@ -297,6 +297,24 @@ describe('sqlite store specifics', () => {
     await dedup.close();
   });
 
+  it('waits for a locked file without blocking the event loop, and gives up at the call bound', async () => {
+    const path = file();
+    const store = createSqliteStore({ path });
+    const other = openRawSqlite(path);
+    other.exec('BEGIN IMMEDIATE');
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    await expect(store.claim('k', { leaseMs: 1_000, timeoutMs: 300 })).rejects.toMatchObject({
+      code: 'store_unavailable',
+    });
+    clearInterval(timer);
+    expect(ticks).toBeGreaterThan(0); // timers ran while the claim waited
+    other.exec('ROLLBACK');
+    other.close();
+    expect((await store.claim('k', { leaseMs: 1_000 })).status).toBe('claimed');
+    await store.close();
+  });
+
   it('rejects unusable options with options_invalid, and an unopenable file with store_unavailable', () => {
     const invalid = { name: 'WebhookError', code: 'options_invalid' };
     expect(() => createSqliteStore({})).toThrow(expect.objectContaining(invalid));
