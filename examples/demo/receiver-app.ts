@@ -1,10 +1,15 @@
 /**
- * The demo's receiving side: the Express example (examples/express, memory dedup store) on a real
- * server at 127.0.0.1, with the switches the scenario needs: a handler outage, and a redeploy with
- * other secrets (a rotation) that swaps the app behind the same port.
+ * The demo's receiving side: the Express example (examples/express) on a real server at 127.0.0.1,
+ * remembering what it handled in a SQLite file as the example does, with the switches the scenario
+ * needs: a handler outage, and a redeploy with other secrets (a rotation) that swaps the app behind
+ * the same port and keeps the file, so the new app knows what the old one handled.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSqliteStore } from '@svc/webhooks/sqlite';
 import { createApp, SERVER_TIMEOUTS } from '../express/server.js';
 
 export interface DemoReceiverOptions {
@@ -20,7 +25,7 @@ export interface DemoReceiver {
   mailOutage: boolean;
   /** The CRM handler fails this many more times. */
   crmFailures: number;
-  /** Redeploys the app with other CRM secrets (a rotation: [new, old], then [new]). */
+  /** Redeploys the app with other CRM secrets (a rotation: [new, old], then [new]), on the same dedup file. */
   setCrmSecrets(secrets: string[]): void;
   close(): Promise<void>;
 }
@@ -28,10 +33,13 @@ export interface DemoReceiver {
 export async function startDemoReceiver(options: DemoReceiverOptions): Promise<DemoReceiver> {
   const state = { mailOutage: false, crmFailures: 0 };
   const details = new Map<string, string>();
+  const dir = mkdtempSync(join(tmpdir(), 'svc-webhooks-demo-'));
+  const dedup = createSqliteStore({ path: join(dir, 'webhook-dedup.sqlite') });
   const app = (crmSecret: readonly string[]): RequestListener =>
     createApp({
       mailSecret: options.mailSecret,
       crmSecret,
+      dedup,
       logger: () => {},
       handle: (event) => {
         if (event.service === 'crm') {
@@ -78,10 +86,13 @@ export async function startDemoReceiver(options: DemoReceiverOptions): Promise<D
     setCrmSecrets(secrets) {
       current = app(secrets);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    async close() {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      await dedup.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }

@@ -117,7 +117,7 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
   const section = (title: string): void => print(`\n== ${title}`);
 
   try {
-    section(`Receiver listening on ${receiver.url} (Express, memory dedup store)`);
+    section(`Receiver listening on ${receiver.url} (Express, SQLite dedup store)`);
     section('1. Deliveries handled');
     const [accepted] = await mail.emit('delivered', { message_id: 'msg_1001', to: 'ana@example.com' });
     const [bounce] = await mail.emit('bounced', { message_id: 'msg_1002', to: 'bob@example.com' });

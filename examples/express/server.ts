@@ -7,6 +7,10 @@
  *   export SVC_MAIL_WEBHOOK_SECRET=$(openssl rand -hex 24) SVC_CRM_WEBHOOK_SECRET=$(openssl rand -hex 24)
  *   PORT=3000 npx tsx server.ts
  *
+ * Handled deliveries are remembered in a SQLite file (`SVC_DEDUP_FILE`, default
+ * `webhook-dedup.sqlite` here), so a retry that arrives after a restart or a redeploy is answered as a
+ * duplicate instead of running the handler again.
+ *
  * It listens on 127.0.0.1 (this machine only) unless `HOST` says otherwise. A webhook receiver is
  * public by nature (the services must reach it): in production set `HOST=0.0.0.0` (every interface)
  * or keep 127.0.0.1 behind a reverse proxy that forwards the webhook paths.
@@ -15,17 +19,20 @@
  */
 import { appendFileSync } from 'node:fs';
 import { createServer, type ServerOptions } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import {
   type CapturedDelivery,
   type CrmWebhookEvent,
   createCrmReceiver,
   createMailReceiver,
+  type DedupStore,
   formatCaptureLine,
   type Logger,
   type MailWebhookEvent,
 } from '@svc/webhooks';
 import { createExpressMiddleware } from '@svc/webhooks/express';
+import { createSqliteStore } from '@svc/webhooks/sqlite';
 import { MIN_SECRET_LENGTH } from '@svc/webhooks/verify';
 import express, { type Express } from 'express';
 
@@ -45,6 +52,11 @@ export interface AppOptions {
   /** One secret, or `[new, old]` while a rotation is under way. */
   mailSecret: string | readonly string[];
   crmSecret: string | readonly string[];
+  /**
+   * Where both receivers remember what they handled (keys are per service). The command line below
+   * passes a SQLite file, which survives restarts; default: a memory store of each receiver.
+   */
+  dedup?: DedupStore;
   /**
    * Your work for each event, before its line is printed. If it throws, the receiver answers 500 and
    * releases the delivery, so the service's retry runs it again.
@@ -68,6 +80,7 @@ export function createApp({
   logger = (entry) => console.error(JSON.stringify(entry)),
   handle = () => {},
   captureFile,
+  dedup,
 }: AppOptions): Express {
   // Owner-only file mode: captures are sensitive (docs/cli.md "Capture format").
   const capture = captureFile
@@ -76,8 +89,8 @@ export function createApp({
     : undefined;
   // `delivered` arrives twice per message (accepted, then confirmed) with different delivery ids:
   // 'message-event' dedups by message_id + event, so it is handled once.
-  const mail = createMailReceiver({ secret: mailSecret, dedupKey: 'message-event', logger, capture });
-  const crm = createCrmReceiver({ secret: crmSecret, logger, capture });
+  const mail = createMailReceiver({ secret: mailSecret, dedupKey: 'message-event', dedup, logger, capture });
+  const crm = createCrmReceiver({ secret: crmSecret, dedup, logger, capture });
   // Runs once per delivery: retries and duplicates are answered 200 without calling it again.
   mail.onAny(async (event) => {
     await handle(event);
@@ -108,10 +121,12 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     mailSecret: secrets.SVC_MAIL_WEBHOOK_SECRET,
     crmSecret: secrets.SVC_CRM_WEBHOOK_SECRET,
     captureFile: process.env.SVC_CAPTURE_FILE,
+    // Survives restarts: a retry after a redeploy is a duplicate, not a second run.
+    dedup: createSqliteStore({ path: process.env.SVC_DEDUP_FILE ?? 'webhook-dedup.sqlite' }),
   });
   // Not app.listen(port): that server has Node's default timeouts.
-  createServer(SERVER_TIMEOUTS, app).listen(port, host, () =>
-    console.error(`listening on http://${host}:${port}`),
+  const server = createServer(SERVER_TIMEOUTS, app).listen(port, host, () =>
+    console.error(`listening on http://${host}:${(server.address() as AddressInfo).port}`),
   );
 }
 

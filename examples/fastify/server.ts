@@ -7,19 +7,30 @@
  *   export SVC_MAIL_WEBHOOK_SECRET=$(openssl rand -hex 24) SVC_CRM_WEBHOOK_SECRET=$(openssl rand -hex 24)
  *   PORT=3000 npx tsx server.ts
  *
+ * Handled deliveries are remembered in a SQLite file (`SVC_DEDUP_FILE`, default
+ * `webhook-dedup.sqlite` here), so a retry that arrives after a restart or a redeploy is answered as a
+ * duplicate instead of running the handler again.
+ *
  * It listens on 127.0.0.1 (this machine only) unless `HOST` says otherwise. A webhook receiver is
  * public by nature (the services must reach it): in production set `HOST=0.0.0.0` (every interface)
  * or keep 127.0.0.1 behind a reverse proxy that forwards the webhook paths.
  */
+import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { createCrmReceiver, createMailReceiver, type Logger } from '@svc/webhooks';
+import { createCrmReceiver, createMailReceiver, type DedupStore, type Logger } from '@svc/webhooks';
 import { createFastifyPlugin } from '@svc/webhooks/fastify';
+import { createSqliteStore } from '@svc/webhooks/sqlite';
 import { MIN_SECRET_LENGTH } from '@svc/webhooks/verify';
 import Fastify, { type FastifyInstance } from 'fastify';
 
 export interface AppOptions {
   mailSecret: string;
   crmSecret: string;
+  /**
+   * Where both receivers remember what they handled (keys are per service). The command line below
+   * passes a SQLite file, which survives restarts; default: a memory store of each receiver.
+   */
+  dedup?: DedupStore;
   /** Where each handled event's JSON line goes. Default: stdout. */
   print?: (line: string) => void;
   /** Receiver logs (refusals, failures). Default: stderr. */
@@ -31,9 +42,10 @@ export function createApp({
   crmSecret,
   print = (line) => console.log(line),
   logger = (entry) => console.error(JSON.stringify(entry)),
+  dedup,
 }: AppOptions): FastifyInstance {
-  const mail = createMailReceiver({ secret: mailSecret, logger });
-  const crm = createCrmReceiver({ secret: crmSecret, logger });
+  const mail = createMailReceiver({ secret: mailSecret, dedup, logger });
+  const crm = createCrmReceiver({ secret: crmSecret, dedup, logger });
   // Runs once per delivery: retries and duplicates are answered 200 without calling it again.
   mail.onAny((event) =>
     print(JSON.stringify({ service: 'mail', event: event.name, deliveryId: event.deliveryId })),
@@ -67,10 +79,12 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const app = createApp({
     mailSecret: secrets.SVC_MAIL_WEBHOOK_SECRET,
     crmSecret: secrets.SVC_CRM_WEBHOOK_SECRET,
+    // Survives restarts: a retry after a redeploy is a duplicate, not a second run.
+    dedup: createSqliteStore({ path: process.env.SVC_DEDUP_FILE ?? 'webhook-dedup.sqlite' }),
   });
   const host = process.env.HOST ?? '127.0.0.1';
   await app.listen({ port, host });
-  console.error(`listening on http://${host}:${port}`);
+  console.error(`listening on http://${host}:${(app.server.address() as AddressInfo).port}`);
 }
 
 /**

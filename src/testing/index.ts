@@ -1,10 +1,10 @@
 /**
  * @module
  * `@svc/webhooks/testing`: a reference emitter of both services on a virtual clock, fixtures, a
- * signed-request helper and the services' webhook-management APIs as `Request => Response`
- * functions. For tests and demos only: nothing else in the package imports it. It needs only zod;
- * the msw handlers of the management APIs live in `@svc/webhooks/testing/msw`, the one entry that
- * needs the optional peer `msw`.
+ * signed-request helper, the services' webhook-management APIs as `Request => Response` functions,
+ * and the dedup store contract to run on a store of your own. For tests and demos only: nothing
+ * else in the package imports it. It needs only zod; the msw handlers of the management APIs live
+ * in `@svc/webhooks/testing/msw`, the one entry that needs the optional peer `msw`.
  */
 
 export {
@@ -36,3 +36,4 @@ export {
   mailPayload,
 } from './fixtures/fixtures.js';
 export { createSignedRequest } from './fixtures/signed-request.js';
+export { type StoreContractOptions, storeContract } from './store-contract/contract.js';

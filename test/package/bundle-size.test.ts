@@ -55,6 +55,7 @@ const EXPECTED: Record<(typeof CONSUMER_CASES)[number]['name'], Expected> = {
   './lambda': { budget: 6 * KB, zod: false },
   './redis': { budget: 12 * KB, zod: false },
   './postgres': { budget: 12 * KB, zod: false },
+  './sqlite': { budget: 12 * KB, zod: false },
   './testing createVirtualClock': { budget: 6 * KB, zod: false },
   './testing createMailEmitter': { budget: 160 * KB, zod: true },
   './testing/msw': { budget: 16 * KB, zod: false },

@@ -90,6 +90,7 @@ export const CONSUMER_CASES = [
   { name: './lambda', source: "export { createLambdaHandler } from '@svc/webhooks/lambda';" },
   { name: './redis', source: "export { createRedisStore } from '@svc/webhooks/redis';" },
   { name: './postgres', source: "export { createPostgresStore } from '@svc/webhooks/postgres';" },
+  { name: './sqlite', source: "export { createSqliteStore } from '@svc/webhooks/sqlite';" },
   {
     name: './testing createVirtualClock',
     source: "export { createVirtualClock } from '@svc/webhooks/testing';",

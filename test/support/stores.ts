@@ -1,5 +1,5 @@
 /**
- * Every shipped dedup store, each backed by a real server, for tests that must hold on all of them
+ * Every shipped dedup store, each backed by a real server or file, for tests that must hold on all of them
  * (the store contract, and receiver tests through each store).
  *
  * ```ts
@@ -12,10 +12,14 @@
  * // Redis only: kind.redis is the running server (stop()/start() to simulate an outage).
  * ```
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { type Clock, createMemoryStore, type DedupStore } from '@svc/webhooks';
 import { createPostgresStore } from '@svc/webhooks/postgres';
 import { createRedisStore } from '@svc/webhooks/redis';
+import { createSqliteStore } from '@svc/webhooks/sqlite';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createClient } from 'redis';
@@ -29,6 +33,7 @@ import {
   startPostgres,
   startRedis,
 } from './servers.js';
+import { openRawSqlite } from './sqlite.js';
 
 /**
  * Names of the store setups under test. `d1` and `dynamodb` run the contract in their own files
@@ -40,6 +45,7 @@ export type StoreName =
   | 'redis-node-redis'
   | 'postgres-pg'
   | 'postgres-pglite'
+  | 'sqlite'
   | 'd1'
   | 'dynamodb';
 
@@ -58,6 +64,10 @@ export interface StoreKind {
   create(options?: CreateStoreOptions): Promise<DedupStore>;
   /** A store of this kind whose backend is unreachable (undefined for memory). */
   createUnreachable?(): Promise<DedupStore>;
+  /** Makes the backend of `store` (one made by `create`) stop answering until the returned function runs. */
+  stall?(store: DedupStore): Promise<() => Promise<void>>;
+  /** Optional DedupStore methods this kind does not have (Redis expires records itself: no prune). */
+  readonly without?: readonly ('abandon' | 'extend' | 'prune')[];
   /** The running Redis server (Redis kinds only): stop()/start() it to simulate an outage. */
   readonly redis?: RedisServer;
   /** The Redis client / pg pool behind the stores, for assertions that read the backend. */
@@ -66,6 +76,12 @@ export interface StoreKind {
 
 let sequence = 0;
 const unique = () => `t${process.pid}_${++sequence}_${Math.random().toString(36).slice(2, 8)}`;
+
+/** A stall: the server process frozen (SIGSTOP), its connections open, until the returned function. */
+function freeze(server: { pause(): void; resume(): void }): () => Promise<void> {
+  server.pause();
+  return async () => server.resume();
+}
 
 interface Lifecycle extends StoreKind {
   available(): boolean;
@@ -89,6 +105,8 @@ function ioredisKind(): Lifecycle {
   return {
     name: 'redis-ioredis',
     available: redisAvailable,
+    without: ['prune'],
+    stall: async () => freeze(server!),
     get redis() {
       return server;
     },
@@ -131,6 +149,8 @@ function nodeRedisKind(): Lifecycle {
   return {
     name: 'redis-node-redis',
     available: redisAvailable,
+    without: ['prune'],
+    stall: async () => freeze(server!),
     get redis() {
       return server;
     },
@@ -167,6 +187,7 @@ function pgKind(): Lifecycle {
   return {
     name: 'postgres-pg',
     available: postgresAvailable,
+    stall: async () => freeze(server!),
     get client() {
       return pool;
     },
@@ -219,12 +240,51 @@ function pgliteKind(): Lifecycle {
   };
 }
 
+function sqliteKind(): Lifecycle {
+  let dir: string | undefined;
+  const files = new WeakMap<DedupStore, string>();
+  const file = () => join(dir!, `${unique()}.sqlite`);
+  return {
+    name: 'sqlite',
+    available: () => true,
+    async start() {
+      dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-'));
+    },
+    async stop() {
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+    // A file of its own per store, opened with the runtime's SQLite (node:sqlite or better-sqlite3).
+    async create({ clock, timeoutMs } = {}) {
+      const path = file();
+      const store = createSqliteStore({ path, clock, callTimeoutMs: timeoutMs });
+      files.set(store, path);
+      return store;
+    },
+    // Another connection holds the file's write lock until it rolls back.
+    async stall(store) {
+      const other = openRawSqlite(files.get(store)!);
+      other.exec('BEGIN IMMEDIATE');
+      return async () => {
+        other.exec('ROLLBACK');
+        other.close();
+      };
+    },
+    // The disk went read-only: the file opens, every write fails.
+    async createUnreachable() {
+      const path = file();
+      await createSqliteStore({ path }).close();
+      return createSqliteStore({ database: openRawSqlite(path, { readOnly: true }) });
+    },
+  };
+}
+
 const factories: Record<Exclude<StoreName, 'd1' | 'dynamodb'>, () => Lifecycle> = {
   memory: memoryKind,
   'redis-ioredis': ioredisKind,
   'redis-node-redis': nodeRedisKind,
   'postgres-pg': pgKind,
   'postgres-pglite': pgliteKind,
+  sqlite: sqliteKind,
 };
 
 /** Every store setup name. */

@@ -1,7 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -45,16 +46,27 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** `next start` on a free port; counts the JSON event lines the example prints on stdout. */
+/**
+ * `next start` on a free port, with a dedup file of its own (unless `env` names one); counts the JSON
+ * event lines the example prints on stdout.
+ */
 export async function startNextApp(env: Record<string, string>) {
   const port = await freePort();
+  const dedupDir = mkdtempSync(join(tmpdir(), 'svc-next-'));
+  const dedupFile = join(dedupDir, 'webhook-dedup.sqlite');
   const child: ChildProcess = spawn(
     process.execPath,
     [nextBin, 'start', '-H', '127.0.0.1', '-p', String(port)],
     {
       cwd: NEXT_APP_DIR,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' },
+      env: {
+        ...process.env,
+        SVC_DEDUP_FILE: dedupFile,
+        ...env,
+        NEXT_TELEMETRY_DISABLED: '1',
+        NODE_ENV: 'production',
+      },
     },
   );
   const lines: string[] = [];
@@ -99,6 +111,7 @@ export async function startNextApp(env: Record<string, string>) {
     close: async () => {
       child.kill('SIGTERM');
       await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
+      rmSync(dedupDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,151 @@
+import { WebhookError } from '../shared/errors.js';
+import { storeUnavailable } from './store-error.js';
+
+/**
+ * The part of a SQLite database handle the store uses, which better-sqlite3's `Database`,
+ * node:sqlite's `DatabaseSync` and bun:sqlite's `Database` all have: synchronous `exec` and
+ * `prepare`, statements with `get` and `all` taking positional parameters.
+ */
+export interface SqliteDatabaseLike {
+  exec(sql: string): unknown;
+  prepare(sql: string): SqliteStatementLike;
+}
+
+/** A prepared statement of {@link SqliteDatabaseLike}. */
+export interface SqliteStatementLike {
+  /** The first row, or `undefined` (better-sqlite3, node:sqlite) or `null` (bun:sqlite) when none. */
+  get(...params: (string | number)[]): unknown;
+  all(...params: (string | number)[]): unknown[];
+}
+
+/** A handle the store opened itself, which it also closes. */
+interface OwnedDatabase extends SqliteDatabaseLike {
+  close(): unknown;
+}
+
+type Constructor = new (path: string) => OwnedDatabase;
+
+/** A builtin module of this runtime, looked up without an import a bundler would try to resolve. */
+function builtin(id: string): Record<string, unknown> | undefined {
+  const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  try {
+    return (runtime?.getBuiltinModule?.(id) ?? undefined) as Record<string, unknown> | undefined;
+  } catch {
+    return undefined; // node:sqlite behind a flag (Node 22.5-22.12) throws or is missing
+  }
+}
+
+/**
+ * better-sqlite3, resolved from the application: its main script, then the working directory (the
+ * package is the application's dependency; a build of this library has no location it could use in
+ * both its ESM and CommonJS forms).
+ */
+function betterSqlite3(): Constructor | undefined {
+  const createRequire = builtin('node:module')?.createRequire as
+    | ((from: string) => (id: string) => unknown)
+    | undefined;
+  const runtime = (globalThis as { process?: { argv?: string[]; cwd?: () => string } }).process;
+  const main = runtime?.argv?.[1];
+  const cwd = runtime?.cwd?.();
+  for (const from of [main?.startsWith('/') ? main : undefined, cwd ? `${cwd}/` : undefined]) {
+    if (!createRequire || !from) continue;
+    try {
+      const loaded = createRequire(from)('better-sqlite3') as Constructor | { default: Constructor };
+      return typeof loaded === 'function' ? loaded : loaded.default;
+    } catch {
+      // not installed where `from` can see it, or built for another Node version: the next place
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The runtime's SQLite: bun:sqlite on Bun, node:sqlite where it is built in without a flag (Node
+ * 22.13 and later, Deno), else the better-sqlite3 package.
+ */
+function driver(): { name: string; open: Constructor } | undefined {
+  const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined';
+  const bun = isBun ? (builtin('bun:sqlite')?.Database as Constructor | undefined) : undefined;
+  if (bun) return { name: 'bun:sqlite', open: bun };
+  const node = builtin('node:sqlite')?.DatabaseSync as Constructor | undefined;
+  if (node) return { name: 'node:sqlite', open: node };
+  const better = betterSqlite3();
+  return better ? { name: 'better-sqlite3', open: better } : undefined;
+}
+
+/**
+ * Opens `path` with the runtime's SQLite in WAL mode (readers never wait for the writer; several
+ * processes share the file), with `synchronous` as given (NORMAL: a commit survives the process
+ * crashing; FULL: also the machine losing power, one fsync per commit) and a short `busy_timeout`
+ * (SQLite retries a held write lock itself for up to that long, blocking; the store retries longer
+ * without blocking, sqlite.ts).
+ */
+export function openSqlite(
+  path: string,
+  busyTimeoutMs: number,
+  synchronous: 'normal' | 'full',
+): OwnedDatabase {
+  const found = driver();
+  if (!found) {
+    throw new WebhookError(
+      'options_invalid',
+      'createSqliteStore: this runtime has no SQLite driver. Install better-sqlite3 (npm install better-sqlite3), run on Node 22.13+ or Bun, or pass an open database as `database`.',
+    );
+  }
+  let db: OwnedDatabase | undefined;
+  try {
+    db = new found.open(path);
+    db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec(`PRAGMA synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    return db;
+  } catch (cause) {
+    try {
+      db?.close();
+    } catch {
+      // the open failed: nothing more to release
+    }
+    throw new WebhookError(
+      'store_unavailable',
+      `createSqliteStore: could not open the SQLite database ${JSON.stringify(path)} with ${found.name} (see cause).`,
+      { cause },
+    );
+  }
+}
+
+/**
+ * Whether `error` is SQLite's "database is locked" (SQLITE_BUSY and its extended codes): another
+ * connection holds the write lock. better-sqlite3 and bun:sqlite name it in `code`, node:sqlite gives
+ * the number in `errcode`, bun:sqlite also in `errno`.
+ */
+function isBusy(error: unknown): boolean {
+  const e = error as { code?: unknown; errcode?: unknown; errno?: unknown } | null;
+  if (typeof e !== 'object' || e === null) return false;
+  if (typeof e.code === 'string' && e.code.startsWith('SQLITE_BUSY')) return true;
+  const primary = (n: unknown) => typeof n === 'number' && (n & 0xff) === 5;
+  return (e.code === 'ERR_SQLITE_ERROR' && primary(e.errcode)) || primary(e.errno);
+}
+
+const MAX_PAUSE_MS = 50;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `op` (synchronous statements); while it finds the file locked by another writer, runs it again
+ * after a pause of 1, 2, 4 … up to 50 ms, during which the event loop is free, until `boundMs` (0: no
+ * bound) has passed since the call began. Any other error, the bound, or `closed()` become
+ * `store_unavailable`.
+ */
+export async function whileLocked<T>(op: () => T, boundMs: number, closed: () => boolean): Promise<T> {
+  const started = performance.now();
+  for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
+    if (closed()) throw storeUnavailable('SQLite', new Error('the store was closed'));
+    try {
+      return op();
+    } catch (error) {
+      if (!isBusy(error)) throw storeUnavailable('SQLite', error);
+      if (boundMs > 0 && performance.now() - started + pause > boundMs)
+        throw storeUnavailable('SQLite', error);
+    }
+    await sleep(pause);
+  }
+}
