@@ -27,7 +27,12 @@ describe('d1', () => {
     async create({ clock, timeoutMs = 60_000 } = {}) {
       // miniflare's Node proxy answers prepare() and bind() synchronously, blocking Node: 200
       // concurrent claims hold the event loop long enough to outrun the default 3 s bound here.
-      const store = createD1Store({ database: server.database, table: table(), clock, callTimeoutMs: timeoutMs });
+      const store = createD1Store({
+        database: server.database,
+        table: table(),
+        clock,
+        callTimeoutMs: timeoutMs,
+      });
       await store.migrate();
       return store;
     },

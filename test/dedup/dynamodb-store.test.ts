@@ -41,7 +41,12 @@ describe('dynamodb', () => {
     // Items expire by DynamoDB's TTL: no prune().
     without: ['prune'],
     async create({ clock, timeoutMs } = {}) {
-      return createDynamoDBStore({ client: dynalite.client(), table: await newTable(), clock, callTimeoutMs: timeoutMs });
+      return createDynamoDBStore({
+        client: dynalite.client(),
+        table: await newTable(),
+        clock,
+        callTimeoutMs: timeoutMs,
+      });
     },
     async createUnreachable() {
       const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
@@ -144,7 +149,11 @@ describe('dynamodb specifics', () => {
 
 describe('dynamodb faults', () => {
   it('a frozen endpoint: store_unavailable within the store timeout; the late claim is harmless', async () => {
-    const store = createDynamoDBStore({ client: dynalite.client(), table: await newTable(), callTimeoutMs: 300 });
+    const store = createDynamoDBStore({
+      client: dynalite.client(),
+      table: await newTable(),
+      callTimeoutMs: 300,
+    });
     expect((await store.claim('warm', { leaseMs: 30_000 })).status).toBe('claimed');
     dynalite.pause();
     try {
