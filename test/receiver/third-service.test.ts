@@ -86,7 +86,7 @@ describe('a third service through the generic pipeline', () => {
     });
     expect(await front.receive(acmeDelivery('h1', 'o_5'))).toMatchObject({ kind: 'queued', service: 'acme' });
     expect(jobs).toHaveLength(1);
-    expect(jobs[0]).toMatchObject({ service: 'acme', key: 'acme:order:o_5', event: 'order.placed' });
+    expect(jobs[0]).toMatchObject({ service: 'acme', dedupKey: 'acme:order:o_5', event: 'order.placed' });
     const ran: string[] = [];
     const worker = createAcmeReceiver({ secret: SECRET }).on('order.placed', (event) => {
       ran.push(event.order.order_id);

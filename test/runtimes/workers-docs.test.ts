@@ -5,9 +5,12 @@
  * bindings, and sent deliveries signed with node:crypto. A block that names Workers carries the
  * comment `<!-- workerd: mail bounced at /webhooks/mail; crm deal.won at /webhooks/crm -->` right
  * above its fence: the deliveries to send (service, event, path); a block without it fails here.
+ * A block that needs bindings this harness does not give (D1, Queues) says which test runs its code
+ * in workerd instead: `<!-- workerd: covered by test/handoff/cloudflare-queues.test.ts -->`; the named
+ * file must exist.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFixtures } from '../../src/testing/fixtures/fixtures.js';
@@ -38,6 +41,8 @@ interface Snippet {
   where: string;
   code: string;
   routes: Route[] | undefined;
+  /** The test file that runs this block's code in workerd with the bindings it needs. */
+  coveredBy?: string;
 }
 
 function markdownFiles(): string[] {
@@ -77,11 +82,16 @@ function snippets(): Snippet[] {
       while (end < lines.length && !/^\s*```\s*$/.test(lines[end]!)) end++;
       const where = `${file}:${i + 1}`;
       const marker = i > 0 ? MARKER.exec(lines[i - 1]!) : null;
-      found.push({
-        where,
-        code: lines.slice(i + 1, end).join('\n'),
-        routes: marker ? routesOf(marker[1]!, where) : undefined,
-      });
+      const covered = marker ? /^\s*covered by (\S+)/.exec(marker[1]!) : null;
+      if (covered) {
+        found.push({ where, code: '', routes: undefined, coveredBy: covered[1]! });
+      } else {
+        found.push({
+          where,
+          code: lines.slice(i + 1, end).join('\n'),
+          routes: marker ? routesOf(marker[1]!, where) : undefined,
+        });
+      }
       i = end;
     }
   }
@@ -143,6 +153,10 @@ describe('Workers snippets of the README and docs, verbatim in workerd without n
       (snippet) => snippet.routes === undefined && NAMES_WORKERS.test(snippet.code),
     );
     expect(unmarked.map((snippet) => snippet.where)).toEqual([]);
+    for (const { where, coveredBy } of all) {
+      if (coveredBy !== undefined)
+        expect(existsSync(join(root, coveredBy)), `${where}: ${coveredBy} does not exist`).toBe(true);
+    }
     // The README's verify snippet and the two of docs/adapters.md at least.
     expect(marked.length).toBeGreaterThanOrEqual(3);
   });
