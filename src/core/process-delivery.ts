@@ -16,7 +16,7 @@ import { DeliveryContext } from './handler-context.js';
 import type { DispatchableEvent } from './handler-registry.js';
 import type { ErrorHook, ErrorPhase, WebhookHandler } from './handler-types.js';
 import { extendLease, leaseTurnMs } from './lease.js';
-import { emit, type LogFields, type Logger } from './logger.js';
+import { emit, type LogFields, type LogSink } from './logger.js';
 import { report } from './report.js';
 import { runHandlers, type Settled } from './run-handlers.js';
 import type { Due, Scheduler } from './timers.js';
@@ -43,7 +43,7 @@ export interface Delivery<E extends DispatchableEvent = DispatchableEvent> {
 /** What processing needs from the receiver. */
 export interface ProcessSettings extends ClaimSettings {
   readonly clock: Clock;
-  readonly logger: Logger | undefined;
+  readonly logger: LogSink | undefined;
   readonly hooks: readonly ErrorHook<DispatchableEvent>[];
   /** The receiver's one timer for every delivery's deadline and lease turns. */
   readonly scheduler: Scheduler;
@@ -273,11 +273,11 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
       return failed(service, 'store_unavailable', claim.error, facts);
     }
     if (claim.status === 'completed') {
-      if (logger) emit(logger, 'debug', 'webhook duplicate: already completed', run.fields());
+      if (logger?.verbose) emit(logger, 'debug', 'webhook duplicate: already completed', run.fields());
       return accepted('duplicate', service, deliveryId, name);
     }
     if (claim.status === 'in_progress') {
-      if (logger) emit(logger, 'info', 'webhook in progress elsewhere', run.fields());
+      if (logger?.verbose) emit(logger, 'info', 'webhook in progress elsewhere', run.fields());
       return failed(service, 'delivery_in_progress', undefined, facts, retryAfter(clock, claim.leaseEndsAt));
     }
     run.token = claim.token;
@@ -320,7 +320,7 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
     if (settled === TIMED_OUT)
       emit(logger, 'warn', 'answered at the deadline before the dedup store settled', context.fields());
     if (ran.kind === 'threw') return failed(service, 'handler_failed', ran.error, facts);
-    if (logger)
+    if (logger?.verbose)
       emit(logger, 'debug', 'webhook processed', {
         ...context.fields(),
         durationMs: clock.now() - delivery.startedAt,

@@ -2,9 +2,10 @@ import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
 import { secretFromEnv } from './env';
 
 function create() {
-  const logger = (entry: unknown) => console.error(JSON.stringify(entry));
-  const mail = createMailReceiver({ secret: secretFromEnv('SVC_MAIL_WEBHOOK_SECRET'), logger });
-  const crm = createCrmReceiver({ secret: secretFromEnv('SVC_CRM_WEBHOOK_SECRET'), logger });
+  // No `logger`: warnings and errors (a handler's, with its stack) go to the console, which Next.js
+  // shows in its server output. Pass pino or winston as they are (docs/observability.md).
+  const mail = createMailReceiver({ secret: secretFromEnv('SVC_MAIL_WEBHOOK_SECRET') });
+  const crm = createCrmReceiver({ secret: secretFromEnv('SVC_CRM_WEBHOOK_SECRET') });
   // One JSON line per handled event; retries and duplicates are answered 200 without a second run.
   mail.onAny((event) =>
     console.log(JSON.stringify({ service: 'mail', event: event.name, deliveryId: event.deliveryId })),

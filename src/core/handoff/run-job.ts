@@ -15,10 +15,18 @@ import { processSettings } from '../receive-path.js';
 import type { ResolvedOptions } from '../receiver-options.js';
 import { report } from '../report.js';
 import type { ServiceSpec } from '../service-spec.js';
+import { reportDeadLetter, telemetryEnabled, traced } from '../telemetry.js';
 import { refused, type Verdict } from '../verdict.js';
 import { checkJob, fromBase64 } from './job-codec.js';
 import { matchJobMac } from './job-mac.js';
 import type { HandoffJob, HandoffRunner, RunJobOptions } from './types.js';
+
+/**
+ * The job a hand-off worker passes to `runJob` to learn whether the receiver accepts a handler budget
+ * (worker-checks.ts): refused like any job that is not an object, and never counted as an outcome. A
+ * registered symbol, so it is the same in the ESM and the CJS build.
+ */
+export const LEASE_PROBE: unique symbol = Symbol.for('@svc/webhooks/lease-probe');
 
 function jobInvalid(reason: string, cause?: unknown): WebhookError {
   return new WebhookError('job_invalid', `Invalid hand-off job: ${reason}.`, { cause });
@@ -97,11 +105,11 @@ export function createJobRunner(
   registry: HandlerRegistry,
 ): Omit<HandoffRunner, 'service'> {
   const { service } = spec;
-  const { leaseMs, clock, logger, secrets } = options;
+  const { leaseMs, clock, logger, secrets, telemetry } = options;
   const settings = processSettings(options, registry);
 
   async function runJob(data: unknown, runOptions: RunJobOptions = {}): Promise<Verdict> {
-    const { signal, attempt, timeoutMs = leaseMs - 1_000 } = runOptions;
+    const { attempt, timeoutMs = leaseMs - 1_000 } = runOptions;
     if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs >= leaseMs) {
       // A lease ending while a handler runs would let another worker run it at the same time.
       throw new WebhookError(
@@ -117,6 +125,25 @@ export function createJobRunner(
     } catch (error) {
       return refused(service, isWebhookError(error) ? error : jobInvalid('unreadable', error));
     }
+    if (!telemetry || !telemetryEnabled(telemetry, logger, service))
+      return processJob(job, event, runOptions, timeoutMs);
+    // Only now, the MAC matched: the job's traceparent is the one its receiver wrote.
+    const { deliveryId, name } = event;
+    return traced(
+      telemetry,
+      { service, operation: 'process', event: name, deliveryId, attempt, traceparent: job.traceparent },
+      () => processJob(job, event, runOptions, timeoutMs),
+      logger,
+    );
+  }
+
+  /** A checked job's handlers, claimed, run and settled; `no_handler` when this worker has none. */
+  function processJob(
+    job: HandoffJob,
+    event: ReturnType<ServiceSpec['parse']>,
+    { signal, attempt }: RunJobOptions,
+    timeoutMs: number,
+  ): Promise<Verdict> {
     const { key } = job;
     const handlers = registry.handlersFor(event);
     if (handlers.length === 0) {
@@ -129,13 +156,15 @@ export function createJobRunner(
         event: name,
         dedupKey: key,
       });
-      return refused(
-        service,
-        new WebhookError(
-          'no_handler',
-          "No handler for this job's event in this worker; re-drive its dead letter once one is registered.",
+      return Promise.resolve(
+        refused(
+          service,
+          new WebhookError(
+            'no_handler',
+            "No handler for this job's event in this worker; re-drive its dead letter once one is registered.",
+          ),
+          { deliveryId, event: name },
         ),
-        { deliveryId, event: name },
       );
     }
     return processDelivery(settings, {
@@ -152,9 +181,11 @@ export function createJobRunner(
 
   function reportJobError(
     error: unknown,
-    facts: { deliveryId?: string; key?: string; message: string },
+    facts: { deliveryId?: string; key?: string; message: string; deadLetter?: boolean },
   ): void {
     const { deliveryId, key, message } = facts;
+    if (facts.deadLetter === true && telemetry && telemetryEnabled(telemetry, logger, service))
+      reportDeadLetter(telemetry, logger, { service, code: isWebhookError(error) ? error.code : undefined });
     report(registry.errorHooks, logger, 'error', message, { service, deliveryId, dedupKey: key }, error, {
       phase: 'job',
       deliveryId,
