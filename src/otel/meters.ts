@@ -71,9 +71,10 @@ export function createMeters(
       const recorded = current();
       if (!recorded) return;
       const operation = outcome.mode === 'enqueue' ? 'send' : 'process';
+      // Few attributes: the SDK sorts and serializes them on every record. `messaging.operation.name`
+      // (required by the conventions) tells `send` from `process`; `.type` would repeat it.
       const attributes: Attributes = {
         [ATTR.system]: outcome.service,
-        [ATTR.operationType]: operation,
         [ATTR.operationName]: operation,
         [ATTR.verdict]: outcome.verdict,
       };

@@ -82,7 +82,7 @@ describe.runIf(redisAvailable())('BullMQ worker', () => {
         job_invalid: 1,
       });
       const runs = (await points('svc_webhooks.deliveries')).filter(
-        (point) => point.attributes['messaging.operation.type'] === 'process',
+        (point) => point.attributes['messaging.operation.name'] === 'process',
       );
       expect(byCode(runs)).toEqual({ handler_failed: 2, job_invalid: 1 });
       const durations = await points('messaging.process.duration');

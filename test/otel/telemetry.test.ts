@@ -170,8 +170,9 @@ describe('direct mode', () => {
       value: 1,
       attributes: {
         'messaging.system': 'mail',
-        'messaging.operation.type': 'process',
+        'messaging.operation.name': 'process',
         'messaging.destination.name': 'bounced',
+        'svc_webhooks.verdict': 'failed',
         'error.type': 'handler_failed',
       },
     });
@@ -283,7 +284,7 @@ describe('hand-off', () => {
       expect.objectContaining({
         value: 1,
         attributes: expect.objectContaining({
-          'messaging.operation.type': 'send',
+          'messaging.operation.name': 'send',
           'error.type': 'handoff_unavailable',
           'svc_webhooks.verdict': 'failed',
         }),
