@@ -57,6 +57,7 @@ const EXPECTED: Record<(typeof CONSUMER_CASES)[number]['name'], Expected> = {
   './manage': { budget: 20 * KB, zod: false },
   './bullmq': { budget: 16 * KB, zod: false },
   './pg-boss': { budget: 16 * KB, zod: false },
+  './otel': { budget: 8 * KB, zod: false },
 };
 
 let consumer: string;

@@ -44,7 +44,19 @@ export async function bundleConsumer(consumer: string, source: string): Promise<
     conditions: ['import'],
     target: 'es2022',
     // node: modules and the optional peers are the app's own; zod is bundled, as the app's bundler does.
-    external: ['node:*', 'msw', 'fastify', 'express', 'next', 'ioredis', 'redis', 'pg', 'bullmq', 'pg-boss'],
+    external: [
+      'node:*',
+      'msw',
+      'fastify',
+      'express',
+      'next',
+      'ioredis',
+      'redis',
+      'pg',
+      'bullmq',
+      'pg-boss',
+      '@opentelemetry/api',
+    ],
     write: false,
     logLevel: 'silent',
     nodePaths: [join(root, 'node_modules')],
@@ -86,4 +98,5 @@ export const CONSUMER_CASES = [
   { name: './manage', source: "export { createMailClient } from '@svc/webhooks/manage';" },
   { name: './bullmq', source: "export { createBullmqHandoff } from '@svc/webhooks/bullmq';" },
   { name: './pg-boss', source: "export { createPgBossHandoff } from '@svc/webhooks/pg-boss';" },
+  { name: './otel', source: "export { createOtelTelemetry } from '@svc/webhooks/otel';" },
 ] as const;
