@@ -82,5 +82,6 @@ export default defineConfig({
     'bullmq',
     'pg-boss',
     'commander',
+    '@opentelemetry/api',
   ],
 });

@@ -21,5 +21,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     reporters: ['default'],
+    // Receivers log warnings and errors to the console by default; the failure paths tests play
+    // would bury the report. Tests that check those lines spy on the console (test/core/log-sink.test.ts).
+    onConsoleLog: (log) => !log.startsWith('@svc/webhooks '),
   },
 });

@@ -3,7 +3,8 @@
  * `@svc/webhooks`: receive the email and CRM services' webhooks safely. Web-standard only: the
  * receivers and their options, the verdict and its HTTP answer, the event types, the error type, the
  * memory dedup store and the store contract. Signing and verifying alone: `@svc/webhooks/verify`;
- * the zod schemas: `@svc/webhooks/schemas`; adapters, stores and queue engines: their own subpaths.
+ * the zod schemas: `@svc/webhooks/schemas`; adapters, stores, queue engines and OpenTelemetry
+ * (`@svc/webhooks/otel`): their own subpaths.
  */
 
 export { type CapturedDelivery, formatCaptureLine } from './core/capture.js';
@@ -19,7 +20,8 @@ export type {
 } from './core/handler-types.js';
 export { jobError } from './core/handoff/run-job.js';
 export type { HandoffTarget } from './core/handoff/types.js';
-export type { HandlerLog, LogEntry, Logger } from './core/logger.js';
+export type { LogEntry, Logger } from './core/logger.js';
+export type { Outcome } from './core/outcome.js';
 export type { ReceiverOptions } from './core/receiver-options.js';
 export type { BodyReader, HeadersInput, ReceiveInput } from './core/receiver-types.js';
 export type { Verdict } from './core/verdict.js';

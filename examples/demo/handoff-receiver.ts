@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMailReceiver } from '@svc/webhooks';
+import { createMailReceiver, type ReceiverOptions } from '@svc/webhooks';
 import { createBullmqHandoff, createBullmqWorker } from '@svc/webhooks/bullmq';
 import { createNodeListener } from '@svc/webhooks/node';
 import { createRedisStore } from '@svc/webhooks/redis';
@@ -66,7 +66,10 @@ async function startRedisServer(binary: string): Promise<{ port: number; child: 
 /** Starts the hand-off receiver, or resolves why it cannot (no redis-server on this machine). */
 export async function startHandoffDemoReceiver(options: {
   mailSecret: string;
-  onHandled(name: string, deliveryId: string, attempt: number | undefined): void;
+  /** Awaited by the handler: the handler's own work. */
+  onHandled(name: string, deliveryId: string, attempt: number | undefined): void | Promise<void>;
+  /** Chapter 9: the receiver's (and the worker's) OpenTelemetry. */
+  telemetry?: ReceiverOptions['telemetry'];
 }): Promise<HandoffDemoReceiver | { skipped: string }> {
   const binary = redisServerBinary();
   if (!binary)
@@ -82,13 +85,14 @@ export async function startHandoffDemoReceiver(options: {
     secret: options.mailSecret,
     dedup: createRedisStore({ client: connection, prefix: 'demo:dedup:' }),
     handoff,
-    logger: () => {},
-  }).onAny((event, { attempt }) => {
+    logger: false,
+    telemetry: options.telemetry,
+  }).onAny(async (event, { attempt }) => {
     if (state.outage) {
       state.failedRuns++;
       throw new Error('database unavailable');
     }
-    options.onHandled(event.name, event.deliveryId, attempt);
+    await options.onHandled(event.name, event.deliveryId, attempt);
   });
   const worker = createBullmqWorker(receiver, {
     queueName: 'demo-mail',

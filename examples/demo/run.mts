@@ -1,6 +1,7 @@
 /**
  * `npm run demo`: builds the package if dist/ is missing or older than src/, then plays the scenario
  * against the built package (imports resolve through package.json `exports` to dist/).
+ * `npm run demo -- --trace` plays chapter 9 alone: the trace tree of one handed-off delivery.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -23,5 +24,12 @@ if (!existsSync(built) || statSync(built).mtimeMs < newest(join(root, 'src'))) {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
-const { runDemo } = await import('./scenario.js');
-await runDemo();
+// `npm run demo -- --trace`: chapter 9 alone, the trace tree of one handed-off delivery.
+if (process.argv.includes('--trace')) {
+  const { traceChapter } = await import('./trace-chapter.js');
+  const traced = await traceChapter(console.log);
+  if ('skipped' in traced) console.log(`skipped: ${traced.skipped}`);
+} else {
+  const { runDemo } = await import('./scenario.js');
+  await runDemo();
+}

@@ -12,6 +12,7 @@ import {
 } from '@svc/webhooks/testing';
 import { startHandoffDemoReceiver } from './handoff-receiver.js';
 import { startDemoReceiver } from './receiver-app.js';
+import { type TracedSpan, traceChapter } from './trace-chapter.js';
 
 export interface DemoSummary {
   rows: {
@@ -39,6 +40,8 @@ export interface DemoSummary {
     handled: number;
     webhook: string;
   } | null;
+  /** Chapter 9 (one handed-off delivery traced), or null when it was skipped (no redis-server binary). */
+  trace: TracedSpan[] | null;
 }
 
 const START = Date.parse('2025-06-02T09:00:00.000Z');
@@ -249,6 +252,12 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
       }
     }
 
+    section(
+      '9. One delivery handed off and traced with OpenTelemetry (SDK, HTTP auto-instrumentation, createOtelTelemetry)',
+    );
+    const traced = await traceChapter(print);
+    if ('skipped' in traced) print(`            skipped: ${traced.skipped}`);
+
     const rows = (['mail', 'crm'] as const).map((service) => {
       const deliveries =
         service === 'mail'
@@ -280,6 +289,7 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
       oldSecretStatus: refused.status,
       crmRetryOffsetsMs,
       handoff: handoffSummary,
+      trace: 'skipped' in traced ? null : traced,
     };
     section('Summary');
     const header = [

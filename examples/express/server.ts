@@ -64,8 +64,11 @@ export interface AppOptions {
   handle?: (event: MailWebhookEvent | CrmWebhookEvent) => void | Promise<void>;
   /** Where each handled event's JSON line goes. Default: stdout. */
   print?: (line: string) => void;
-  /** Receiver logs (refusals, failures). Default: stderr. */
-  logger?: Logger;
+  /**
+   * Receiver logs (refusals, failures). Default: the receivers' own, warnings and errors on the
+   * console, a handler's error with its stack; pass pino, winston or `false` (docs/observability.md).
+   */
+  logger?: Logger | false;
   /**
    * Appends every request's exact bytes and headers to this NDJSON file, for `svc-webhooks replay`
    * and `verify`. Off by default: a capture holds personal data and replayable signatures.
@@ -77,7 +80,7 @@ export function createApp({
   mailSecret,
   crmSecret,
   print = (line) => console.log(line),
-  logger = (entry) => console.error(JSON.stringify(entry)),
+  logger,
   handle = () => {},
   captureFile,
   dedup,

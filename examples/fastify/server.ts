@@ -33,15 +33,18 @@ export interface AppOptions {
   dedup?: DedupStore;
   /** Where each handled event's JSON line goes. Default: stdout. */
   print?: (line: string) => void;
-  /** Receiver logs (refusals, failures). Default: stderr. */
-  logger?: Logger;
+  /**
+   * Receiver logs (refusals, failures). Default: the receivers' own, warnings and errors on the
+   * console, a handler's error with its stack; pass pino, winston or `false` (docs/observability.md).
+   */
+  logger?: Logger | false;
 }
 
 export function createApp({
   mailSecret,
   crmSecret,
   print = (line) => console.log(line),
-  logger = (entry) => console.error(JSON.stringify(entry)),
+  logger,
   dedup,
 }: AppOptions): FastifyInstance {
   const mail = createMailReceiver({ secret: mailSecret, dedup, logger });

@@ -20,7 +20,11 @@ export interface ReceiverOptions {
   handoff?: { mail: HandoffTarget; crm: HandoffTarget };
   /** Where each handled event's JSON line goes (the worker's stdout). */
   print?: (line: string) => void;
-  logger?: Logger;
+  /**
+   * Receiver logs (refusals, failures). Default: the receivers' own, warnings and errors on the
+   * console, a handler's error with its stack; pass pino, winston or `false` (docs/observability.md).
+   */
+  logger?: Logger | false;
 }
 
 export function createReceivers({
@@ -29,7 +33,7 @@ export function createReceivers({
   dedup,
   handoff,
   print = (line) => console.log(line),
-  logger = (entry) => console.error(JSON.stringify(entry)),
+  logger,
 }: ReceiverOptions) {
   const mail = createMailReceiver({ secret: mailSecret, dedup, logger, handoff: handoff?.mail });
   const crm = createCrmReceiver({ secret: crmSecret, dedup, logger, handoff: handoff?.crm });

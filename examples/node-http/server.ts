@@ -45,8 +45,11 @@ export interface AppOptions {
   dedup?: DedupStore;
   /** Where each handled event's JSON line goes. Default: stdout. */
   print?: (line: string) => void;
-  /** Receiver logs (refusals, failures). Default: stderr. */
-  logger?: Logger;
+  /**
+   * Receiver logs (refusals, failures). Default: the receivers' own, warnings and errors on the
+   * console, a handler's error with its stack; pass pino, winston or `false` (docs/observability.md).
+   */
+  logger?: Logger | false;
 }
 
 /** The server, not listening yet: `createApp(options).listen(port)`. */
@@ -54,7 +57,7 @@ export function createApp({
   mailSecret,
   crmSecret,
   print = (line) => console.log(line),
-  logger = (entry) => console.error(JSON.stringify(entry)),
+  logger,
   dedup,
 }: AppOptions): Server {
   const mail = createMailReceiver({ secret: mailSecret, dedup, logger });

@@ -7,7 +7,7 @@
 import type { Clock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import type { HandlerContext } from './handler-types.js';
-import { bindLog, type HandlerLog, type LogFields, type Logger } from './logger.js';
+import { bindLog, type HandlerLog, type LogFields, type LogSink } from './logger.js';
 
 /**
  * Where the signal of whoever waits for the verdict is read (a request's input, a job's options).
@@ -35,7 +35,7 @@ export class DeliveryContext implements HandlerContext {
   #onUpstreamAbort: (() => void) | undefined;
   #timeLeftMs: (() => number) | undefined;
   #log: HandlerLog | undefined;
-  #logger: Logger | undefined;
+  #logger: LogSink | undefined;
   #fields: LogFields | undefined;
   readonly #service: string;
   readonly #event: string;
@@ -48,7 +48,7 @@ export class DeliveryContext implements HandlerContext {
     deliveryId: string,
     dedupKey: string,
     upstream: SignalSource | undefined,
-    logger: Logger | undefined,
+    logger: LogSink | undefined,
   ) {
     this.deadline = deadline;
     this.deliveryId = deliveryId;

@@ -10,11 +10,11 @@
  * A store without `extend` keeps the old bound: the lease must outlive the handler budget.
  */
 import type { ClaimSettings } from './claims.js';
-import { describeError, emit, type LogFields, type Logger } from './logger.js';
+import { emit, errField, type LogFields, type LogSink } from './logger.js';
 
 /** What keeping a lease needs from the receiver. */
 export interface LeaseSettings extends ClaimSettings {
-  readonly logger: Logger | undefined;
+  readonly logger: LogSink | undefined;
 }
 
 /** Milliseconds between two extensions of a lease of `leaseMs`. */
@@ -41,7 +41,7 @@ export async function extendLease(
     if (!stopped())
       emit(logger, 'warn', 'dedup store extend failed; trying again', {
         ...fields(),
-        error: describeError(error),
+        err: errField(error),
       });
     return undefined;
   }

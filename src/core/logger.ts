@@ -1,7 +1,9 @@
 /**
- * The receivers' structured logging hook. One function receives every entry; wire it to pino,
- * winston or `console` in one line. Entries never carry a secret, a signature or a body.
+ * The receivers' structured logging: the entry every logger gets, the `logger` option's forms, and
+ * the calls the pipeline makes. Entries never carry a secret, a signature or a body; the error an
+ * entry is about travels as the original `Error` under `err`, so a logger's serializer keeps its stack.
  */
+import { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from '../shared/errors.js';
 import { truncateUntrusted } from './untrusted.js';
 
 /**
@@ -17,52 +19,62 @@ import { truncateUntrusted } from './untrusted.js';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /**
- * Structured fields of a {@link LogEntry}: flat, JSON-friendly values only.
+ * Structured fields of a {@link LogEntry}: flat values, and the `Error` an entry is about under `err`.
  *
  * @example
  * ```ts
- * const fields: LogFields = { service: 'mail', deliveryId: 'd_1', event: 'bounced' };
+ * const fields: LogFields = { service: 'mail', deliveryId: 'd_1', event: 'bounced', err: new Error('db down') };
  * ```
  */
-export type LogFields = Readonly<Record<string, string | number | boolean | undefined>>;
+export type LogFields = Readonly<Record<string, string | number | boolean | Error | undefined>>;
 
 /**
  * One log line of a receiver.
  *
  * @example
  * ```ts
- * const entry: LogEntry = { level: 'error', message: 'webhook handler threw', fields: { service: 'crm', phase: 'handler' } };
+ * const entry: LogEntry = { level: 'error', message: 'webhook handler threw', fields: { service: 'crm', phase: 'handler', err: new Error('db down') } };
  * ```
  */
 export interface LogEntry {
   level: LogLevel;
   message: string;
   /**
-   * Always `service`; then `deliveryId`, `event`, `key`, `code`, `status`, `error`… as known.
-   * `deliveryId`, `event` and `key` can come from unsigned headers, so they are cut to 128 characters
-   * plus `…(+N chars)` (see `truncateUntrusted`).
+   * Always `service`; then `deliveryId`, `event`, `dedupKey`, `code`, `phase`… as known, and `err`:
+   * the error the entry is about, as thrown (a handler's own `Error` with its stack and `cause`), or a
+   * description of a thrown value that is not an `Error`. `deliveryId`, `event` and `dedupKey` can
+   * come from unsigned headers, so they are cut to 128 characters plus `…(+N chars)`.
    */
   fields: LogFields;
 }
 
 /**
- * A receiver's logging hook.
+ * Where a receiver's log entries go (option `logger`): a function receiving each {@link LogEntry}, or
+ * a logger object with `debug`, `info`, `warn` and `error` methods, as it is: pino and bunyan are
+ * called `log.warn(fields, message)`, winston `log.log({ level, message, ...fields })` with the error's
+ * stack under `stack`, and `console` with one line per entry. Without it, warnings and errors go to
+ * the console; `false` silences the receiver (docs/observability.md).
  *
  * @example
  * ```ts
  * import pino from 'pino';
- * import { createMailReceiver, type Logger } from '@svc/webhooks';
+ * import { createMailReceiver } from '@svc/webhooks';
  *
- * const log = pino();
- * const logger: Logger = ({ level, message, fields }) => log[level](fields, message);
- * const receiver = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET!, logger });
+ * const receiver = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET!, logger: pino() });
  * ```
  */
-export type Logger = (entry: LogEntry) => void;
+export type Logger =
+  | ((entry: LogEntry) => void)
+  | {
+      debug(...args: never[]): unknown;
+      info(...args: never[]): unknown;
+      warn(...args: never[]): unknown;
+      error(...args: never[]): unknown;
+    };
 
 /**
  * The logger handlers get in their context: the receiver's logger with the delivery's fields
- * (`service`, `deliveryId`, `event`, `key`) added to every entry.
+ * (`service`, `deliveryId`, `event`, `dedupKey`) added to every entry.
  *
  * @example
  * ```ts
@@ -78,6 +90,16 @@ export interface HandlerLog {
   error(message: string, fields?: LogFields): void;
 }
 
+/**
+ * A receiver's logger as the pipeline calls it (log-sink.ts builds it from the option): one function
+ * for every entry, and whether `debug` and `info` entries are wanted at all. The default console
+ * logger wants neither, so the hot path builds no entry for them (`if (logger?.verbose)`).
+ */
+export interface LogSink {
+  (entry: LogEntry): void;
+  readonly verbose: boolean;
+}
+
 const noop = (): void => {};
 
 /** The log of handlers when the receiver has no logger: allocation-free. */
@@ -85,10 +107,10 @@ export const silentLog: HandlerLog = Object.freeze({ debug: noop, info: noop, wa
 
 // The fields whose values a sender chooses (header values, or keys built from them): bounded in every
 // entry, so a 15 KB `X-SvcMAIL-Id` cannot make a 15 KB log line.
-const UNTRUSTED_FIELDS = ['deliveryId', 'event', 'key'] as const;
+const UNTRUSTED_FIELDS = ['deliveryId', 'event', 'dedupKey'] as const;
 
 function bounded(fields: LogFields): LogFields {
-  let copy: Record<string, string | number | boolean | undefined> | undefined;
+  let copy: Record<string, string | number | boolean | Error | undefined> | undefined;
   for (const name of UNTRUSTED_FIELDS) {
     const value = fields[name];
     if (typeof value !== 'string') continue;
@@ -102,10 +124,11 @@ function bounded(fields: LogFields): LogFields {
 
 /**
  * Calls `logger` and swallows what it throws: a broken logger must never change a response. Untrusted
- * fields (`deliveryId`, `event`, `key`) are truncated first.
+ * fields (`deliveryId`, `event`, `dedupKey`) are truncated first; `debug` and `info` entries reach a
+ * logger that is not `verbose` (the default console one) not at all.
  */
-export function emit(logger: Logger | undefined, level: LogLevel, message: string, fields: LogFields): void {
-  if (!logger) return;
+export function emit(logger: LogSink | undefined, level: LogLevel, message: string, fields: LogFields): void {
+  if (!logger || (!logger.verbose && (level === 'debug' || level === 'info'))) return;
   try {
     logger({ level, message, fields: bounded(fields) });
   } catch {
@@ -114,7 +137,7 @@ export function emit(logger: Logger | undefined, level: LogLevel, message: strin
 }
 
 /** A {@link HandlerLog} that adds `base` to every entry's fields. */
-export function bindLog(logger: Logger | undefined, base: LogFields): HandlerLog {
+export function bindLog(logger: LogSink | undefined, base: LogFields): HandlerLog {
   if (!logger) return silentLog;
   const at =
     (level: LogLevel) =>
@@ -127,4 +150,20 @@ export function bindLog(logger: Logger | undefined, base: LogFields): HandlerLog
 export function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return typeof error === 'string' ? error : `non-Error value (${typeof error})`;
+}
+
+/**
+ * The `err` field of an entry about `error`: the `Error` itself (its stack and `cause` are what a
+ * logger's serializer shows), or a description of a thrown value that is not one (never the value:
+ * it may be anything). The library's own refusal of a body's content (`invalid_json`,
+ * `invalid_payload`, …, and a worker's `job_invalid`) goes without its `cause`: JSON's and zod's
+ * messages quote the body, which never reaches a log line.
+ */
+export function errField(error: unknown): Error | string {
+  if (!(error instanceof Error)) return describeError(error);
+  if (!isWebhookError(error) || error.cause === undefined) return error;
+  if (WEBHOOK_ERROR_STATUS[error.code] !== 400 && error.code !== 'job_invalid') return error;
+  const bare = new WebhookError(error.code, error.message, { status: error.status });
+  if (error.stack !== undefined) bare.stack = error.stack;
+  return bare;
 }

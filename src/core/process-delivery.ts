@@ -19,7 +19,7 @@ import { DeliveryContext, type SignalSource } from './handler-context.js';
 import type { DispatchableEvent } from './handler-registry.js';
 import type { ErrorHook, ErrorPhase, WebhookHandler } from './handler-types.js';
 import { extendLease, leaseTurnMs } from './lease.js';
-import { emit, type LogFields, type Logger } from './logger.js';
+import { emit, type LogFields, type LogSink } from './logger.js';
 import { report } from './report.js';
 import { runHandlers, type Settled } from './run-handlers.js';
 import type { Due, Scheduler } from './timers.js';
@@ -52,7 +52,7 @@ export interface Delivery<E extends DispatchableEvent = DispatchableEvent> {
 /** What processing needs from the receiver. */
 export interface ProcessSettings extends ClaimSettings {
   readonly clock: Clock;
-  readonly logger: Logger | undefined;
+  readonly logger: LogSink | undefined;
   readonly hooks: readonly ErrorHook<DispatchableEvent>[];
   /** The receiver's one timer for every delivery's deadline and lease turns. */
   readonly scheduler: Scheduler;
@@ -294,11 +294,11 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
       return failed(service, 'store_unavailable', error, { deliveryId, event: name });
     }
     if (claim.status === 'completed') {
-      if (logger) emit(logger, 'debug', 'webhook duplicate: already completed', run.fields());
+      if (logger?.verbose) emit(logger, 'debug', 'webhook duplicate: already completed', run.fields());
       return accepted('duplicate', service, deliveryId, name);
     }
     if (claim.status === 'in_progress') {
-      if (logger) emit(logger, 'info', 'webhook in progress elsewhere', run.fields());
+      if (logger?.verbose) emit(logger, 'info', 'webhook in progress elsewhere', run.fields());
       const retry = retryAfter(clock, claim.leaseEndsAt);
       return failed(service, 'delivery_in_progress', undefined, { deliveryId, event: name }, retry);
     }
@@ -347,7 +347,7 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
     }
     if (ran.kind === 'threw')
       return failed(service, 'handler_failed', ran.error, { deliveryId, event: name });
-    if (logger)
+    if (logger?.verbose)
       emit(logger, 'debug', 'webhook processed', {
         ...context.fields(),
         durationMs: clock.now() - delivery.startedAt,

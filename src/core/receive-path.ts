@@ -11,7 +11,7 @@ import { verifySignature, verifySignatureSync } from '../verify/verify-signature
 import type { HandlerRegistry } from './handler-registry.js';
 import { enqueueDelivery } from './handoff/enqueue.js';
 import { handleInvalid } from './invalid.js';
-import { describeError, emit } from './logger.js';
+import { emit, errField } from './logger.js';
 import { type ProcessSettings, processDelivery } from './process-delivery.js';
 import { bodyTooLarge } from './read-body.js';
 import { readHeader, readHeaderString } from './read-header.js';
@@ -64,7 +64,7 @@ export function createReceivePath(
     emit(logger, verdict.kind === 'failed' ? 'error' : 'warn', 'webhook request refused', {
       service,
       code: reason.code,
-      ...(reason.cause === undefined ? {} : { error: describeError(reason.cause) }),
+      ...(reason.cause === undefined ? {} : { err: errField(reason.cause) }),
     });
     return verdict;
   }

@@ -10,8 +10,11 @@ import { checkSecrets, type Secrets } from '../verify/secrets.js';
 import type { CapturedDelivery } from './capture.js';
 import { checkHandoffTarget, handoffBodyLimit } from './handoff/check-target.js';
 import type { HandoffTarget } from './handoff/types.js';
-import type { Logger } from './logger.js';
+import { toLogSink } from './log-sink.js';
+import type { Logger, LogSink } from './logger.js';
+import type { Outcome } from './outcome.js';
 import { DEFAULT_BODY_TIMEOUT_MS } from './read-body.js';
+import type { Telemetry } from './telemetry.js';
 
 /**
  * Default `maxBodyBytes`: 1 MiB. The specs state no size limit; real deliveries are a few KB.
@@ -57,8 +60,12 @@ export interface ReceiverOptions {
    * (`receiver.runJob`). Default: none, handlers run in the request.
    */
   handoff?: HandoffTarget;
-  /** Structured logging hook; never receives a secret. */
-  logger?: Logger;
+  /**
+   * Where log entries go: a function receiving each entry, or pino, winston, bunyan, `console` or any
+   * object with `debug/info/warn/error`, as it is (docs/observability.md). Default: warnings and
+   * errors on the console, one line each; `false` silences. Never receives a secret or a body.
+   */
+  logger?: Logger | false;
   /** Handler time budget from the request's arrival, in ms; then `signal` aborts and 503. Default 9 000. */
   timeoutMs?: number;
   /**
@@ -87,6 +94,17 @@ export interface ReceiverOptions {
   /** Source of time (epoch ms) for deadlines; default the wall clock. */
   clock?: Clock;
   /**
+   * Called once per delivery with its {@link Outcome} (verdict, code, HTTP status, duration…): in
+   * direct mode, at enqueue, and for every job run in a hand-off worker. Called before the answer is
+   * sent, so keep it fast; what it throws is logged and never changes the answer.
+   */
+  onOutcome?: (outcome: Outcome) => void;
+  /**
+   * Traces and metrics: `createOtelTelemetry()` of `@svc/webhooks/otel` (a span per delivery, the
+   * trace carried across the hand-off, `messaging.process.duration`). Default: none, and no cost.
+   */
+  telemetry?: Telemetry;
+  /**
    * Opt-in: called with the exact body bytes and headers of every request within `maxBodyBytes`,
    * before the signature is checked (write them with `formatCaptureLine` for `svc-webhooks replay`).
    * Captures are sensitive data. A hook that throws is logged and never changes the answer.
@@ -105,7 +123,10 @@ export interface ResolvedOptions {
   storeTimeoutMs: number;
   maxBodyBytes: number;
   bodyTimeoutMs: number;
-  logger: Logger | undefined;
+  /** Undefined when silenced (`logger: false`). */
+  logger: LogSink | undefined;
+  onOutcome: ((outcome: Outcome) => void) | undefined;
+  telemetry: Telemetry | undefined;
   clock: Clock;
   capture: ((delivery: CapturedDelivery) => void) | undefined;
   handoff: HandoffTarget | undefined;
@@ -144,6 +165,8 @@ export function resolveOptions(
     clock = systemClock,
     capture,
     handoff,
+    onOutcome,
+    telemetry,
   } = options;
   const { list, problem } = checkSecrets(secret);
   if (problem) throw new WebhookError('secret_invalid', `${factory}: ${problem.reason}.`);
@@ -171,10 +194,24 @@ export function resolveOptions(
       `${factory}: dedup must be a DedupStore (claim, complete, release).`,
     );
   }
-  if (logger !== undefined && typeof logger !== 'function') {
+  const sink = toLogSink(factory, logger);
+  if (onOutcome !== undefined && typeof onOutcome !== 'function') {
     throw new WebhookError(
       'options_invalid',
-      `${factory}: logger must be a function receiving { level, message, fields }.`,
+      `${factory}: onOutcome must be a function receiving one outcome.`,
+    );
+  }
+  if (
+    telemetry !== undefined &&
+    (typeof telemetry !== 'object' ||
+      telemetry === null ||
+      (['enabled', 'trace', 'traceparent', 'outcome', 'deadLetter'] as const).some(
+        (member) => typeof telemetry[member] !== 'function',
+      ))
+  ) {
+    throw new WebhookError(
+      'options_invalid',
+      `${factory}: telemetry must have enabled, trace, traceparent, outcome and deadLetter methods (e.g. createOtelTelemetry() of @svc/webhooks/otel).`,
     );
   }
   if (capture !== undefined && typeof capture !== 'function') {
@@ -206,7 +243,9 @@ export function resolveOptions(
     storeTimeoutMs: dedup === undefined ? 0 : storeTimeoutMs,
     maxBodyBytes,
     bodyTimeoutMs,
-    logger,
+    logger: sink,
+    onOutcome,
+    telemetry,
     clock,
     capture,
     handoff: checkHandoffTarget(factory, handoff, maxBodyBytes),

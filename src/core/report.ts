@@ -3,7 +3,7 @@
  * what a hook throws (or rejects with) is logged and dropped.
  */
 import type { ErrorFacts, ErrorHook, ErrorInfo, ErrorPhase } from './handler-types.js';
-import { describeError, emit, type LogFields, type Logger, type LogLevel } from './logger.js';
+import { emit, errField, type LogFields, type LogLevel, type LogSink } from './logger.js';
 
 /** Where and on what a failure happened; `error` is added to it for the hooks. */
 export type ReportInfo<E> = ErrorFacts<E> & { phase: ErrorPhase };
@@ -15,14 +15,14 @@ export type ReportInfo<E> = ErrorFacts<E> & { phase: ErrorPhase };
  */
 export function report<E>(
   hooks: readonly ErrorHook<E>[],
-  logger: Logger | undefined,
+  logger: LogSink | undefined,
   level: LogLevel,
   message: string,
   fields: LogFields,
   error: unknown,
   facts: ReportInfo<E>,
 ): void {
-  emit(logger, level, message, { ...fields, phase: facts.phase, error: describeError(error) });
+  if (logger) emit(logger, level, message, { ...fields, phase: facts.phase, err: errField(error) });
   if (hooks.length === 0) return;
   const info = { ...facts, error } as ErrorInfo<E>;
   for (const hook of hooks) {
@@ -37,6 +37,6 @@ export function report<E>(
   }
 }
 
-function hookFailed(logger: Logger | undefined, fields: LogFields, error: unknown): void {
-  emit(logger, 'error', 'onError hook threw', { ...fields, error: describeError(error) });
+function hookFailed(logger: LogSink | undefined, fields: LogFields, error: unknown): void {
+  emit(logger, 'error', 'onError hook threw', { ...fields, err: errField(error) });
 }

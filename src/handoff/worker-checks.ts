@@ -2,6 +2,7 @@
  * Checks shared by the hand-off workers: a misconfigured worker throws `options_invalid` when it is
  * created or started, instead of failing every job it takes (and dead-lettering them).
  */
+import { LEASE_PROBE } from '../core/handoff/run-job.js';
 import type { HandoffRunner } from '../core/handoff/types.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
 
@@ -40,9 +41,9 @@ export function signalNames(factory: string, name: string, value: unknown): read
 
 async function refuses(receiver: HandoffRunner, timeoutMs: number): Promise<boolean> {
   try {
-    // Runs no handler and touches no store: the options are checked first, then an empty job is
-    // refused (`job_invalid`) before anything else happens.
-    await receiver.runJob(undefined, { timeoutMs });
+    // Runs no handler and touches no store: the options are checked first, then the probe is refused
+    // (`job_invalid`) before anything else happens, and counted nowhere.
+    await receiver.runJob(LEASE_PROBE, { timeoutMs });
     return false;
   } catch (error) {
     if (isWebhookError(error) && error.code === 'options_invalid') return true;

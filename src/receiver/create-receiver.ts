@@ -16,6 +16,7 @@ import type { ServiceSpec } from '../core/service-spec.js';
 import type { Verdict } from '../core/verdict.js';
 import type { DedupStore } from '../dedup/types.js';
 import { toResponse } from './http-answer.js';
+import { observeReceive, observeRunJob } from './observe.js';
 
 /**
  * What every adapter needs from a receiver (both services' receivers implement it): adapters hand over
@@ -94,13 +95,20 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
   options: ResolvedOptions,
 ): WebhookReceiver<Known, Unknown> {
   const registry = createHandlerRegistry(spec.knownNames);
-  const receive = createReceivePath(spec as ServiceSpec, options, registry);
+  // With `onOutcome` or `telemetry`, each delivery is timed, traced and reported (observe.ts).
+  const receive = observeReceive(
+    spec.service,
+    options,
+    createReceivePath(spec as ServiceSpec, options, registry),
+  );
+  const { runJob, reportJobError } = createJobRunner(spec as ServiceSpec, options, registry);
 
   const receiver: WebhookReceiver<Known, Unknown> = {
     service: spec.service,
     dedup: options.dedup,
     receive,
-    ...createJobRunner(spec as ServiceSpec, options, registry),
+    runJob: observeRunJob(spec.service, options, runJob),
+    reportJobError,
     async handle(request, ctx) {
       // The receive path checks the method before it calls the reader, and owns every refusal.
       const verdict = await receive({

@@ -77,8 +77,8 @@ for (const [major, express] of Object.entries(majors)) {
       expect(error.message).not.toContain('express');
       const logged = receivers.logs.filter((entry) => JSON.stringify(entry).includes('raw_body_unavailable'));
       expect(logged).toHaveLength(1);
-      expect(String(logged[0]?.fields.error)).toContain('express.raw');
-      expect(String(logged[0]?.fields.error)).toContain('verify');
+      expect(String(logged[0]?.fields.err)).toContain('express.raw');
+      expect(String(logged[0]?.fields.err)).toContain('verify');
       expect(target.handled(delivery.deliveryId)).toBe(0);
     });
 

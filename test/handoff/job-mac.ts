@@ -24,6 +24,8 @@ export function expectedMac(secret: string, job: Omit<HandoffJob, 'mac'>): strin
       job.receivedAt,
       job.secretIndex,
       headers,
+      // A job carrying a traceparent has it as a tenth element; one without has nine.
+      ...(job.traceparent === undefined ? [] : [job.traceparent]),
     ]),
   );
   const length = Buffer.alloc(4);

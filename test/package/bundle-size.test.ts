@@ -65,6 +65,7 @@ const EXPECTED: Record<(typeof CONSUMER_CASES)[number]['name'], Expected> = {
   './d1': { budget: 10 * KB, zod: false },
   './dynamodb': { budget: 10 * KB, zod: false },
   './cloudflare-queues': { budget: 10 * KB, zod: false },
+  './otel': { budget: 8 * KB, zod: false },
 };
 
 let consumer: string;

@@ -56,6 +56,7 @@ export async function bundleConsumer(consumer: string, source: string): Promise<
       'bullmq',
       'pg-boss',
       '@aws-sdk/client-dynamodb',
+      '@opentelemetry/api',
     ],
     write: false,
     logLevel: 'silent',
@@ -109,4 +110,5 @@ export const CONSUMER_CASES = [
     name: './cloudflare-queues',
     source: "export * as queues from '@svc/webhooks/cloudflare-queues';",
   },
+  { name: './otel', source: "export { createOtelTelemetry } from '@svc/webhooks/otel';" },
 ] as const;

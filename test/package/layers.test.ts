@@ -22,6 +22,7 @@ const FLOORS: Record<string, number> = {
   adapters: 6,
   handoff: 6,
   manage: 6,
+  otel: 6,
   index: 7,
   schemas: 7,
   testing: 7,

@@ -82,7 +82,7 @@ describe('ReceiveInput.body as a reader', () => {
       level: 'error',
       fields: { code: 'raw_body_unavailable' },
     });
-    expect(String(refused[0]!.fields.error)).toContain('Mount the route before the JSON parser.');
+    expect(String(refused[0]!.fields.err)).toContain('Mount the route before the JSON parser.');
   });
 
   it.each([

@@ -268,7 +268,7 @@ describe('logging and error hooks', () => {
         service: 'mail',
         deliveryId: delivery.deliveryId,
         phase: 'handler',
-        error: 'Error: handler broke',
+        err: expect.objectContaining({ message: 'handler broke' }),
       },
     });
     expect(entries.find((e) => e.message === 'webhook signature rejected')?.fields.code).toBe(

@@ -49,6 +49,17 @@ describe('the demo scenario (npm run demo)', () => {
       });
       expect(summary.handoff!.failedRuns).toBeGreaterThanOrEqual(12);
       expect(text).toContain('attempt 1: 200 queued for a worker');
+      // Chapter 9: one handed-off delivery's trace, from the real SDK, across the job to the worker.
+      expect(summary.trace?.map(({ name, kind, parent, links }) => ({ name, kind, parent, links }))).toEqual([
+        { name: 'POST', kind: 'SERVER', parent: null, links: [] },
+        { name: 'send clicked', kind: 'PRODUCER', parent: 'POST', links: [] },
+        { name: 'process clicked', kind: 'CONSUMER', parent: 'send clicked', links: ['send clicked'] },
+        { name: 'update click stats', kind: 'INTERNAL', parent: 'process clicked', links: [] },
+      ]);
+      expect(summary.trace).toHaveLength(4);
+      expect(text).toMatch(
+        /└─ process clicked +CONSUMER +[\d.]+ ms {2}verdict handled, linked to send clicked/,
+      );
     }
   });
 });

@@ -11,6 +11,7 @@ import { DEFAULT_STORE_TIMEOUT_MS, type ResolvedOptions } from '../receiver-opti
 import type { HeadersInput } from '../receiver-types.js';
 import { report } from '../report.js';
 import type { ServiceSpec } from '../service-spec.js';
+import { jobTraceparent } from '../telemetry.js';
 import { accepted, failed, type Verdict } from '../verdict.js';
 import { toBase64 } from './job-codec.js';
 import { jobMac, type SignedFields } from './job-mac.js';
@@ -55,6 +56,9 @@ export async function enqueueDelivery<E extends DispatchableEvent>(
     secretIndex: delivery.secretIndex,
     headers,
   };
+  // The trace of this request goes on in the worker (docs/observability.md); the MAC covers it.
+  const traceparent = options.telemetry && jobTraceparent(options.telemetry, options.logger, service);
+  if (traceparent !== undefined) signed.traceparent = traceparent;
   const mac = await jobMac(options.secrets[delivery.secretIndex]!, signed, delivery.body);
   const job: HandoffJob = { ...signed, body: toBase64(delivery.body), mac };
   const timeoutMs = target.enqueueTimeoutMs ?? (options.storeTimeoutMs || DEFAULT_STORE_TIMEOUT_MS);

@@ -3,6 +3,7 @@
  * Base64 without `node:` modules (the root entry runs on Web-Crypto-only runtimes).
  */
 import { WebhookError } from '../../shared/errors.js';
+import { validTraceparent } from '../telemetry.js';
 import { HANDOFF_JOB_VERSION, type HandoffJob } from './types.js';
 
 /**
@@ -68,6 +69,8 @@ export function checkJob(data: unknown, service: string): HandoffJob {
   for (const value of Object.values(headers)) {
     if (typeof value !== 'string') throw invalid('a header value is not a string');
   }
+  if (job.traceparent !== undefined && validTraceparent(job.traceparent) === undefined)
+    throw invalid('traceparent is not a W3C traceparent');
   if (typeof job.body !== 'string' || job.body.length > MAX_JOB_BODY_CHARS)
     throw invalid('body is not a base64 string');
   if (typeof job.mac !== 'string' || !MAC.test(job.mac)) throw invalid('mac is not 64 hex digits');

@@ -9,7 +9,9 @@
  * nothing else (it never verifies a delivery, nor does the webhook secret verify a job).
  *
  * Input: `len(F) ‖ F ‖ body`, where `F` is the UTF-8 of `JSON.stringify([info, v, service,
- * deliveryId, event, key, receivedAt, secretIndex, [[name, value], …]])` (headers sorted by name),
+ * deliveryId, event, key, receivedAt, secretIndex, [[name, value], …]])` (headers sorted by name;
+ * a job carrying a `traceparent` appends it as a tenth element, so it is covered too, and a job
+ * without one has the same input as before it existed),
  * `len` its byte length as 4 bytes big-endian, and `body` the verified bytes. JSON of a fixed order is
  * one text per value (lone surrogates are escaped, not replaced), and the length prefix separates it
  * from the body: no two jobs share an input.
@@ -82,6 +84,8 @@ function fieldBytes(job: SignedFields): Uint8Array {
       job.receivedAt,
       job.secretIndex,
       headers,
+      // Only when present: a job without one has the input it always had.
+      ...(job.traceparent === undefined ? [] : [job.traceparent]),
     ]),
   );
   const out = new Uint8Array(4 + fields.length);

@@ -15,10 +15,18 @@ import { processSettings } from '../receive-path.js';
 import type { ResolvedOptions } from '../receiver-options.js';
 import { report } from '../report.js';
 import type { ServiceSpec } from '../service-spec.js';
+import { reportDeadLetter, telemetryEnabled, traced } from '../telemetry.js';
 import { refused, type Verdict } from '../verdict.js';
 import { checkJob, fromBase64 } from './job-codec.js';
 import { matchJobMac } from './job-mac.js';
 import type { HandoffJob, HandoffRunner, RunJobOptions } from './types.js';
+
+/**
+ * The job a hand-off worker passes to `runJob` to learn whether the receiver accepts a handler budget
+ * (worker-checks.ts): refused like any job that is not an object, and never counted as an outcome. A
+ * registered symbol, so it is the same in the ESM and the CJS build.
+ */
+export const LEASE_PROBE: unique symbol = Symbol.for('@svc/webhooks/lease-probe');
 
 function jobInvalid(reason: string, cause?: unknown): WebhookError {
   return new WebhookError('job_invalid', `Invalid hand-off job: ${reason}.`, { cause });
@@ -97,7 +105,7 @@ export function createJobRunner(
   registry: HandlerRegistry,
 ): Omit<HandoffRunner, 'service'> {
   const { service } = spec;
-  const { leaseMs, clock, logger, secrets } = options;
+  const { leaseMs, clock, logger, secrets, telemetry } = options;
   const settings = processSettings(options, registry);
 
   async function runJob(data: unknown, runOptions: RunJobOptions = {}): Promise<Verdict> {
@@ -117,6 +125,25 @@ export function createJobRunner(
     } catch (error) {
       return refused(service, isWebhookError(error) ? error : jobInvalid('unreadable', error));
     }
+    if (!telemetry || !telemetryEnabled(telemetry, logger, service))
+      return processJob(job, event, runOptions, timeoutMs);
+    // Only now, the MAC matched: the job's traceparent is the one its receiver wrote.
+    const { deliveryId, name } = event;
+    return traced(
+      telemetry,
+      { service, operation: 'process', event: name, deliveryId, attempt, traceparent: job.traceparent },
+      () => processJob(job, event, runOptions, timeoutMs),
+      logger,
+    );
+  }
+
+  /** A checked job's handlers, claimed, run and settled; `no_handler` when this worker has none. */
+  function processJob(
+    job: HandoffJob,
+    event: ReturnType<ServiceSpec['parse']>,
+    runOptions: RunJobOptions,
+    timeoutMs: number,
+  ): Promise<Verdict> {
     const { dedupKey: key } = job;
     const handlers = registry.handlersFor(event);
     if (handlers.length === 0) {
@@ -129,13 +156,15 @@ export function createJobRunner(
         event: name,
         dedupKey: key,
       });
-      return refused(
-        service,
-        new WebhookError(
-          'no_handler',
-          "No handler for this job's event in this worker; re-drive its dead letter once one is registered.",
+      return Promise.resolve(
+        refused(
+          service,
+          new WebhookError(
+            'no_handler',
+            "No handler for this job's event in this worker; re-drive its dead letter once one is registered.",
+          ),
+          { deliveryId, event: name },
         ),
-        { deliveryId, event: name },
       );
     }
     return processDelivery(settings, {
@@ -146,15 +175,17 @@ export function createJobRunner(
       startedAt: clock.now(),
       timeoutMs,
       upstream: runOptions,
-      attempt,
+      attempt: runOptions.attempt,
     });
   }
 
   function reportJobError(
     error: unknown,
-    facts: { deliveryId?: string; dedupKey?: string; message: string },
+    facts: { deliveryId?: string; dedupKey?: string; message: string; deadLetter?: boolean },
   ): void {
     const { deliveryId, dedupKey, message } = facts;
+    if (facts.deadLetter === true && telemetry && telemetryEnabled(telemetry, logger, service))
+      reportDeadLetter(telemetry, logger, { service, code: isWebhookError(error) ? error.code : undefined });
     report(registry.errorHooks, logger, 'error', message, { service, deliveryId, dedupKey }, error, {
       phase: 'job',
       deliveryId,

@@ -51,6 +51,12 @@ export interface HandoffJob {
   secretIndex: number;
   /** The service's event and delivery-id headers as received, by lowercase name. */
   headers: Record<string, string>;
+  /**
+   * The W3C trace context of the receiver's `send` span (`00-<trace id>-<span id>-<flags>`), when the
+   * receiver has `telemetry` and a span was active: the worker's `process` span continues this trace.
+   * Covered by `mac` like every other field; absent otherwise.
+   */
+  traceparent?: string;
   /** The verified body bytes, base64. */
   body: string;
   /** Lowercase hex HMAC-SHA256 of every other field and the body bytes (docs/handoff.md). */
@@ -138,6 +144,12 @@ export interface HandoffRunner {
    * {@link Verdict}; `jobError(verdict)` is what the engine records.
    */
   runJob(job: unknown, options?: RunJobOptions): Promise<Verdict>;
-  /** Reports a worker-side failure (phase `job`) to the receiver's `onError` hooks and logger. */
-  reportJobError(error: unknown, facts: { deliveryId?: string; dedupKey?: string; message: string }): void;
+  /**
+   * Reports a worker-side failure (phase `job`) to the receiver's `onError` hooks and logger. A queue
+   * engine sets `deadLetter` when it dead-lettered the job, so the receiver's `telemetry` counts it.
+   */
+  reportJobError(
+    error: unknown,
+    facts: { deliveryId?: string; dedupKey?: string; message: string; deadLetter?: boolean },
+  ): void;
 }

@@ -58,6 +58,7 @@ export async function deadLetterUnreadable(
   await job.updateData(job.data);
   receiver.reportJobError(new WebhookError('job_invalid', UNREADABLE_REASON), {
     message: `BullMQ job ${job.id} dead-lettered: ${UNREADABLE_REASON}`,
+    deadLetter: true,
   });
   throw new UnrecoverableError(UNREADABLE_REASON);
 }

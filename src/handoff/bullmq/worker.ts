@@ -96,6 +96,7 @@ export function createBullmqWorker(
         receiver.reportJobError(error, {
           ...facts,
           message: `BullMQ job ${job.id} dead-lettered: ${reason}`,
+          deadLetter: true,
         });
         throw new UnrecoverableError(reason);
       }
@@ -110,6 +111,7 @@ export function createBullmqWorker(
         receiver.reportJobError(error, {
           ...facts,
           message: `BullMQ job ${job.id} dead-lettered after ${attempt} attempts: ${reason}`,
+          deadLetter: true,
         });
       } else if (code !== 'handler_failed' && code !== 'handler_timeout') {
         // Handler failures already reached onError inside runJob; a store outage did not.

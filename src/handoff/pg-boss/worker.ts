@@ -78,7 +78,7 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
   let starting: Promise<PgBossWorker> | undefined;
   let stopping: Promise<void> | undefined;
 
-  const report = (error: unknown, job: PgBossJobLike, message: string) => {
+  const report = (error: unknown, job: PgBossJobLike, message: string, deadLetter = false) => {
     const data = (typeof job.data === 'object' && job.data !== null ? job.data : {}) as {
       deliveryId?: unknown;
       dedupKey?: unknown;
@@ -88,6 +88,7 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
         ...(typeof data.deliveryId === 'string' ? { deliveryId: data.deliveryId } : {}),
         ...(typeof data.dedupKey === 'string' ? { dedupKey: data.dedupKey } : {}),
         message,
+        ...(deadLetter ? { deadLetter } : {}),
       });
     } catch {
       // a throwing onError hook must not fail the job's settlement
@@ -110,7 +111,7 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
       if (code === 'job_invalid' || code === 'no_handler') {
         // Not a job of this receiver (written by hand, another version, the other service): no
         // retry can fix it, so straight to the dead-letter queue with the reason in its output.
-        report(error, job, `pg-boss job ${job.id} dead-lettered: ${reason}`);
+        report(error, job, `pg-boss job ${job.id} dead-lettered: ${reason}`, true);
         onJob?.({ id: job.id, attempt, result: 'dead-lettered' });
         return { id: job.id, status: 'deadletter', output: { code, reason } };
       }
@@ -120,6 +121,7 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
           error,
           job,
           `pg-boss job ${job.id} dead-lettered after ${attempt} attempts (${code}): ${reason}`,
+          true,
         );
       } else if (code !== 'handler_failed' && code !== 'handler_timeout') {
         // Handler failures and timeouts already reached onError and the logger inside runJob; a busy

@@ -1,0 +1,53 @@
+/**
+ * The names the OpenTelemetry entry writes: the messaging semantic conventions where they apply
+ * (https://opentelemetry.io/docs/specs/semconv/messaging/), `svc_webhooks.*` for the rest. Listed in
+ * docs/observability.md; a rename is a breaking change for every dashboard built on them.
+ */
+
+/** The instrumentation scope of the tracer and the meter. */
+export const SCOPE = '@svc/webhooks';
+
+declare const __CLI_VERSION__: string;
+/** The package version (set by the build; the sources run as 0.0.0). */
+export const SCOPE_VERSION = typeof __CLI_VERSION__ === 'string' ? __CLI_VERSION__ : '0.0.0';
+
+export const ATTR = {
+  system: 'messaging.system',
+  operationType: 'messaging.operation.type',
+  operationName: 'messaging.operation.name',
+  destination: 'messaging.destination.name',
+  messageId: 'messaging.message.id',
+  errorType: 'error.type',
+  verdict: 'svc_webhooks.verdict',
+  attempt: 'svc_webhooks.attempt',
+} as const;
+
+export const METRIC = {
+  /** Histogram, seconds: the messaging semantic conventions' processing duration. */
+  processDuration: 'messaging.process.duration',
+  /** Counter: every delivery's outcome. */
+  deliveries: 'svc_webhooks.deliveries',
+  /** Counter: hand-off jobs a worker dead-lettered. */
+  deadLetters: 'svc_webhooks.dead_letters',
+} as const;
+
+/** The messaging conventions' recommended buckets of `messaging.process.duration`, in seconds. */
+export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
+/** Distinct event names used in span names and metric attributes before the rest become `_other`. */
+const MAX_EVENT_NAMES = 100;
+
+/**
+ * A bounded set of event names for span names and metric attributes. The email service signs the
+ * body only, so a replayed body can arrive under any `X-SvcMAIL-Event` name (docs/security.md):
+ * without a bound, such requests would each make a new time series.
+ */
+export function eventNames(): (name: string | undefined) => string | undefined {
+  const seen = new Set<string>();
+  return (name) => {
+    if (name === undefined || seen.has(name)) return name;
+    if (seen.size >= MAX_EVENT_NAMES) return '_other';
+    seen.add(name);
+    return name;
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * A receiver's `receive` and `runJob` with its `onOutcome` and `telemetry`: timed, traced (a request's
+ * whole path inside the telemetry's span, so handlers' own spans nest under it) and reported once per
+ * delivery. Without either option the functions are returned as they are: the receive path pays
+ * nothing for what it does not use. Here rather than in core/ because an outcome names the HTTP
+ * status answered, which only this floor knows (http-answer.ts).
+ */
+import { LEASE_PROBE } from '../core/handoff/run-job.js';
+import type { HandoffRunner } from '../core/handoff/types.js';
+import { durationClock, outcomeOf, reportOutcome } from '../core/outcome.js';
+import type { Receive } from '../core/receive-path.js';
+import type { ResolvedOptions } from '../core/receiver-options.js';
+import type { ReceiveInput } from '../core/receiver-types.js';
+import { type Telemetry, type TraceStart, telemetryEnabled, traced } from '../core/telemetry.js';
+import type { Verdict } from '../core/verdict.js';
+import { httpAnswer } from './http-answer.js';
+
+/**
+ * `receive`, reporting an outcome (and tracing) per request when the options ask for it. With
+ * `telemetry` alone, a request while it is not enabled (no SDK registered) goes straight to `receive`.
+ */
+export function observeReceive(service: string, options: ResolvedOptions, receive: Receive): Receive {
+  const { onOutcome, telemetry, clock, logger } = options;
+  if (!onOutcome && !telemetry) return receive;
+  const now = durationClock(clock);
+  const mode = options.handoff ? 'enqueue' : 'direct';
+  const start: TraceStart = Object.freeze({ service, operation: options.handoff ? 'send' : 'process' });
+  async function observedReceive(input: ReceiveInput, recording: Telemetry | undefined): Promise<Verdict> {
+    const startedAt = now();
+    const verdict = recording
+      ? await traced(recording, start, () => receive(input), logger)
+      : await receive(input);
+    const outcome = outcomeOf(verdict, mode, now() - startedAt, httpAnswer(verdict).status, undefined);
+    reportOutcome(onOutcome, recording, logger, outcome);
+    return verdict;
+  }
+  if (!telemetry) return (input) => observedReceive(input, undefined);
+  return (input) =>
+    telemetryEnabled(telemetry, logger, service)
+      ? observedReceive(input, telemetry)
+      : onOutcome
+        ? observedReceive(input, undefined)
+        : receive(input);
+}
+
+/** `runJob`, reporting an outcome per job run when the options ask for it (the span is run-job.ts's). */
+export function observeRunJob(
+  service: string,
+  options: ResolvedOptions,
+  runJob: HandoffRunner['runJob'],
+): HandoffRunner['runJob'] {
+  const { onOutcome, telemetry, clock, logger } = options;
+  if (!onOutcome && !telemetry) return runJob;
+  const now = durationClock(clock);
+  return async function observedRunJob(job, runOptions) {
+    const recording = telemetry && telemetryEnabled(telemetry, logger, service) ? telemetry : undefined;
+    if (job === LEASE_PROBE || (!onOutcome && !recording)) return runJob(job, runOptions);
+    const startedAt = now();
+    const verdict = await runJob(job, runOptions);
+    const outcome = outcomeOf(verdict, 'worker', now() - startedAt, undefined, runOptions?.attempt);
+    reportOutcome(onOutcome, recording, logger, outcome);
+    return verdict;
+  };
+}
