@@ -66,7 +66,7 @@ describe('h3 2 with a middleware that read the body first (readBody)', () => {
       );
       const logged = receivers.logs.filter((entry) => JSON.stringify(entry).includes('raw_body_unavailable'));
       expect(logged).toHaveLength(1);
-      expect(String(logged[0]?.fields.error)).toContain('before anything reads its body');
+      expect(String(logged[0]?.fields.err)).toContain('before anything reads its body');
       expect(receivers.handled(delivery.deliveryId)).toBe(0);
     } finally {
       await close();

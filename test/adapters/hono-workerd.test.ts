@@ -30,7 +30,7 @@ import docs from './snippet.js';
 type Env = { Bindings: { SVC_MAIL_WEBHOOK_SECRET: string } };
 const pre = new Hono<Env>();
 const receiver = createHonoMiddleware((c: Context<Env>) =>
-  createMailReceiver({ secret: c.env.SVC_MAIL_WEBHOOK_SECRET, logger: (entry) => console.log(JSON.stringify(entry)) }),
+  createMailReceiver({ secret: c.env.SVC_MAIL_WEBHOOK_SECRET, logger: (entry) => console.log(entry.message, String(entry.fields.err ?? '')) }),
 );
 pre.post('/json/*', async (c, next) => { await c.req.json(); await next(); });
 pre.post('/bytes/*', async (c, next) => { await c.req.arrayBuffer(); await next(); });

@@ -116,7 +116,7 @@ describe('Hono with a middleware that read the body first', () => {
         // The sender gets a short generic message; the fix is for whoever runs the app.
         expect(error.message).not.toContain('c.req');
         expect(logged()).toHaveLength(before + 1);
-        const fix = String(logged().at(-1)?.fields.error);
+        const fix = String(logged().at(-1)?.fields.err);
         expect(fix).toContain(
           route === 'mail' ? 'await c.req.arrayBuffer()' : 'before anything reads its body',
         );

@@ -99,7 +99,7 @@ describe('Koa with a body parser before the webhook middleware', () => {
     expect(error.message).not.toContain('bodyParser');
     const logged = receivers.logs.filter((entry) => JSON.stringify(entry).includes('raw_body_unavailable'));
     expect(logged).toHaveLength(1);
-    expect(String(logged[0]?.fields.error)).toContain('app.use(createKoaMiddleware(routes)) first');
+    expect(String(logged[0]?.fields.err)).toContain('app.use(createKoaMiddleware(routes)) first');
     expect(receivers.handled(delivery.deliveryId)).toBe(0);
   });
 

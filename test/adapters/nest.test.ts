@@ -103,7 +103,7 @@ describe('NestJS without rawBody', () => {
     expect(error.message).not.toContain('rawBody');
     const logged = receivers.logs.filter((entry) => JSON.stringify(entry).includes('raw_body_unavailable'));
     expect(logged).toHaveLength(1);
-    expect(String(logged[0]?.fields.error)).toContain('NestFactory.create(AppModule, { rawBody: true })');
+    expect(String(logged[0]?.fields.err)).toContain('NestFactory.create(AppModule, { rawBody: true })');
     expect(target.handled(delivery.deliveryId)).toBe(0);
   });
 

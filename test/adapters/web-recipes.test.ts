@@ -86,7 +86,7 @@ describe('a hook that read the body before the route (SvelteKit handle, Remix mi
     expect(response.status).toBe(500);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('raw_body_unavailable');
     const logged = receivers.logs.filter((entry) => JSON.stringify(entry).includes('raw_body_unavailable'));
-    expect(String(logged.at(-1)?.fields.error)).toContain('request.clone()');
+    expect(String(logged.at(-1)?.fields.err)).toContain('request.clone()');
     expect(receivers.handled(delivery.deliveryId)).toBe(0);
   });
 

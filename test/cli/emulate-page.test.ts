@@ -237,7 +237,7 @@ describe('the emulator page in Chromium', () => {
       .toBe('HTTP 401');
     const code = inspector.locator('[data-testid=error-code]').first();
     expect(await code.textContent()).toBe('signature_mismatch');
-    expect(await colorOf(code)).toBe(RED);
+    await expect.poll(() => colorOf(code)).toBe(RED);
     expect(await inspector.locator('[data-testid=response-body]').first().textContent()).toContain(
       '"code": "signature_mismatch"',
     );
@@ -245,7 +245,7 @@ describe('the emulator page in Chromium', () => {
     expect(await request.textContent()).toContain(`POST ${appUrl}/webhooks/mail`);
     expect(await request.textContent()).toMatch(/x-svcmail-sig\s*sha256=[0-9a-f]{64}/);
     // The list shows the same code in red.
-    expect(await colorOf(failed.locator('[data-testid=error-code]'))).toBe(RED);
+    await expect.poll(() => colorOf(failed.locator('[data-testid=error-code]'))).toBe(RED);
     await shot('inspector');
   });
 
@@ -258,7 +258,7 @@ describe('the emulator page in Chromium', () => {
     await expect
       .poll(() => errors.textContent())
       .toContain('to: Invalid input: expected string, received number');
-    expect(await colorOf(errors)).toBe(RED);
+    await expect.poll(() => colorOf(errors)).toBe(RED);
     await expect.poll(notice).toMatch(/^Not sent: Not a valid opened payload: to: /);
     await shot('invalid-payload');
     await page.locator('[data-testid=payload]').fill('{ "event": "opened", ');
