@@ -6,6 +6,7 @@
  */
 
 import type { Clock } from '../shared/clock.js';
+import { answerFromRow } from './claim-row.js';
 import { DEFAULT_D1_TABLE, d1DedupDDL, d1Statements, quoteD1Table } from './d1-sql.js';
 import { callTimeout, storeUnavailable, withTimeout } from './store-error.js';
 import { createToken } from './token.js';
@@ -187,17 +188,16 @@ export function createD1Store(options: D1StoreOptions): D1Store {
         if (claimed) return { status: 'claimed', token, leaseEndsAt: Number(claimed.expires_at) };
         const row = read?.results?.[0] as Row | undefined;
         if (!row) continue;
-        const expiresAt = Number(row.expires_at);
-        const at = Number(row.now);
-        if (row.token === token && !row.completed) {
-          // The same claim again (a client's resend): it holds the lease. Or this token was abandoned
-          // before the claim ran (a negative marker): it must not run (abandon()).
-          if (expiresAt > at) return { status: 'claimed', token, leaseEndsAt: expiresAt };
-          return { status: 'in_progress', leaseEndsAt: at };
-        }
-        if (expiresAt > at) {
-          return row.completed ? { status: 'completed' } : { status: 'in_progress', leaseEndsAt: expiresAt };
-        }
+        const answer = answerFromRow(
+          {
+            token: row.token,
+            expiresAt: Number(row.expires_at),
+            completed: Boolean(row.completed),
+            now: Number(row.now),
+          },
+          token,
+        );
+        if (answer) return answer;
       }
       throw storeUnavailable('D1', new Error('claim did not settle after 5 attempts'));
     },

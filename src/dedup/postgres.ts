@@ -5,6 +5,7 @@
  */
 
 import type { Clock } from '../shared/clock.js';
+import { answerFromRow } from './claim-row.js';
 import { DEFAULT_POSTGRES_TABLE, postgresDedupDDL, quoteTable, statements } from './postgres-sql.js';
 import { callTimeout, storeUnavailable, withTimeout } from './store-error.js';
 import { createToken } from './token.js';
@@ -195,15 +196,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         if (!row) continue; // released between the INSERT and the SELECT
         const expiresAt = Number(row.expires_at);
         if (row.won) return { status: 'claimed', token, leaseEndsAt: expiresAt };
-        if (row.token === token && !row.completed) {
-          // The same claim again (a client's resend): it holds the lease. Or this token was
-          // abandoned before the claim ran (a negative marker): it must not run (abandon()).
-          if (expiresAt > Number(row.now)) return { status: 'claimed', token, leaseEndsAt: expiresAt };
-          return { status: 'in_progress', leaseEndsAt: Number(row.now) };
-        }
-        if (expiresAt > Number(row.now)) {
-          return row.completed ? { status: 'completed' } : { status: 'in_progress', leaseEndsAt: expiresAt };
-        }
+        const answer = answerFromRow(
+          { token: row.token, expiresAt, completed: row.completed, now: Number(row.now) },
+          token,
+        );
+        if (answer) return answer;
       }
       throw storeUnavailable('Postgres', new Error('claim did not settle after 5 attempts'));
     },
