@@ -1,7 +1,7 @@
 /**
- * Reading callgrind's output for the instruction counts of bench/otel.mts: the total, and the part
- * the garbage collector ran (as bench/instructions.mts separates it, by V8's function names), since
- * whether a major collection falls inside the counted window moves a total by up to 15%.
+ * Reading callgrind's output for the instruction counts of bench/instructions.mts and bench/otel.mts:
+ * the total, and the part the garbage collector ran (by V8's function names), since whether a major
+ * collection falls inside the counted window moves a total by up to 15%.
  */
 
 // V8's collector by function name: scavenges, mark-compact, sweeping, and the write barrier while marking.

@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildDist } from '../test/package/dist.js';
+import { countsOf } from './callgrind.mjs';
 import { deliveryHeaders, mailBody, signatureOf } from './support.mjs';
 
 const SECRET = 'whsec_bench_0123456789abcdef';
@@ -31,12 +32,6 @@ const arg = (name: string, fallback: number) => {
   return i === -1 ? fallback : Number(process.argv[i + 1]);
 };
 const [mode, what, scenario] = process.argv.slice(2);
-
-// V8's collector by function name: scavenges, mark-compact, sweeping, and the write barrier while
-// marking. Whether a major collection falls inside the window moves the total by up to 15%; the count
-// without it compares two builds' own work.
-const COLLECTOR =
-  /Scaveng|MarkCompact|Marking|Sweep|Evacuat|RememberedSet|RecordMigrated|RecordWrite|heap::base|v8::internal::Heap::|GCTracer|MinorMS|SlotSet|LiveObjectVisitor|IterateObjectCache|RootVisitor|BodyDescriptorBase::IteratePointers/;
 
 if (mode === '--loop') await loop(Number(what), scenario!);
 else if (mode === 'http' || mode === 'receive') await count();
@@ -154,49 +149,15 @@ async function count(): Promise<void> {
   }
   await stop(child);
   if (profile) return console.log(`profile written to ${profile}`);
-  const text = readFileSync(out, 'utf8');
-  const totals = /^totals:\s+(\d+)/m.exec(text);
-  const collector = collectorInstructions(text);
+  const { total, collector } = countsOf(readFileSync(out, 'utf8'));
   // --keep FILE: keep callgrind's output for callgrind_annotate (native and builtin functions by name).
   const keep = process.argv.indexOf('--keep');
   if (keep === -1) rmSync(out, { force: true });
   else renameSync(out, process.argv[keep + 1]!);
-  const total = Number(totals?.[1]);
   const per = (n: number) => Math.round(n / requests).toLocaleString('en-US');
   console.log(
     `${mode} ${what} ${scenario}: ${per(total)} instructions per ${http ? 'request' : 'delivery'}, ${per(total - collector)} without the garbage collector (${requests} counted after ${warm})`,
   );
-}
-
-/** Self instructions of the collector's functions in a callgrind output file. */
-function collectorInstructions(text: string): number {
-  const names = new Map<string, string>();
-  let current = '';
-  let skipNext = false;
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    const fn = /^fn=\((\d+)\)(?: (.*))?$/.exec(line);
-    if (fn) {
-      if (fn[2] !== undefined) names.set(fn[1]!, fn[2]);
-      current = names.get(fn[1]!) ?? '';
-      continue;
-    }
-    // The cost line after `calls=` is the callee's inclusive cost, not this function's own.
-    if (line.startsWith('calls=')) {
-      skipNext = true;
-      continue;
-    }
-    const cost = /^[+-]?\d+ (\d+)$/.exec(line) ?? /^\* (\d+)$/.exec(line);
-    if (cost) {
-      if (!skipNext && COLLECTOR.test(current)) sum += Number(cost[1]);
-      skipNext = false;
-    } else if (/^(c?fn|c?fi|c?fe|fl|ob|cob)=/.test(line)) {
-      // Names of other functions and files (cfn= of a call) are tracked by their own lines.
-      const named = /^(?:cfn)=\((\d+)\)(?: (.*))?$/.exec(line);
-      if (named?.[2] !== undefined) names.set(named[1]!, named[2]);
-    }
-  }
-  return sum;
 }
 
 function stop(child: ChildProcess): Promise<void> {
