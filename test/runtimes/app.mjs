@@ -15,12 +15,16 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // A mail delivery to `slowTo` has a handler that outlives its deadline (timeoutMs) by far. The receivers'
 // own warnings are off (`logger: false`): the stderr check is for what the runtime prints.
-const mail = createMailReceiver({ secret: mailSecret, maxBodyBytes, timeoutMs, leaseMs, logger: false }).onAny(
-  async (event, { deliveryId }) => {
-    if (event.payload.to === slowTo) await sleep(slowMs);
-    count(deliveryId);
-  },
-);
+const mail = createMailReceiver({
+  secret: mailSecret,
+  maxBodyBytes,
+  timeoutMs,
+  leaseMs,
+  logger: false,
+}).onAny(async (event, { deliveryId }) => {
+  if (event.payload.to === slowTo) await sleep(slowMs);
+  count(deliveryId);
+});
 const crm = createCrmReceiver({ secret: crmSecret, logger: false }).onAny((_event, { deliveryId }) => {
   count(deliveryId);
 });
