@@ -75,7 +75,7 @@ export interface D1StoreOptions {
  * await store.prune();
  * ```
  */
-interface D1Store extends DedupStore {
+export interface D1Store extends DedupStore {
   abandon(key: string, token: string, options: AbandonOptions): Promise<boolean>;
   extend(key: string, token: string, options: ClaimOptions): Promise<boolean>;
   /** Deletes expired claims and completed records; returns how many. Run it from a cron trigger. */

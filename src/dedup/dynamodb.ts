@@ -77,7 +77,7 @@ export interface DynamoDBStoreOptions {
  * await store.extend(key, token, { leaseMs: 30_000 });
  * ```
  */
-interface DynamoDBStore extends DedupStore {
+export interface DynamoDBStore extends DedupStore {
   abandon(key: string, token: string, options: AbandonOptions): Promise<boolean>;
   extend(key: string, token: string, options: ClaimOptions): Promise<boolean>;
 }

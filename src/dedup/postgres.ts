@@ -91,7 +91,7 @@ function isErrorEmitter(client: unknown): client is ErrorEmitter {
  * const removed = await store.prune();
  * ```
  */
-interface PostgresStore extends DedupStore {
+export interface PostgresStore extends DedupStore {
   abandon(key: string, token: string, options: AbandonOptions): Promise<boolean>;
   extend(key: string, token: string, options: ClaimOptions): Promise<boolean>;
   /** Deletes expired claims and completed records; returns how many. Run it from a cron job. */

@@ -72,7 +72,7 @@ export interface RedisStoreOptions {
  * await store.extend(key, token, { leaseMs: 30_000 }); // a slow handler keeps its claim
  * ```
  */
-interface RedisStore extends DedupStore {
+export interface RedisStore extends DedupStore {
   abandon(key: string, token: string, options: AbandonOptions): Promise<boolean>;
   extend(key: string, token: string, options: ClaimOptions): Promise<boolean>;
 }

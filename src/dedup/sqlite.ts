@@ -80,7 +80,7 @@ export interface SqliteStoreOptions {
  * await store.close();
  * ```
  */
-interface SqliteStore extends DedupStore {
+export interface SqliteStore extends DedupStore {
   abandon(key: string, token: string, options: AbandonOptions): Promise<boolean>;
   extend(key: string, token: string, options: ClaimOptions): Promise<boolean>;
   /** Deletes expired claims and completed records, a batch at a time; returns how many. */

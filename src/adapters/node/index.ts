@@ -6,4 +6,5 @@
  */
 export { handleNodeRequest } from './handle-request.js';
 export { createNodeListener } from './listener.js';
+export type { NodeRequestLike } from './raw-body.js';
 export { readNodeBody } from './read-body.js';

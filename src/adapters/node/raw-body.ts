@@ -6,6 +6,13 @@ import { readNodeBody } from './read-body.js';
 /**
  * A Node request as frameworks hand it over: maybe with a body a parser already produced
  * (`express.raw()` leaves a `Buffer` in `body`; a `verify` hook can keep one in `rawBody`).
+ *
+ * @example
+ * ```ts
+ * import type { NodeRequestLike } from '@svc/webhooks/node';
+ *
+ * const hasRawBody = (req: NodeRequestLike) => req.rawBody instanceof Uint8Array;
+ * ```
  */
 export type NodeRequestLike = IncomingMessage & { body?: unknown; rawBody?: unknown };
 
