@@ -9,9 +9,9 @@
  *   npx tsx bench/handoff-job-mac.mts --dry-run  # prints only
  */
 import { cpus, loadavg } from 'node:os';
-import { fromBase64 } from '../src/core/handoff/job-codec.js';
-import { jobMac, matchJobMac } from '../src/core/handoff/job-mac.js';
-import type { HandoffJob } from '../src/core/handoff/types.js';
+import { fromBase64 } from '../src/handoff/job/job-codec.js';
+import { jobMac, matchJobMac } from '../src/handoff/job/job-mac.js';
+import type { HandoffJob } from '../src/handoff/job/types.js';
 import { createMailReceiver } from '../src/index.js';
 import { verifySignatureSync } from '../src/verify/verify-signature.js';
 import { writeBenchSection } from './docs-section.mjs';

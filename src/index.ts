@@ -18,8 +18,6 @@ export type {
   InvalidHook,
   WebhookHandler,
 } from './core/handler-types.js';
-export { jobError } from './core/handoff/run-job.js';
-export type { HandoffTarget } from './core/handoff/types.js';
 export type { LogEntry, Logger } from './core/logger.js';
 export type { Outcome } from './core/outcome.js';
 export type { ReceiverOptions } from './core/receiver-options.js';
@@ -32,6 +30,8 @@ export { type CrmReceiver, type CrmReceiverOptions, createCrmReceiver } from './
 export type { CrmDataOf, CrmEvent, CrmEventOf, CrmWebhookEvent, UnknownCrmEvent } from './crm/types.js';
 export { createMemoryStore, type MemoryStoreOptions } from './dedup/memory-store.js';
 export type { ClaimResult, DedupStore } from './dedup/types.js';
+export { jobError } from './handoff/job/run-job.js';
+export type { HandoffTarget } from './handoff/job/types.js';
 export { type ConstructMailEventOptions, constructMailEvent } from './mail/construct-event.js';
 export type { MailDedupKey } from './mail/dedup-key.js';
 export { isMailEventName, MAIL_EVENT_NAMES, type MailEventName } from './mail/event-names.js';

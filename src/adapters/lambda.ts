@@ -3,9 +3,10 @@
  * `@svc/webhooks/lambda`: receivers as an AWS Lambda handler behind API Gateway (REST APIs, payload
  * 1.0; HTTP APIs, payload 2.0) or a Lambda function URL (the 2.0 shape).
  */
-import { fromBase64 } from '../core/handoff/job-codec.js';
+
 import { bodyTooLarge } from '../core/read-body.js';
 import type { BodyLimits, HeadersInput } from '../core/receiver-types.js';
+import { fromBase64 } from '../handoff/job/job-codec.js';
 import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
 import { httpAnswer } from '../receiver/http-answer.js';
 import { WebhookError } from '../shared/errors.js';

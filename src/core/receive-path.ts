@@ -4,12 +4,13 @@
  * Service specifics (header names, parser, dedup key) come in a {@link ServiceSpec}. Plain `async`
  * from the body to the verdict; never rejects: every path ends in a {@link Verdict}.
  */
+
+import { enqueueDelivery } from '../handoff/job/enqueue.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { toBytes } from '../verify/bytes.js';
 import { getNodeCrypto } from '../verify/node-crypto.js';
 import { verifySignature, verifySignatureSync } from '../verify/verify-signature.js';
 import type { HandlerRegistry } from './handler-registry.js';
-import { enqueueDelivery } from './handoff/enqueue.js';
 import { handleInvalid } from './invalid.js';
 import { emit, errField } from './logger.js';
 import { type ProcessSettings, processDelivery } from './process-delivery.js';

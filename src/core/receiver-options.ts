@@ -4,12 +4,12 @@
  */
 import { createMemoryStore } from '../dedup/memory-store.js';
 import type { DedupStore } from '../dedup/types.js';
+import { checkHandoffTarget, handoffBodyLimit } from '../handoff/job/check-target.js';
+import type { HandoffTarget } from '../handoff/job/types.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import { checkSecrets, type Secrets } from '../verify/secrets.js';
 import type { CapturedDelivery } from './capture.js';
-import { checkHandoffTarget, handoffBodyLimit } from './handoff/check-target.js';
-import type { HandoffTarget } from './handoff/types.js';
 import { toLogSink } from './log-sink.js';
 import type { Logger, LogSink } from './logger.js';
 import type { Outcome } from './outcome.js';

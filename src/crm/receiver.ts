@@ -3,8 +3,8 @@
  */
 
 import { checkMaxEventAge } from '../core/event-age.js';
-import { atReceipt } from '../core/handoff/at-receipt.js';
 import { type ReceiverOptions, resolveOptions } from '../core/receiver-options.js';
+import { atReceipt } from '../handoff/job/at-receipt.js';
 import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
 import { type CrmDedupKey, crmDedupKeyOf } from './dedup-key.js';
 import { CRM_EVENT_NAMES } from './event-names.js';

@@ -2,9 +2,10 @@
  * Checks shared by the hand-off workers: a misconfigured worker throws `options_invalid` when it is
  * created or started, instead of failing every job it takes (and dead-lettering them).
  */
-import { LEASE_PROBE } from '../core/handoff/run-job.js';
-import type { HandoffRunner } from '../core/handoff/types.js';
+
 import { isWebhookError, WebhookError } from '../shared/errors.js';
+import { LEASE_PROBE } from './job/run-job.js';
+import type { HandoffRunner } from './job/types.js';
 
 /** `options_invalid`, prefixed with the factory's name. */
 export function optionsInvalid(factory: string, message: string): WebhookError {

@@ -5,8 +5,6 @@
  */
 import { createHandlerRegistry, type DispatchableEvent } from '../core/handler-registry.js';
 import type { ErrorHook, InvalidHook, WebhookHandler } from '../core/handler-types.js';
-import { createJobRunner } from '../core/handoff/run-job.js';
-import type { HandoffRunner } from '../core/handoff/types.js';
 import { bodyTaken, rawBodyUnavailable } from '../core/raw-body-unavailable.js';
 import { readRequestBody } from '../core/read-body.js';
 import { createReceivePath } from '../core/receive-path.js';
@@ -15,6 +13,8 @@ import type { ReceiveInput } from '../core/receiver-types.js';
 import type { ServiceSpec } from '../core/service-spec.js';
 import type { Verdict } from '../core/verdict.js';
 import type { DedupStore } from '../dedup/types.js';
+import { createJobRunner } from '../handoff/job/run-job.js';
+import type { HandoffRunner } from '../handoff/job/types.js';
 import { toResponse } from './http-answer.js';
 import { observeReceive, observeRunJob } from './observe.js';
 

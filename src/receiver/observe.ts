@@ -5,14 +5,15 @@
  * nothing for what it does not use. Here rather than in core/ because an outcome names the HTTP
  * status answered, which only this floor knows (http-answer.ts).
  */
-import { LEASE_PROBE } from '../core/handoff/run-job.js';
-import type { HandoffRunner } from '../core/handoff/types.js';
+
 import { durationClock, outcomeOf, reportOutcome } from '../core/outcome.js';
 import type { Receive } from '../core/receive-path.js';
 import type { ResolvedOptions } from '../core/receiver-options.js';
 import type { ReceiveInput } from '../core/receiver-types.js';
 import { type Telemetry, type TraceStart, telemetryEnabled, traced } from '../core/telemetry.js';
 import type { Verdict } from '../core/verdict.js';
+import { LEASE_PROBE } from '../handoff/job/run-job.js';
+import type { HandoffRunner } from '../handoff/job/types.js';
 import { httpAnswer } from './http-answer.js';
 
 /**

@@ -12,8 +12,8 @@ import {
   WebhookError,
 } from '@svc/webhooks';
 import { describe, expect, it, vi } from 'vitest';
-import { LEASE_PROBE } from '../../src/core/handoff/run-job.js';
-import type { HandoffJob } from '../../src/core/handoff/types.js';
+import { LEASE_PROBE } from '../../src/handoff/job/run-job.js';
+import type { HandoffJob } from '../../src/handoff/job/types.js';
 import { leaseAllows } from '../../src/handoff/worker-checks.js';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery, sign } from '../receivers/support.js';
 import { createManualClock } from '../support/clock.js';

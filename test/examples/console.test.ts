@@ -12,7 +12,7 @@ import { createApp as createFastifyApp } from '../../examples/fastify/server.js'
 import { createReceivers as createBullmqReceivers } from '../../examples/handoff-bullmq/receivers.js';
 import { createReceivers as createPgBossReceivers } from '../../examples/handoff-pg-boss/receivers.js';
 import { createApp as createNodeApp } from '../../examples/node-http/server.js';
-import type { HandoffJob } from '../../src/core/handoff/types.js';
+import type { HandoffJob } from '../../src/handoff/job/types.js';
 import { CRM_SECRET, MAIL_SECRET, mailDelivery, toRequest } from '../receivers/support.js';
 
 const secrets = { mailSecret: MAIL_SECRET, crmSecret: CRM_SECRET };

@@ -6,8 +6,8 @@
 import { Buffer } from 'node:buffer';
 import { createMailReceiver, type HandoffTarget, jobError, type MailReceiverOptions } from '@svc/webhooks';
 import { describe, expect, it } from 'vitest';
-import type { HandoffJob } from '../../src/core/handoff/types.js';
-import { HANDOFF_JOB_VERSION } from '../../src/core/handoff/types.js';
+import type { HandoffJob } from '../../src/handoff/job/types.js';
+import { HANDOFF_JOB_VERSION } from '../../src/handoff/job/types.js';
 import { deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
 import { createManualClock } from '../support/clock.js';
 import { resigned } from './job-mac.js';

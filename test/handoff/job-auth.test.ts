@@ -14,7 +14,7 @@ import {
   type LogEntry,
 } from '@svc/webhooks';
 import { describe, expect, it } from 'vitest';
-import type { HandoffJob } from '../../src/core/handoff/types.js';
+import type { HandoffJob } from '../../src/handoff/job/types.js';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery, sign } from '../receivers/support.js';
 import { createManualClock } from '../support/clock.js';
 import { expectedMac, resigned } from './job-mac.js';

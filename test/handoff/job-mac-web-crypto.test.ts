@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { HandoffJob } from '../../src/core/handoff/types.js';
+import type { HandoffJob } from '../../src/handoff/job/types.js';
 import { buildDist } from '../package/dist.js';
 import { MAIL_SECRET, mailDelivery } from '../receivers/support.js';
 import { type NoNodeCryptoScripts, withoutNodeCrypto } from '../support/without-node-crypto.js';

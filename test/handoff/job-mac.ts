@@ -5,7 +5,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { createHmac, hkdfSync } from 'node:crypto';
-import type { HandoffJob } from '../../src/core/handoff/types.js';
+import type { HandoffJob } from '../../src/handoff/job/types.js';
 
 const INFO = 'svc-webhooks/handoff-job/v2';
 

@@ -24,7 +24,7 @@ import {
 import { createMailReceiver, type HandoffTarget, type MailReceiverOptions } from '@svc/webhooks';
 import { createOtelTelemetry } from '@svc/webhooks/otel';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { HandoffJob } from '../../src/core/handoff/types.js';
+import type { HandoffJob } from '../../src/handoff/job/types.js';
 import { expectedMac, resigned } from '../handoff/job-mac.js';
 import { deliver, MAIL_SECRET, mailDelivery, sign } from '../receivers/support.js';
 

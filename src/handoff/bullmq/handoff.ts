@@ -5,8 +5,8 @@
  * Bounded in an outage (write-gate.ts); opt-in `WAIT` for replicas after each write.
  */
 
-import type { HandoffJob, HandoffTarget } from '../../core/handoff/types.js';
 import { WebhookError } from '../../shared/errors.js';
+import type { HandoffJob, HandoffTarget } from '../job/types.js';
 import type { BullmqAddOptions, BullmqQueueLike } from './bullmq-like.js';
 import { bullmqJobId } from './job-id.js';
 import { redisClientOf, waitForReplicas } from './redis-client.js';

@@ -11,8 +11,8 @@ import {
   Worker,
   type WorkerOptions,
 } from 'bullmq';
-import type { HandoffRunner } from '../../core/handoff/types.js';
 import { WebhookError } from '../../shared/errors.js';
+import type { HandoffRunner } from '../job/types.js';
 
 /**
  * A BullMQ worker that reads a job whose stored `data` is not JSON (written by hand into its hash)

@@ -4,9 +4,9 @@
  * locks and stalled-job recovery; the receiver's dedup claim gives the exactly-once effect.
  */
 import { DelayedError, type Job, UnrecoverableError, type Worker } from 'bullmq';
-import { jobError } from '../../core/handoff/run-job.js';
-import type { HandoffRunner } from '../../core/handoff/types.js';
 import { isWebhookError, WebhookError } from '../../shared/errors.js';
+import { jobError } from '../job/run-job.js';
+import type { HandoffRunner } from '../job/types.js';
 import { checkRunner, leaseAllows, optionsInvalid } from '../worker-checks.js';
 import { evictionPolicy, redisClientOf } from './redis-client.js';
 import { deadLetterUnreadable, HandoffWorker } from './unreadable-jobs.js';

@@ -5,10 +5,11 @@
  * queue at once for a job no retry can fix. Queues delivers at least once; the dedup claim makes a
  * second delivery of a message, or a second message of one delivery, a `duplicate`.
  */
-import { jobError } from '../../core/handoff/run-job.js';
-import type { HandoffRunner } from '../../core/handoff/types.js';
+
 import type { Verdict } from '../../core/verdict.js';
 import { isWebhookError } from '../../shared/errors.js';
+import { jobError } from '../job/run-job.js';
+import type { HandoffRunner } from '../job/types.js';
 import { checkRunner, optionsInvalid } from '../worker-checks.js';
 import type { MessageBatchLike, MessageLike, QueueLike } from './queue-like.js';
 

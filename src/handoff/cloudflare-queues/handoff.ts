@@ -3,7 +3,7 @@
  * producer-chosen message id, so unlike BullMQ and pg-boss a copy of a delivery sent again becomes a
  * second message; the consumer's dedup claim makes it a `duplicate` (docs/handoff.md).
  */
-import type { EnqueueResult, HandoffJob, HandoffTarget } from '../../core/handoff/types.js';
+import type { EnqueueResult, HandoffJob, HandoffTarget } from '../job/types.js';
 import type { QueueLike } from './queue-like.js';
 
 /** Largest message Cloudflare Queues accepts, in bytes (128 KB). */

@@ -2,7 +2,7 @@
  * The receiver side of the pg-boss hand-off: one `send` per new delivery, with the job id derived
  * from the dedup key, so a retry of a delivery whose job exists stores nothing and is acknowledged.
  */
-import type { EnqueueResult, HandoffJob, HandoffTarget } from '../../core/handoff/types.js';
+import type { EnqueueResult, HandoffJob, HandoffTarget } from '../job/types.js';
 import type { PgBossLike } from './boss-like.js';
 import { pgBossJobId } from './job-id.js';
 import { ensureQueues, type PgBossQueueOptions, resolveQueues } from './queues.js';

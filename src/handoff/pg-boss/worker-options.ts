@@ -2,7 +2,7 @@
  * The options of a pg-boss hand-off worker, their defaults, and their check: a misconfiguration
  * throws `options_invalid` when the worker is created, not on every job it takes.
  */
-import type { HandoffRunner } from '../../core/handoff/types.js';
+import type { HandoffRunner } from '../job/types.js';
 import { checkRunner, optionsInvalid, positiveInteger, signalNames } from '../worker-checks.js';
 import type { PgBossLike } from './boss-like.js';
 import { type PgBossQueueOptions, type ResolvedQueues, resolveQueues } from './queues.js';

@@ -9,8 +9,8 @@
  * settles a batch once its last job is done).
  */
 
-import { jobError } from '../../core/handoff/run-job.js';
 import { isWebhookError } from '../../shared/errors.js';
+import { jobError } from '../job/run-job.js';
 import { leaseAllows, optionsInvalid } from '../worker-checks.js';
 import type { PgBossJobLike, PgBossJobResult } from './boss-like.js';
 import { ensureQueues } from './queues.js';

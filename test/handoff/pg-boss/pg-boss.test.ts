@@ -1,4 +1,4 @@
-import type { HandoffJob } from '../../../src/core/handoff/types.js';
+import type { HandoffJob } from '../../../src/handoff/job/types.js';
 /**
  * The pg-boss hand-off against a real PostgreSQL: idempotent enqueue, duplicates while queued or
  * running, retries then dead letters with list and re-drive, bad job data, Postgres down at enqueue,

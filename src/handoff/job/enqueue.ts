@@ -4,15 +4,15 @@
  * Nothing is acknowledged that was not persisted: a refusal, or no answer within the bound, is 503
  * with `Retry-After` (email-service §6 rule 4 and crm-service §6 rule 5 retry it).
  */
-import type { DispatchableEvent, HandlerRegistry } from '../handler-registry.js';
-import { emit } from '../logger.js';
-import { readHeaderString } from '../read-header.js';
-import { DEFAULT_STORE_TIMEOUT_MS, type ResolvedOptions } from '../receiver-options.js';
-import type { HeadersInput } from '../receiver-types.js';
-import { report } from '../report.js';
-import type { ServiceSpec } from '../service-spec.js';
-import { jobTraceparent } from '../telemetry.js';
-import { accepted, failed, type Verdict } from '../verdict.js';
+import type { DispatchableEvent, HandlerRegistry } from '../../core/handler-registry.js';
+import { emit } from '../../core/logger.js';
+import { readHeaderString } from '../../core/read-header.js';
+import { DEFAULT_STORE_TIMEOUT_MS, type ResolvedOptions } from '../../core/receiver-options.js';
+import type { HeadersInput } from '../../core/receiver-types.js';
+import { report } from '../../core/report.js';
+import type { ServiceSpec } from '../../core/service-spec.js';
+import { jobTraceparent } from '../../core/telemetry.js';
+import { accepted, failed, type Verdict } from '../../core/verdict.js';
 import { toBase64 } from './job-codec.js';
 import { jobMac, type SignedFields } from './job-mac.js';
 import { HANDOFF_JOB_VERSION, type HandoffJob, type HandoffTarget } from './types.js';

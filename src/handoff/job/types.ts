@@ -2,7 +2,7 @@
  * The hand-off contract between a receiver and a queue engine: the job a receiver writes, the target
  * it writes it to, and what the engine's workers call to run the handlers (docs/handoff.md).
  */
-import type { Verdict } from '../verdict.js';
+import type { Verdict } from '../../core/verdict.js';
 
 /**
  * The version of {@link HandoffJob} this library writes and reads. A job with another `v` (written by

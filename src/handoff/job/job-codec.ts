@@ -2,8 +2,9 @@
  * Building a {@link HandoffJob} from a verified delivery, and checking one read back from an engine.
  * Base64 without `node:` modules (the root entry runs on Web-Crypto-only runtimes).
  */
+
+import { validTraceparent } from '../../core/telemetry.js';
 import { WebhookError } from '../../shared/errors.js';
-import { validTraceparent } from '../telemetry.js';
 import { HANDOFF_JOB_VERSION, type HandoffJob } from './types.js';
 
 /**

@@ -7,16 +7,17 @@
  * Exactly-once effect over an at-least-once engine: a job redelivered after a worker crash runs its
  * handlers again only if no run recorded completion (docs/handoff.md "Guarantees").
  */
+
+import type { HandlerRegistry } from '../../core/handler-registry.js';
+import { emit } from '../../core/logger.js';
+import { processDelivery } from '../../core/process-delivery.js';
+import { processSettings } from '../../core/receive-path.js';
+import type { ResolvedOptions } from '../../core/receiver-options.js';
+import { report } from '../../core/report.js';
+import type { ServiceSpec } from '../../core/service-spec.js';
+import { reportDeadLetter, telemetryEnabled, traced } from '../../core/telemetry.js';
+import { refused, type Verdict } from '../../core/verdict.js';
 import { isWebhookError, WebhookError } from '../../shared/errors.js';
-import type { HandlerRegistry } from '../handler-registry.js';
-import { emit } from '../logger.js';
-import { processDelivery } from '../process-delivery.js';
-import { processSettings } from '../receive-path.js';
-import type { ResolvedOptions } from '../receiver-options.js';
-import { report } from '../report.js';
-import type { ServiceSpec } from '../service-spec.js';
-import { reportDeadLetter, telemetryEnabled, traced } from '../telemetry.js';
-import { refused, type Verdict } from '../verdict.js';
 import { checkJob, fromBase64 } from './job-codec.js';
 import { matchJobMac } from './job-mac.js';
 import type { HandoffJob, HandoffRunner, RunJobOptions } from './types.js';
