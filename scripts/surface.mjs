@@ -10,7 +10,8 @@ import ts from 'typescript';
 const root = fileURLToPath(new URL('../', import.meta.url));
 
 /** The limits of the issue that cut the surface before the first publish. */
-export const LIMITS = { rootValues: 30, rootTypes: 45, total: 200 };
+// total 215: the `./handoff` entry (the hand-off contract for engines of your own: 9 names).
+export const LIMITS = { rootValues: 30, rootTypes: 45, total: 215 };
 
 /** Subpath -> file: the built `.d.ts` under `dist`, or the source entries when `dist` is omitted. */
 export function entryFiles(dist) {

@@ -20,7 +20,6 @@ export type {
 } from './core/handler-types.js';
 export type { LogEntry, Logger } from './core/logger.js';
 export type { Outcome } from './core/outcome.js';
-export type { ReceiverOptions } from './core/receiver-options.js';
 export type { BodyReader, HeadersInput, ReceiveInput } from './core/receiver-types.js';
 export type { Verdict } from './core/verdict.js';
 export { type ConstructCrmEventOptions, constructCrmEvent } from './crm/construct-event.js';
@@ -30,8 +29,8 @@ export { type CrmReceiver, type CrmReceiverOptions, createCrmReceiver } from './
 export type { CrmDataOf, CrmEvent, CrmEventOf, CrmWebhookEvent, UnknownCrmEvent } from './crm/types.js';
 export { createMemoryStore, type MemoryStoreOptions } from './dedup/memory-store.js';
 export type { ClaimResult, DedupStore } from './dedup/types.js';
-export { jobError } from './handoff/job/run-job.js';
 export type { HandoffTarget } from './handoff/job/types.js';
+export { jobError } from './handoff/job-action.js';
 export { type ConstructMailEventOptions, constructMailEvent } from './mail/construct-event.js';
 export type { MailDedupKey } from './mail/dedup-key.js';
 export { isMailEventName, MAIL_EVENT_NAMES, type MailEventName } from './mail/event-names.js';
@@ -45,6 +44,7 @@ export type {
 } from './mail/types.js';
 export type { WebhookReceiver, WebhookReceiverLike } from './receiver/create-receiver.js';
 export { type HttpAnswer, httpAnswer, toResponse } from './receiver/http-answer.js';
+export type { ReceiverOptions } from './receiver/receiver-options.js';
 export type { Clock } from './shared/clock.js';
 export {
   isWebhookError,

@@ -7,7 +7,7 @@
  * one timer at most, started by the first wait and cleared when the delivery ends.
  */
 import type { Clock } from '../shared/clock.js';
-import { clockSchedules } from './timers.js';
+import { clockSchedules } from '../shared/scheduler.js';
 
 /** What {@link Deadline.race} resolves with once the deadline passed first. */
 export const TIMED_OUT: unique symbol = Symbol('timed out');

@@ -10,8 +10,8 @@ import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { createDeadline, TIMED_OUT } from './deadline.js';
 import type { HandlerRegistry } from './handler-registry.js';
 import type { InvalidDelivery, InvalidHook } from './handler-types.js';
+import type { PipelineOptions } from './pipeline-options.js';
 import { readHeaderString } from './read-header.js';
-import type { ResolvedOptions } from './receiver-options.js';
 import type { HeadersInput } from './receiver-types.js';
 import { report } from './report.js';
 import type { ServiceSpec } from './service-spec.js';
@@ -30,7 +30,7 @@ export interface ParseFailure {
 /** Reports a verified but invalid delivery and returns its verdict. Never rejects. */
 export async function handleInvalid(
   spec: ServiceSpec,
-  options: ResolvedOptions,
+  options: PipelineOptions,
   registry: HandlerRegistry,
   problem: ParseFailure,
 ): Promise<Verdict> {
@@ -41,10 +41,14 @@ export async function handleInvalid(
   const event = readHeaderString(headers, headerNames.event);
   const facts = { deliveryId, event };
   const fields = { service, deliveryId, event, code: isWebhookError(error) ? error.code : 'internal_error' };
-  const hooks = registry.errorHooks;
+  const to = { hooks: registry.errorHooks, logger };
   if (!isWebhookError(error)) {
     // A parser bug, not bad input: a failure, so the sender retries once it is fixed.
-    report(hooks, logger, 'error', 'webhook parser failed', fields, error, {
+    report(to, {
+      level: 'error',
+      message: 'webhook parser failed',
+      fields,
+      error,
       phase: 'internal',
       deliveryId,
       body,
@@ -54,19 +58,34 @@ export async function handleInvalid(
   const verdict = refused(service, error, facts);
   const invalidHooks = registry.invalidHooks;
   if (invalidHooks.length === 0) {
-    report(hooks, logger, 'warn', 'verified webhook failed validation', fields, error, {
+    report(to, {
+      level: 'warn',
+      message: 'verified webhook failed validation',
+      fields,
+      error,
       phase: 'invalid',
       deliveryId,
       body,
     });
     return verdict;
   }
-  report([], logger, 'warn', 'verified webhook failed validation', fields, error, {
-    phase: 'invalid',
-    deliveryId,
-  });
+  report(
+    { hooks: [], logger },
+    {
+      level: 'warn',
+      message: 'verified webhook failed validation',
+      fields,
+      error,
+      phase: 'invalid',
+      deliveryId,
+    },
+  );
   const hookFailed = (hookError: unknown): void =>
-    report(hooks, logger, 'error', 'onInvalid hook threw', fields, hookError, {
+    report(to, {
+      level: 'error',
+      message: 'onInvalid hook threw',
+      fields,
+      error: hookError,
       phase: 'invalid_hook',
       deliveryId,
       body,
@@ -89,15 +108,15 @@ export async function handleInvalid(
       new WebhookError('handler_timeout', 'The handler deadline passed; the sender stops waiting at 10 s.'),
     );
     // Answer now; the hooks keep running and what they throw later is still reported.
-    report(
-      hooks,
-      logger,
-      'warn',
-      'onInvalid hook timed out',
+    report(to, {
+      level: 'warn',
+      message: 'onInvalid hook timed out',
       fields,
-      new WebhookError('handler_timeout', `onInvalid hooks still running after ${timeoutMs} ms.`),
-      { phase: 'invalid_hook', deliveryId, body },
-    );
+      error: new WebhookError('handler_timeout', `onInvalid hooks still running after ${timeoutMs} ms.`),
+      phase: 'invalid_hook',
+      deliveryId,
+      body,
+    });
   }
   return verdict;
 }

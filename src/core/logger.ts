@@ -3,7 +3,7 @@
  * the calls the pipeline makes. Entries never carry a secret, a signature or a body; the error an
  * entry is about travels as the original `Error` under `err`, so a logger's serializer keeps its stack.
  */
-import { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError } from '../shared/errors.js';
+import { isRetryable, isWebhookError, WebhookError } from '../shared/errors.js';
 import { truncateUntrusted } from './untrusted.js';
 
 /**
@@ -155,14 +155,14 @@ export function describeError(error: unknown): string {
 /**
  * The `err` field of an entry about `error`: the `Error` itself (its stack and `cause` are what a
  * logger's serializer shows), or a description of a thrown value that is not one (never the value:
- * it may be anything). The library's own refusal of a body's content (`invalid_json`,
- * `invalid_payload`, …, and a worker's `job_invalid`) goes without its `cause`: JSON's and zod's
+ * it may be anything). The library's own refusals (`invalid_json`, `invalid_payload`, …, and a
+ * worker's `job_invalid`: any code that is not retryable) go without their `cause`: JSON's and zod's
  * messages quote the body, which never reaches a log line.
  */
 export function errField(error: unknown): Error | string {
   if (!(error instanceof Error)) return describeError(error);
   if (!isWebhookError(error) || error.cause === undefined) return error;
-  if (WEBHOOK_ERROR_STATUS[error.code] !== 400 && error.code !== 'job_invalid') return error;
+  if (isRetryable(error.code)) return error;
   const bare = new WebhookError(error.code, error.message, { status: error.status });
   if (error.stack !== undefined) bare.stack = error.stack;
   return bare;

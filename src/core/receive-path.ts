@@ -1,57 +1,58 @@
 /**
  * The receive path, top to bottom: method → body → size → capture → verify → parse → handlers → dedup
- * key → process (claim → handlers → settle, process-delivery.ts) or hand off (handoff/enqueue.ts).
- * Service specifics (header names, parser, dedup key) come in a {@link ServiceSpec}. Plain `async`
- * from the body to the verdict; never rejects: every path ends in a {@link Verdict}.
+ * key → run the delivery (claim → handlers → settle, delivery/run.ts) or hand it off (the receiver's
+ * hand-off step, handoff/job/enqueue.ts, loaded only by receivers with a `handoff` target). Service
+ * specifics (header names, parser, dedup key) come in a {@link ServiceSpec}. Never rejects: every
+ * path ends in a {@link Verdict}.
  */
 
-import { enqueueDelivery } from '../handoff/job/enqueue.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { toBytes } from '../verify/bytes.js';
 import { getNodeCrypto } from '../verify/node-crypto.js';
 import { verifySignature, verifySignatureSync } from '../verify/verify-signature.js';
-import type { HandlerRegistry } from './handler-registry.js';
+import { type DeliverySettings, runDelivery } from './delivery/run.js';
+import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
 import { handleInvalid } from './invalid.js';
 import { emit, errField } from './logger.js';
-import { type ProcessSettings, processDelivery } from './process-delivery.js';
+import type { PipelineOptions } from './pipeline-options.js';
 import { bodyTooLarge } from './read-body.js';
 import { readHeader, readHeaderString } from './read-header.js';
-import type { ResolvedOptions } from './receiver-options.js';
-import type { BodyLimits, ReceiveInput } from './receiver-types.js';
+import type { BodyLimits, HeadersInput, ReceiveInput } from './receiver-types.js';
 import { report } from './report.js';
-import { createScheduler } from './request-timers.js';
 import type { ServiceSpec } from './service-spec.js';
 import { accepted, failed, refused, type Verdict, verdictOfError } from './verdict.js';
 
 /** The receive function of a receiver. */
 export type Receive = (input: ReceiveInput) => Promise<Verdict>;
 
-/** The processing settings of a receiver, built once. */
-export function processSettings(options: ResolvedOptions, registry: HandlerRegistry): ProcessSettings {
-  const { dedup, leaseMs, ttlMs, storeTimeoutMs, clock, logger } = options;
-  return {
-    store: dedup,
-    leaseMs,
-    ttlMs,
-    storeTimeoutMs,
-    clock,
-    logger,
-    hooks: registry.errorHooks,
-    scheduler: createScheduler(clock),
-  };
+/** A verified, parsed delivery with its dedup key, as the pipeline hands it to a hand-off step. */
+export interface VerifiedDelivery<E extends DispatchableEvent = DispatchableEvent> {
+  readonly event: E;
+  readonly key: string;
+  readonly body: Uint8Array;
+  readonly headers: HeadersInput;
+  readonly secretIndex: number;
+  readonly receivedAt: number;
 }
 
-/** Builds the receive function of a receiver. */
+/** Hand-off mode: writes a verified delivery to the queue engine (`queued`, `duplicate` or failed). */
+export type HandOff = (delivery: VerifiedDelivery) => Promise<Verdict>;
+
+/**
+ * Builds the receive function of a receiver: deliveries run with `settings`, or go to `handOff` when
+ * the receiver hands off.
+ */
 export function createReceivePath(
   spec: ServiceSpec,
-  options: ResolvedOptions,
+  options: PipelineOptions,
   registry: HandlerRegistry,
+  settings: DeliverySettings,
+  handOff: HandOff | undefined,
 ): Receive {
   const { secrets, maxBodyBytes, bodyTimeoutMs, logger, clock, capture, timeoutMs } = options;
   const { service, headerNames } = spec;
-  const hooks = registry.errorHooks;
+  const reporter = settings;
   const limits: BodyLimits = Object.freeze({ maxBodyBytes, bodyTimeoutMs });
-  const settings = processSettings(options, registry);
   // Chosen once: node:crypto verifies without a promise (and without an await hop); Web Crypto
   // only with one.
   const syncVerify = getNodeCrypto() !== null;
@@ -73,7 +74,13 @@ export function createReceivePath(
   function unexpected(error: unknown): Verdict {
     if (isWebhookError(error) && verdictOfError(service, error).kind === 'refused')
       return refused(service, error);
-    report(hooks, logger, 'error', 'receiver failed unexpectedly', { service }, error, { phase: 'internal' });
+    report(reporter, {
+      level: 'error',
+      message: 'receiver failed unexpectedly',
+      fields: { service },
+      error,
+      phase: 'internal',
+    });
     return failed(service, isWebhookError(error) ? error.code : 'internal_error', error);
   }
 
@@ -133,8 +140,8 @@ export function createReceivePath(
       }
       const { deliveryId, name } = event;
       const handlers = registry.handlersFor(event);
-      // Hand-off mode enqueues even then: the workers' registrations decide (handoff/run-job.ts).
-      if (handlers.length === 0 && !options.handoff) {
+      // Hand-off mode enqueues even then: the workers' registrations decide (handoff/job/run-job.ts).
+      if (handlers.length === 0 && !handOff) {
         // Nothing to run, so nothing to deduplicate: acknowledge so the sender stops retrying.
         emit(logger, 'debug', 'webhook ignored: no handler', { service, deliveryId, event: name });
         return accepted('ignored', service, deliveryId, name);
@@ -145,26 +152,23 @@ export function createReceivePath(
         if (typeof key !== 'string' || key.length === 0)
           throw new TypeError('dedup key must be a non-empty string');
       } catch (error) {
-        report(hooks, logger, 'error', 'dedup key failed', { service, deliveryId, event: name }, error, {
+        report(reporter, {
+          level: 'error',
+          message: 'dedup key failed',
+          fields: { service, deliveryId, event: name },
+          error,
           phase: 'dedup_key',
           event,
           deliveryId,
         });
         return failed(service, 'internal_error', error, { deliveryId, event: name });
       }
-      if (options.handoff) {
-        // Hand-off mode (docs/handoff.md): a worker claims and runs it (handoff/run-job.ts).
-        return await enqueueDelivery(spec, options, registry, options.handoff, {
-          event,
-          key,
-          body,
-          headers,
-          secretIndex: result.secretIndex,
-          receivedAt,
-        });
+      if (handOff) {
+        // Hand-off mode (docs/handoff.md): a worker claims and runs it (handoff/job/run-job.ts).
+        return await handOff({ event, key, body, headers, secretIndex: result.secretIndex, receivedAt });
       }
       // Direct mode: the delivery runs now, inside the request.
-      return await processDelivery(settings, {
+      return await runDelivery(settings, {
         service,
         event,
         handlers,

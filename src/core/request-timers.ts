@@ -7,7 +7,7 @@
  * cleared by its own request.
  */
 import type { Clock } from '../shared/clock.js';
-import { clockSchedules, type Due, Scheduler } from './timers.js';
+import { clockSchedules, type Due, Scheduler } from '../shared/scheduler.js';
 
 /** One runtime timer per entry: each set by the request that adds the entry. */
 class EntryTimers extends Scheduler {

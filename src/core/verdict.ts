@@ -4,7 +4,7 @@
  * in a hand-off worker. It knows no HTTP: the edge (`src/receiver/http-answer.ts`) maps it to a
  * status, `Retry-After` and a body; a hand-off worker maps it to acknowledge, retry or dead letter.
  */
-import { WEBHOOK_ERROR_STATUS, WebhookError, type WebhookErrorCode } from '../shared/errors.js';
+import { isRetryable, WebhookError, type WebhookErrorCode } from '../shared/errors.js';
 
 /** What every verdict says about the delivery, as far as the request got. */
 interface VerdictFacts {
@@ -137,12 +137,9 @@ export function failed(
 
 /**
  * The verdict of a {@link WebhookError} raised before any handler ran (a body reader's, the
- * parser's): a refusal when sending the same request again cannot help (a 4xx code other than 409),
- * a failure otherwise (a misconfigured route: `raw_body_unavailable`, `secret_invalid`, …).
+ * parser's): a failure when the same request may succeed later (the code is retryable: a
+ * misconfigured route, `raw_body_unavailable`, `secret_invalid`, …), a refusal otherwise.
  */
 export function verdictOfError(service: string, error: WebhookError, facts: Facts = NO_FACTS): Verdict {
-  const status = WEBHOOK_ERROR_STATUS[error.code];
-  return status < 500 && status !== 409
-    ? refused(service, error, facts)
-    : failed(service, error.code, error, facts);
+  return isRetryable(error.code) ? failed(service, error.code, error, facts) : refused(service, error, facts);
 }

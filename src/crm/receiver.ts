@@ -3,9 +3,9 @@
  */
 
 import { checkMaxEventAge } from '../core/event-age.js';
-import { type ReceiverOptions, resolveOptions } from '../core/receiver-options.js';
-import { atReceipt } from '../handoff/job/at-receipt.js';
 import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
+import { type ReceiverOptions, resolveOptions } from '../receiver/receiver-options.js';
+import { atReceipt } from '../shared/clock.js';
 import { type CrmDedupKey, crmDedupKeyOf } from './dedup-key.js';
 import { CRM_EVENT_NAMES } from './event-names.js';
 import { type CrmHeaderNames, resolveCrmHeaderNames } from './header-names.js';

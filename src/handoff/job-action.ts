@@ -8,7 +8,37 @@
 
 import type { AcceptedVerdict, Verdict } from '../core/verdict.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
-import { jobError } from './job/run-job.js';
+
+/**
+ * The error a queue engine records for a job's verdict, or `undefined` when the job is done
+ * (`handled`, `duplicate`, `ignored`). The original error (a handler's own) is the `cause` unless it
+ * already is the {@link WebhookError} of the verdict's code. {@link jobAction} says what to do with it.
+ *
+ * @example
+ * ```ts
+ * import { jobError } from '@svc/webhooks';
+ *
+ * engine.work(async (job) => {
+ *   const failure = jobError(await receiver.runJob(job.data, { attempt: job.attempt }));
+ *   if (failure) throw failure; // the engine retries it, or dead-letters a `job_invalid`
+ * });
+ * ```
+ */
+export function jobError(verdict: Verdict): WebhookError | undefined {
+  if (verdict.kind !== 'refused' && verdict.kind !== 'failed') return undefined;
+  const { code, error } = verdict;
+  if (isWebhookError(error) && error.code === code) return error;
+  const detail = error instanceof Error ? `: ${error.message}` : '';
+  const message =
+    code === 'handler_failed'
+      ? `The webhook handler failed${detail}`
+      : code === 'delivery_in_progress'
+        ? 'Another run of this job holds its claim; it will run again.'
+        : code === 'store_unavailable'
+          ? 'The dedup store is unavailable; the job will run again.'
+          : `The job failed (${code}); it will run again.`;
+  return new WebhookError(code, message, { cause: error });
+}
 
 /**
  * What a queue engine does with a job after `runJob`:
@@ -25,7 +55,7 @@ import { jobError } from './job/run-job.js';
  *
  * @example
  * ```ts
- * import { jobAction } from '@svc/webhooks';
+ * import { jobAction } from '@svc/webhooks/handoff';
  *
  * const action = jobAction(await receiver.runJob(job.data, { attempt }), { attempt, maxAttempts: 5 });
  * if (action.type === 'retry') throw action.error;
@@ -73,7 +103,7 @@ const REPORTED_CODES = new Set(['handler_failed', 'handler_timeout']);
  *
  * @example
  * ```ts
- * import { jobAction } from '@svc/webhooks';
+ * import { jobAction } from '@svc/webhooks/handoff';
  *
  * const verdict = await receiver.runJob(message.body, { attempt: message.attempts });
  * const action = jobAction(verdict, { attempt: message.attempts, maxAttempts: 3 });

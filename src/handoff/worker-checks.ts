@@ -3,8 +3,7 @@
  * created or started, instead of failing every job it takes (and dead-lettering them).
  */
 
-import { isWebhookError, WebhookError } from '../shared/errors.js';
-import { LEASE_PROBE } from './job/run-job.js';
+import { WebhookError } from '../shared/errors.js';
 import type { HandoffRunner } from './job/types.js';
 
 /** `options_invalid`, prefixed with the factory's name. */
@@ -40,24 +39,11 @@ export function signalNames(factory: string, name: string, value: unknown): read
   return value as NodeJS.Signals[];
 }
 
-async function refuses(receiver: HandoffRunner, timeoutMs: number): Promise<boolean> {
-  try {
-    // Runs no handler and touches no store: the options are checked first, then the probe is refused
-    // (`job_invalid`) before anything else happens, and counted nowhere.
-    await receiver.runJob(LEASE_PROBE, { timeoutMs });
-    return false;
-  } catch (error) {
-    if (isWebhookError(error) && error.code === 'options_invalid') return true;
-    throw error;
-  }
-}
-
 /**
- * Whether `receiver.runJob` accepts the handler budget `timeoutMs`: it must be below the receiver's
- * `leaseMs`, so the claim outlives every run. A worker cannot read `leaseMs`, so it asks `runJob`;
- * undefined when this runner checks no budget at all (it then accepts any).
+ * Whether the handler budget `timeoutMs` fits the receiver's lease: it must be below `leaseMs`, so
+ * the claim outlives every run. Undefined for a runner that states no lease (it then accepts any).
  */
-export async function leaseAllows(receiver: HandoffRunner, timeoutMs: number): Promise<boolean | undefined> {
-  if (!(await refuses(receiver, Number.MAX_SAFE_INTEGER))) return undefined;
-  return !(await refuses(receiver, timeoutMs));
+export function leaseAllows(receiver: HandoffRunner, timeoutMs: number): boolean | undefined {
+  const { leaseMs } = receiver;
+  return typeof leaseMs === 'number' ? timeoutMs < leaseMs : undefined;
 }

@@ -3,9 +3,9 @@
  */
 
 import { checkMaxEventAge } from '../core/event-age.js';
-import { type ReceiverOptions, resolveOptions } from '../core/receiver-options.js';
-import { atReceipt } from '../handoff/job/at-receipt.js';
 import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
+import { type ReceiverOptions, resolveOptions } from '../receiver/receiver-options.js';
+import { atReceipt } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import { type MailDedupKey, mailDedupKeyOf } from './dedup-key.js';
 import { MAIL_EVENT_NAMES } from './event-names.js';

@@ -2,21 +2,27 @@
  * Assembles a receiver from a service spec: the handler registry, the receive path, the hand-off job
  * runner, and the web-standard `handle(Request)` that maps the verdict to HTTP at this edge. Each
  * service's factory (`createMailReceiver`, `createCrmReceiver`) resolves its options and calls it.
+ *
+ * The hand-off job (handoff/job/: codec, MAC, enqueue, `runJob`) loads only in apps that hand off:
+ * the enqueue step when the receiver has a `handoff` target, `runJob` on a worker's first job.
  */
+import { deliverySettings } from '../core/delivery/settings.js';
 import { createHandlerRegistry, type DispatchableEvent } from '../core/handler-registry.js';
 import type { ErrorHook, InvalidHook, WebhookHandler } from '../core/handler-types.js';
 import { bodyTaken, rawBodyUnavailable } from '../core/raw-body-unavailable.js';
 import { readRequestBody } from '../core/read-body.js';
-import { createReceivePath } from '../core/receive-path.js';
-import type { ResolvedOptions } from '../core/receiver-options.js';
+import { createReceivePath, type HandOff } from '../core/receive-path.js';
 import type { ReceiveInput } from '../core/receiver-types.js';
+import { report } from '../core/report.js';
 import type { ServiceSpec } from '../core/service-spec.js';
+import { reportDeadLetter, telemetryEnabled } from '../core/telemetry.js';
 import type { Verdict } from '../core/verdict.js';
 import type { DedupStore } from '../dedup/types.js';
-import { createJobRunner } from '../handoff/job/run-job.js';
 import type { HandoffRunner } from '../handoff/job/types.js';
+import { isWebhookError } from '../shared/errors.js';
 import { toResponse } from './http-answer.js';
 import { observeReceive, observeRunJob } from './observe.js';
+import type { ResolvedOptions } from './receiver-options.js';
 
 /**
  * What every adapter needs from a receiver (both services' receivers implement it): adapters hand over
@@ -94,21 +100,56 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
   spec: ServiceSpec<Known | Unknown>,
   options: ResolvedOptions,
 ): WebhookReceiver<Known, Unknown> {
+  const { service } = spec;
+  const { telemetry, logger, handoff } = options;
   const registry = createHandlerRegistry(spec.knownNames);
+  // One scheduler per receiver: direct mode and the hand-off worker's jobs share these settings.
+  const settings = deliverySettings(options, registry.errorHooks);
+  let handOff: HandOff | undefined;
+  if (handoff) {
+    const step = import('../handoff/job/enqueue.js').then(({ createHandOff }) =>
+      createHandOff(spec as ServiceSpec, options, registry.errorHooks, handoff),
+    );
+    step.catch(() => undefined); // a failed load answers each delivery through receive's catch
+    handOff = async (delivery) => (await step)(delivery);
+  }
   // With `onOutcome` or `telemetry`, each delivery is timed, traced and reported (observe.ts).
   const receive = observeReceive(
-    spec.service,
+    service,
     options,
-    createReceivePath(spec as ServiceSpec, options, registry),
+    createReceivePath(spec as ServiceSpec, options, registry, settings, handOff),
   );
-  const { runJob, reportJobError } = createJobRunner(spec as ServiceSpec, options, registry);
+  let jobRunner: Promise<HandoffRunner['runJob']> | undefined;
+  const runJob: HandoffRunner['runJob'] = async (job, runOptions) => {
+    jobRunner ??= import('../handoff/job/run-job.js').then(({ createJobRunner }) =>
+      createJobRunner(spec as ServiceSpec, options, registry, settings),
+    );
+    return (await jobRunner)(job, runOptions);
+  };
 
   const receiver: WebhookReceiver<Known, Unknown> = {
-    service: spec.service,
+    service,
+    leaseMs: options.leaseMs,
     dedup: options.dedup,
     receive,
-    runJob: observeRunJob(spec.service, options, runJob),
-    reportJobError,
+    runJob: observeRunJob(service, options, runJob),
+    reportJobError(error, facts) {
+      const { deliveryId, dedupKey, message } = facts;
+      if (facts.deadLetter === true && telemetry && telemetryEnabled(telemetry, logger, service))
+        reportDeadLetter(telemetry, logger, {
+          service,
+          code: isWebhookError(error) ? error.code : undefined,
+        });
+      report(settings, {
+        level: 'error',
+        message,
+        fields: { service, deliveryId, dedupKey },
+        error,
+        phase: 'job',
+        deliveryId,
+        dedupKey,
+      });
+    },
     async handle(request, ctx) {
       // The receive path checks the method before it calls the reader, and owns every refusal.
       const verdict = await receive({

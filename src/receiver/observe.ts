@@ -8,13 +8,12 @@
 
 import { durationClock, outcomeOf, reportOutcome } from '../core/outcome.js';
 import type { Receive } from '../core/receive-path.js';
-import type { ResolvedOptions } from '../core/receiver-options.js';
 import type { ReceiveInput } from '../core/receiver-types.js';
 import { type Telemetry, type TraceStart, telemetryEnabled, traced } from '../core/telemetry.js';
 import type { Verdict } from '../core/verdict.js';
-import { LEASE_PROBE } from '../handoff/job/run-job.js';
 import type { HandoffRunner } from '../handoff/job/types.js';
 import { httpAnswer } from './http-answer.js';
+import type { ResolvedOptions } from './receiver-options.js';
 
 /**
  * `receive`, reporting an outcome (and tracing) per request when the options ask for it. With
@@ -55,7 +54,7 @@ export function observeRunJob(
   const now = durationClock(clock);
   return async function observedRunJob(job, runOptions) {
     const recording = telemetry && telemetryEnabled(telemetry, logger, service) ? telemetry : undefined;
-    if (job === LEASE_PROBE || (!onOutcome && !recording)) return runJob(job, runOptions);
+    if (!onOutcome && !recording) return runJob(job, runOptions);
     const startedAt = now();
     const verdict = await runJob(job, runOptions);
     const outcome = outcomeOf(verdict, 'worker', now() - startedAt, undefined, runOptions?.attempt);

@@ -52,3 +52,12 @@ export function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * The clock a delivery is parsed with: `clock` itself, or one frozen at `receivedAt` when given (a
+ * hand-off worker parses a job as at its receipt, so the opt-in `maxEventAgeMs` check gives the
+ * answer it gave at the receiver, however long the job queued).
+ */
+export function atReceipt(clock: Clock, receivedAt: number | undefined): Clock {
+  return receivedAt === undefined ? clock : { now: () => receivedAt };
+}

@@ -88,6 +88,42 @@ export const WEBHOOK_ERROR_STATUS = {
 export type WebhookErrorCode = keyof typeof WEBHOOK_ERROR_STATUS;
 
 /**
+ * The codes for which the same delivery may succeed later: the sender (or a queue engine) should try
+ * again. Every other code is final: the request itself is wrong and sending it again cannot help. The
+ * pipeline decides refused or failed from this fact alone; HTTP statuses are the edge's
+ * (`WEBHOOK_ERROR_STATUS`, read only by the HTTP answer).
+ */
+const RETRYABLE: ReadonlySet<WebhookErrorCode> = new Set<WebhookErrorCode>([
+  // A misconfigured receiver: fixed by its operator, then the sender's retry succeeds.
+  'secret_invalid',
+  'body_not_raw',
+  'raw_body_unavailable',
+  'crypto_unavailable',
+  'options_invalid',
+  // Exactly-once handling and hand-off: the store, the handler or the queue engine may answer next time.
+  'delivery_in_progress',
+  'store_unavailable',
+  'handler_failed',
+  'handler_timeout',
+  'handoff_unavailable',
+  'lease_lost',
+  'internal_error',
+  // Management clients: the service may answer next time.
+  'webhook_paused',
+  'rate_limited',
+  'conflict',
+  'api_unavailable',
+  'request_timeout',
+  'response_invalid',
+  'page_limit_exceeded',
+]);
+
+/** Whether a delivery that failed with `code` may succeed when tried again (see {@link RETRYABLE}). */
+export function isRetryable(code: WebhookErrorCode): boolean {
+  return RETRYABLE.has(code);
+}
+
+/**
  * Options of {@link WebhookError}.
  */
 export interface WebhookErrorOptions {

@@ -1,21 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { DeliveryContext } from '../../src/core/handler-context.js';
+import { DeliveryContext } from '../../src/core/delivery/context.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { isWebhookError } from '../../src/shared/errors.js';
 
 // The context listens to the request's signal only once a handler reads `signal`: these pin down that
 // the handler's signal tells the same story whenever it is first read.
 function contextOf(upstream: AbortSignal | undefined, clock: Clock = { now: () => 1_000 }) {
-  return new DeliveryContext(
+  return new DeliveryContext({
     clock,
-    10_000,
-    'mail',
-    'delivered',
-    'd_1',
-    'mail:delivery:d_1',
-    { signal: upstream },
-    undefined,
-  );
+    at: 10_000,
+    service: 'mail',
+    event: { name: 'delivered', deliveryId: 'd_1' },
+    key: 'mail:delivery:d_1',
+    upstream: { signal: upstream },
+    logger: undefined,
+  });
 }
 
 describe('DeliveryContext', () => {
@@ -83,16 +82,15 @@ describe('DeliveryContext', () => {
         return new AbortController().signal;
       },
     };
-    const context = new DeliveryContext(
-      { now: () => 1_000 },
-      10_000,
-      'mail',
-      'delivered',
-      'd_1',
-      'mail:delivery:d_1',
-      source,
-      undefined,
-    );
+    const context = new DeliveryContext({
+      clock: { now: () => 1_000 },
+      at: 10_000,
+      service: 'mail',
+      event: { name: 'delivered', deliveryId: 'd_1' },
+      key: 'mail:delivery:d_1',
+      upstream: source,
+      logger: undefined,
+    });
     context.dispose();
     expect(reads).toBe(0);
     // Read after the handlers settled: a fresh signal, never aborted by what came after.

@@ -7,7 +7,7 @@
 import { createMailReceiver, createMemoryStore } from '@svc/webhooks';
 import { createVirtualClock } from '@svc/webhooks/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type Due, Scheduler } from '../../src/core/timers.js';
+import { type Due, Scheduler } from '../../src/shared/scheduler.js';
 import { deferred, deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
 
 const START = Date.UTC(2026, 0, 1);

@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { createExpressMiddleware } from '@svc/webhooks/express';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
-import { jobError } from '../../src/handoff/job/run-job.js';
 import type { HandoffJob } from '../../src/handoff/job/types.js';
+import { jobError } from '../../src/handoff/job-action.js';
 import { ACME_HEADERS, createAcmeReceiver } from '../support/acme/index.js';
 
 const SECRET = 'acme_secret_0123456789abcdef0123';

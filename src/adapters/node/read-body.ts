@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { bodyTimeout, bodyTooLarge, DEFAULT_BODY_TIMEOUT_MS } from '../../core/read-body.js';
-import { type Due, Scheduler } from '../../core/timers.js';
 import { systemClock } from '../../shared/clock.js';
 import { WebhookError } from '../../shared/errors.js';
+import { type Due, Scheduler } from '../../shared/scheduler.js';
 
 /**
  * The body deadlines of every read in this process, on one unref'd timer: a runtime timer set and

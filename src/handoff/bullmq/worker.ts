@@ -4,9 +4,9 @@
  * locks and stalled-job recovery; the receiver's dedup claim gives the exactly-once effect.
  */
 import { DelayedError, type Job, UnrecoverableError, type Worker } from 'bullmq';
-import { isWebhookError, WebhookError } from '../../shared/errors.js';
-import { jobError } from '../job/run-job.js';
+import { WebhookError } from '../../shared/errors.js';
 import type { HandoffRunner } from '../job/types.js';
+import { type JobAction, jobAction, jobActionOfError } from '../job-action.js';
 import { checkRunner, leaseAllows, optionsInvalid } from '../worker-checks.js';
 import { evictionPolicy, redisClientOf } from './redis-client.js';
 import { deadLetterUnreadable, HandoffWorker } from './unreadable-jobs.js';
@@ -84,44 +84,38 @@ export function createBullmqWorker(
     const attempt = job.attemptsMade + 1;
     const data = job.data as { deliveryId?: unknown; dedupKey?: unknown } | null | undefined;
     const facts = { deliveryId: text(data?.deliveryId), dedupKey: text(data?.dedupKey) };
+    const actionOptions = { attempt, maxAttempts: job.opts.attempts ?? 1, busyDelayMs, shuttingDown };
+    let action: JobAction;
     try {
-      const verdict = await receiver.runJob(job.data, { signal, attempt, timeoutMs });
-      const failure = jobError(verdict);
-      if (failure) throw failure;
-      return verdict.kind;
+      action = jobAction(await receiver.runJob(job.data, { signal, attempt, timeoutMs }), actionOptions);
     } catch (error) {
-      const code = isWebhookError(error) ? error.code : undefined;
-      const reason = error instanceof Error ? error.message : String(error);
-      if (code === 'job_invalid' || code === 'no_handler') {
-        receiver.reportJobError(error, {
-          ...facts,
-          message: `BullMQ job ${job.id} dead-lettered: ${reason}`,
-          deadLetter: true,
-        });
-        throw new UnrecoverableError(reason);
-      }
-      // Another run holds the claim (a crashed worker's lease, or a duplicate job): wait without
-      // using an attempt. So does a job whose handlers were aborted by a shutdown.
-      if ((code === 'delivery_in_progress' || shuttingDown) && token !== undefined) {
-        await job.moveToDelayed(Date.now() + busyDelayMs, token);
-        throw new DelayedError();
-      }
-      const attempts = job.opts.attempts ?? 1;
-      if (attempt >= attempts) {
-        receiver.reportJobError(error, {
-          ...facts,
-          message: `BullMQ job ${job.id} dead-lettered after ${attempt} attempts: ${reason}`,
-          deadLetter: true,
-        });
-      } else if (code !== 'handler_failed' && code !== 'handler_timeout') {
-        // Handler failures already reached onError inside runJob; a store outage did not.
-        receiver.reportJobError(error, {
-          ...facts,
-          message: `BullMQ job ${job.id} failed, retried: ${reason}`,
-        });
-      }
-      throw error instanceof Error ? error : new Error(reason);
+      action = jobActionOfError(error, actionOptions);
     }
+    if (action.type === 'done') return action.verdict.kind;
+    const { error } = action;
+    if (action.type === 'dead-letter') {
+      receiver.reportJobError(error, {
+        ...facts,
+        message: action.exhausted
+          ? `BullMQ job ${job.id} dead-lettered after ${attempt} attempts: ${error.message}`
+          : `BullMQ job ${job.id} dead-lettered: ${error.message}`,
+        deadLetter: true,
+      });
+      // A refusal is final; a failure on its last attempt is left in BullMQ's failed set.
+      throw action.exhausted ? error : new UnrecoverableError(error.message);
+    }
+    // Another run holds the claim (a crashed worker's lease, or a duplicate job), or the worker is
+    // shutting down: wait without using an attempt.
+    if (action.type === 'delay' && token !== undefined) {
+      await job.moveToDelayed(Date.now() + busyDelayMs, token);
+      throw new DelayedError();
+    }
+    if (!action.reported)
+      receiver.reportJobError(error, {
+        ...facts,
+        message: `BullMQ job ${job.id} failed, retried: ${error.message}`,
+      });
+    throw error;
   }
 
   const worker: HandoffWorker = new HandoffWorker(
@@ -144,7 +138,7 @@ export function createBullmqWorker(
 
   /** Checks the handler budget against the receiver's lease, then runs the worker. */
   async function start(): Promise<void> {
-    if (timeoutMs !== undefined && (await leaseAllows(receiver, timeoutMs)) === false) {
+    if (timeoutMs !== undefined && leaseAllows(receiver, timeoutMs) === false) {
       throw optionsInvalid(
         FACTORY,
         `timeoutMs (${timeoutMs}) must be below the receiver's leaseMs, so a job's claim outlives its handlers.`,

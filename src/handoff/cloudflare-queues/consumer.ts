@@ -6,10 +6,8 @@
  * second delivery of a message, or a second message of one delivery, a `duplicate`.
  */
 
-import type { Verdict } from '../../core/verdict.js';
-import { isWebhookError } from '../../shared/errors.js';
-import { jobError } from '../job/run-job.js';
 import type { HandoffRunner } from '../job/types.js';
+import { type JobAction, jobAction, jobActionOfError } from '../job-action.js';
 import { checkRunner, optionsInvalid } from '../worker-checks.js';
 import type { MessageBatchLike, MessageLike, QueueLike } from './queue-like.js';
 
@@ -116,46 +114,45 @@ export function createCloudflareQueueConsumer(
 
   async function run(message: MessageLike): Promise<void> {
     const attempt = message.attempts;
-    let verdict: Verdict | undefined;
-    let failure: unknown;
+    let action: JobAction;
     try {
-      verdict = await receiver.runJob(
+      const verdict = await receiver.runJob(
         message.body,
         timeoutMs === undefined ? { attempt } : { attempt, timeoutMs },
       );
-      failure = jobError(verdict);
+      action = jobAction(verdict, { attempt });
     } catch (error) {
-      failure = error; // runJob rejects only for options it cannot run with (a timeoutMs ≥ leaseMs)
+      // runJob rejects only for options it cannot run with (a timeoutMs ≥ leaseMs)
+      action = jobActionOfError(error, { attempt });
     }
-    if (failure === undefined && verdict) {
+    if (action.type === 'done') {
       message.ack();
-      return settled(message, verdict.kind as 'handled' | 'duplicate' | 'ignored');
+      return settled(message, action.verdict.kind as 'handled' | 'duplicate' | 'ignored');
     }
-    const code = isWebhookError(failure) ? failure.code : 'handler_failed';
-    const reason = describe(failure);
-    if ((code === 'job_invalid' || code === 'no_handler') && deadLetterQueue) {
+    const { error } = action;
+    const reason = describe(error);
+    if (action.type === 'dead-letter' && deadLetterQueue) {
       try {
         // Unchanged, so re-driving it is sending its body back to the work queue.
         await deadLetterQueue.send(message.body);
         message.ack();
-        report(failure, message, `Queues message ${message.id} dead-lettered: ${reason}`);
+        report(error, message, `Queues message ${message.id} dead-lettered: ${reason}`);
         return settled(message, 'dead-lettered');
-      } catch (error) {
-        report(error, message, `Queues message ${message.id} could not be dead-lettered; it is retried`);
+      } catch (sendError) {
+        report(sendError, message, `Queues message ${message.id} could not be dead-lettered; it is retried`);
       }
     }
-    const retryAfterMs = verdict?.kind === 'failed' ? verdict.retryAfterMs : undefined;
     const delaySeconds =
-      code === 'delivery_in_progress' && retryAfterMs !== undefined
-        ? Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil(retryAfterMs / 1_000)))
+      action.type === 'delay'
+        ? Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil(action.ms / 1_000)))
         : Math.min(MAX_DELAY_SECONDS, backoffSeconds * 2 ** Math.max(0, attempt - 1));
     message.retry({ delaySeconds });
-    if (code !== 'handler_failed' && code !== 'handler_timeout') {
+    if (!action.reported) {
       // Handler failures and timeouts already reached onError and the logger inside runJob.
       report(
-        failure,
+        error,
         message,
-        `Queues message ${message.id} attempt ${attempt} not run (${code}); retried in ${delaySeconds} s`,
+        `Queues message ${message.id} attempt ${attempt} not run (${error.code}); retried in ${delaySeconds} s`,
       );
     }
     settled(message, 'retried');

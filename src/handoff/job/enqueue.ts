@@ -4,11 +4,12 @@
  * Nothing is acknowledged that was not persisted: a refusal, or no answer within the bound, is 503
  * with `Retry-After` (email-service §6 rule 4 and crm-service §6 rule 5 retry it).
  */
-import type { DispatchableEvent, HandlerRegistry } from '../../core/handler-registry.js';
+import type { DispatchableEvent } from '../../core/handler-registry.js';
+import type { ErrorHook } from '../../core/handler-types.js';
 import { emit } from '../../core/logger.js';
+import type { PipelineOptions } from '../../core/pipeline-options.js';
 import { readHeaderString } from '../../core/read-header.js';
-import { DEFAULT_STORE_TIMEOUT_MS, type ResolvedOptions } from '../../core/receiver-options.js';
-import type { HeadersInput } from '../../core/receiver-types.js';
+import type { HandOff, VerifiedDelivery } from '../../core/receive-path.js';
 import { report } from '../../core/report.js';
 import type { ServiceSpec } from '../../core/service-spec.js';
 import { jobTraceparent } from '../../core/telemetry.js';
@@ -17,26 +18,26 @@ import { toBase64 } from './job-codec.js';
 import { jobMac, type SignedFields } from './job-mac.js';
 import { HANDOFF_JOB_VERSION, type HandoffJob, type HandoffTarget } from './types.js';
 
-/** A verified, parsed delivery with its dedup key, as the pipeline hands it over. */
-export interface VerifiedDelivery<E> {
-  event: E;
-  key: string;
-  body: Uint8Array;
-  headers: HeadersInput;
-  secretIndex: number;
-  receivedAt: number;
+/** The hand-off step of a receiver with `target`: each delivery goes to {@link enqueueDelivery}. */
+export function createHandOff(
+  spec: ServiceSpec,
+  options: PipelineOptions,
+  hooks: readonly ErrorHook<DispatchableEvent>[],
+  target: HandoffTarget,
+): HandOff {
+  return (delivery) => enqueueDelivery(spec, options, hooks, target, delivery);
 }
 
 /**
  * Writes the job for `delivery` to `target`, with its MAC under the secret that verified it:
  * `queued` / `duplicate`, or `handoff_unavailable`.
  */
-export async function enqueueDelivery<E extends DispatchableEvent>(
+export async function enqueueDelivery(
   spec: ServiceSpec,
-  options: ResolvedOptions,
-  registry: HandlerRegistry,
+  options: PipelineOptions,
+  hooks: readonly ErrorHook<DispatchableEvent>[],
   target: HandoffTarget,
-  delivery: VerifiedDelivery<E>,
+  delivery: VerifiedDelivery,
 ): Promise<Verdict> {
   const { service, headerNames } = spec;
   const { event, key } = delivery;
@@ -61,17 +62,24 @@ export async function enqueueDelivery<E extends DispatchableEvent>(
   if (traceparent !== undefined) signed.traceparent = traceparent;
   const mac = await jobMac(options.secrets[delivery.secretIndex]!, signed, delivery.body);
   const job: HandoffJob = { ...signed, body: toBase64(delivery.body), mac };
-  const timeoutMs = target.enqueueTimeoutMs ?? (options.storeTimeoutMs || DEFAULT_STORE_TIMEOUT_MS);
+  const timeoutMs = target.enqueueTimeoutMs ?? options.storeTimeoutMs;
   const controller = new AbortController();
   const fields = { service, deliveryId, event: name, dedupKey: key };
   return new Promise<Verdict>((resolve) => {
     const refuse = (error: unknown): void => {
-      report(registry.errorHooks, options.logger, 'error', 'hand-off enqueue failed', fields, error, {
-        phase: 'enqueue',
-        event,
-        deliveryId,
-        dedupKey: key,
-      });
+      report(
+        { hooks, logger: options.logger },
+        {
+          level: 'error',
+          message: 'hand-off enqueue failed',
+          fields,
+          error,
+          phase: 'enqueue',
+          event,
+          deliveryId,
+          dedupKey: key,
+        },
+      );
       resolve(failed(service, 'handoff_unavailable', error, { deliveryId, event: name }));
     };
     // Past the bound the sender gets 503 even if the engine writes the job later: its retry then

@@ -8,26 +8,17 @@
  * handlers again only if no run recorded completion (docs/handoff.md "Guarantees").
  */
 
+import { type DeliverySettings, runDelivery } from '../../core/delivery/run.js';
 import type { HandlerRegistry } from '../../core/handler-registry.js';
 import { emit } from '../../core/logger.js';
-import { processDelivery } from '../../core/process-delivery.js';
-import { processSettings } from '../../core/receive-path.js';
-import type { ResolvedOptions } from '../../core/receiver-options.js';
-import { report } from '../../core/report.js';
+import type { PipelineOptions } from '../../core/pipeline-options.js';
 import type { ServiceSpec } from '../../core/service-spec.js';
-import { reportDeadLetter, telemetryEnabled, traced } from '../../core/telemetry.js';
+import { telemetryEnabled, traced } from '../../core/telemetry.js';
 import { refused, type Verdict } from '../../core/verdict.js';
 import { isWebhookError, WebhookError } from '../../shared/errors.js';
 import { checkJob, fromBase64 } from './job-codec.js';
 import { matchJobMac } from './job-mac.js';
 import type { HandoffJob, HandoffRunner, RunJobOptions } from './types.js';
-
-/**
- * The job a hand-off worker passes to `runJob` to learn whether the receiver accepts a handler budget
- * (worker-checks.ts): refused like any job that is not an object, and never counted as an outcome. A
- * registered symbol, so it is the same in the ESM and the CJS build.
- */
-export const LEASE_PROBE: unique symbol = Symbol.for('@svc/webhooks/lease-probe');
 
 function jobInvalid(reason: string, cause?: unknown): WebhookError {
   return new WebhookError('job_invalid', `Invalid hand-off job: ${reason}.`, { cause });
@@ -67,47 +58,15 @@ async function parseJob(
   return event;
 }
 
-/**
- * The error a queue engine records for a job's verdict, or `undefined` when the job is done
- * (`handled`, `duplicate`, `ignored`). A refusal (`job_invalid`, `no_handler`) is dead-lettered;
- * every failure is retried. The original error (a handler's own) is the `cause` unless it already is the
- * {@link WebhookError} of the verdict's code.
- *
- * @example
- * ```ts
- * import { jobError } from '@svc/webhooks';
- *
- * engine.work(async (job) => {
- *   const failure = jobError(await receiver.runJob(job.data, { attempt: job.attempt }));
- *   if (failure) throw failure; // the engine retries it, or dead-letters a `job_invalid`
- * });
- * ```
- */
-export function jobError(verdict: Verdict): WebhookError | undefined {
-  if (verdict.kind !== 'refused' && verdict.kind !== 'failed') return undefined;
-  const { code, error } = verdict;
-  if (isWebhookError(error) && error.code === code) return error;
-  const detail = error instanceof Error ? `: ${error.message}` : '';
-  const message =
-    code === 'handler_failed'
-      ? `The webhook handler failed${detail}`
-      : code === 'delivery_in_progress'
-        ? 'Another run of this job holds its claim; it will run again.'
-        : code === 'store_unavailable'
-          ? 'The dedup store is unavailable; the job will run again.'
-          : `The job failed (${code}); it will run again.`;
-  return new WebhookError(code, message, { cause: error });
-}
-
-/** `runJob` and `reportJobError` of a receiver, built once with it. */
+/** The `runJob` of a receiver, built on its first job: its deliveries run with `settings`. */
 export function createJobRunner(
   spec: ServiceSpec,
-  options: ResolvedOptions,
+  options: PipelineOptions,
   registry: HandlerRegistry,
-): Omit<HandoffRunner, 'service'> {
+  settings: DeliverySettings,
+): HandoffRunner['runJob'] {
   const { service } = spec;
   const { leaseMs, clock, logger, secrets, telemetry } = options;
-  const settings = processSettings(options, registry);
 
   async function runJob(data: unknown, runOptions: RunJobOptions = {}): Promise<Verdict> {
     const { attempt, timeoutMs = leaseMs - 1_000 } = runOptions;
@@ -168,7 +127,7 @@ export function createJobRunner(
         ),
       );
     }
-    return processDelivery(settings, {
+    return runDelivery(settings, {
       service,
       event,
       handlers,
@@ -180,19 +139,5 @@ export function createJobRunner(
     });
   }
 
-  function reportJobError(
-    error: unknown,
-    facts: { deliveryId?: string; dedupKey?: string; message: string; deadLetter?: boolean },
-  ): void {
-    const { deliveryId, dedupKey, message } = facts;
-    if (facts.deadLetter === true && telemetry && telemetryEnabled(telemetry, logger, service))
-      reportDeadLetter(telemetry, logger, { service, code: isWebhookError(error) ? error.code : undefined });
-    report(registry.errorHooks, logger, 'error', message, { service, deliveryId, dedupKey }, error, {
-      phase: 'job',
-      deliveryId,
-      dedupKey,
-    });
-  }
-
-  return { runJob, reportJobError };
+  return runJob;
 }

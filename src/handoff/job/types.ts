@@ -137,11 +137,16 @@ export interface HandoffRunner {
   /** Which service this receiver is for. */
   readonly service: string;
   /**
+   * How long a claim holds, in ms (the receiver's `leaseMs`): a worker's handler budget must stay
+   * below it, so the claim outlives every run.
+   */
+  readonly leaseMs: number;
+  /**
    * Runs one enqueued job: checks the job and its MAC (refused `job_invalid`), parses its bytes again,
    * claims its dedup key, runs the same `.on(...)` handlers with an `AbortSignal` and `attempt` while
    * keeping the claim's lease, then completes the claim (`handled`) or releases it (`failed`, so the
    * engine retries). An event with no handler here is refused `no_handler`. Resolves with the
-   * {@link Verdict}; `jobError(verdict)` is what the engine records.
+   * {@link Verdict}; `jobAction(verdict)` says what the engine does with the job.
    */
   runJob(job: unknown, options?: RunJobOptions): Promise<Verdict>;
   /**

@@ -9,8 +9,7 @@
  * settles a batch once its last job is done).
  */
 
-import { isWebhookError } from '../../shared/errors.js';
-import { jobError } from '../job/run-job.js';
+import { type JobAction, jobAction, jobActionOfError } from '../job-action.js';
 import { leaseAllows, optionsInvalid } from '../worker-checks.js';
 import type { PgBossJobLike, PgBossJobResult } from './boss-like.js';
 import { ensureQueues } from './queues.js';
@@ -98,39 +97,42 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
   async function run(job: PgBossJobLike): Promise<PgBossJobResult> {
     const attempt = job.retryCount + 1;
     const signal = job.signal ? AbortSignal.any([job.signal, shutdown.signal]) : shutdown.signal;
+    const maxAttempts = job.retryLimit === undefined ? undefined : job.retryLimit + 1;
+    let action: JobAction;
     try {
-      const verdict = await receiver.runJob(job.data, { attempt, signal });
-      const failure = jobError(verdict);
-      if (failure) throw failure;
-      const result = verdict.kind as 'handled' | 'duplicate' | 'ignored';
+      action = jobAction(await receiver.runJob(job.data, { attempt, signal }), { attempt, maxAttempts });
+    } catch (error) {
+      action = jobActionOfError(error, { attempt, maxAttempts });
+    }
+    if (action.type === 'done') {
+      const result = action.verdict.kind as 'handled' | 'duplicate' | 'ignored';
       onJob?.({ id: job.id, attempt, result });
       return { id: job.id, status: 'completed', output: { result } };
-    } catch (error) {
-      const code = isWebhookError(error) ? error.code : 'handler_failed';
-      const reason = describe(error);
-      if (code === 'job_invalid' || code === 'no_handler') {
-        // Not a job of this receiver (written by hand, another version, the other service): no
-        // retry can fix it, so straight to the dead-letter queue with the reason in its output.
-        report(error, job, `pg-boss job ${job.id} dead-lettered: ${reason}`, true);
-        onJob?.({ id: job.id, attempt, result: 'dead-lettered' });
-        return { id: job.id, status: 'deadletter', output: { code, reason } };
-      }
-      const last = job.retryLimit !== undefined && job.retryCount >= job.retryLimit;
-      if (last) {
-        report(
-          error,
-          job,
-          `pg-boss job ${job.id} dead-lettered after ${attempt} attempts (${code}): ${reason}`,
-          true,
-        );
-      } else if (code !== 'handler_failed' && code !== 'handler_timeout') {
-        // Handler failures and timeouts already reached onError and the logger inside runJob; a busy
-        // claim or an unreachable dedup store did not.
-        report(error, job, `pg-boss job ${job.id} attempt ${attempt} not run (${code}); pg-boss retries it`);
-      }
-      onJob?.({ id: job.id, attempt, result: 'failed' });
-      return { id: job.id, status: 'failed', output: { code, reason } };
     }
+    const { error } = action;
+    const { code } = error;
+    const reason = describe(error);
+    if (action.type === 'dead-letter' && !action.exhausted) {
+      // Not a job of this receiver (written by hand, another version, the other service): no
+      // retry can fix it, so straight to the dead-letter queue with the reason in its output.
+      report(error, job, `pg-boss job ${job.id} dead-lettered: ${reason}`, true);
+      onJob?.({ id: job.id, attempt, result: 'dead-lettered' });
+      return { id: job.id, status: 'deadletter', output: { code, reason } };
+    }
+    // pg-boss has no delay that spares an attempt: a busy claim fails and is retried with its backoff,
+    // and its last attempt goes to the dead-letter queue like any other.
+    const last = maxAttempts !== undefined && attempt >= maxAttempts;
+    if (last)
+      report(
+        error,
+        job,
+        `pg-boss job ${job.id} dead-lettered after ${attempt} attempts (${code}): ${reason}`,
+        true,
+      );
+    else if (!action.reported)
+      report(error, job, `pg-boss job ${job.id} attempt ${attempt} not run (${code}); pg-boss retries it`);
+    onJob?.({ id: job.id, attempt, result: 'failed' });
+    return { id: job.id, status: 'failed', output: { code, reason } };
   }
 
   const onSignal = () => {
@@ -150,7 +152,7 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
     // runJob accepts a budget only below the receiver's leaseMs; accepting `expireMs + 999` means the
     // default budget (leaseMs − 1 s) reaches pg-boss's expiry, which would fail and retry a job whose
     // handlers still run (the retry then finds the claim held).
-    if ((await leaseAllows(receiver, expireMs + 999)) === true)
+    if (leaseAllows(receiver, expireMs + 999) === true)
       throw optionsInvalid(
         FACTORY,
         `expireInSeconds (${expireMs / 1_000}) must outlast the handlers' time budget (the receiver's leaseMs − 1 s): raise expireInSeconds or lower leaseMs.`,

@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import { readHeaderString } from '../../../src/core/read-header.js';
-import { type ReceiverOptions, resolveOptions } from '../../../src/core/receiver-options.js';
 import { createReceiver, type WebhookReceiver } from '../../../src/receiver/create-receiver.js';
+import { type ReceiverOptions, resolveOptions } from '../../../src/receiver/receiver-options.js';
 import { WebhookError } from '../../../src/shared/errors.js';
 import { parseJsonObject } from '../../../src/shared/parse-json.js';
 

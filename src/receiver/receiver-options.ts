@@ -2,6 +2,13 @@
  * Options shared by both services' receivers, their defaults, and the checks that run when a
  * receiver is created (a misconfiguration throws there, not on the first delivery).
  */
+import type { CapturedDelivery } from '../core/capture.js';
+import { toLogSink } from '../core/log-sink.js';
+import type { Logger } from '../core/logger.js';
+import type { Outcome } from '../core/outcome.js';
+import type { PipelineOptions } from '../core/pipeline-options.js';
+import { DEFAULT_BODY_TIMEOUT_MS } from '../core/read-body.js';
+import type { Telemetry } from '../core/telemetry.js';
 import { createMemoryStore } from '../dedup/memory-store.js';
 import type { DedupStore } from '../dedup/types.js';
 import { checkHandoffTarget, handoffBodyLimit } from '../handoff/job/check-target.js';
@@ -9,12 +16,6 @@ import type { HandoffTarget } from '../handoff/job/types.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import { checkSecrets, type Secrets } from '../verify/secrets.js';
-import type { CapturedDelivery } from './capture.js';
-import { toLogSink } from './log-sink.js';
-import type { Logger, LogSink } from './logger.js';
-import type { Outcome } from './outcome.js';
-import { DEFAULT_BODY_TIMEOUT_MS } from './read-body.js';
-import type { Telemetry } from './telemetry.js';
 
 /**
  * Default `maxBodyBytes`: 1 MiB. The specs state no size limit; real deliveries are a few KB.
@@ -112,24 +113,10 @@ export interface ReceiverOptions {
   capture?: (delivery: CapturedDelivery) => void;
 }
 
-/** The options with defaults applied and checked. */
-export interface ResolvedOptions {
-  secrets: readonly string[];
-  dedup: DedupStore;
-  leaseMs: number;
-  ttlMs: number;
-  timeoutMs: number;
-  /** 0 when the store is the receiver's own memory store. */
-  storeTimeoutMs: number;
-  maxBodyBytes: number;
-  bodyTimeoutMs: number;
-  /** Undefined when silenced (`logger: false`). */
-  logger: LogSink | undefined;
-  onOutcome: ((outcome: Outcome) => void) | undefined;
-  telemetry: Telemetry | undefined;
-  clock: Clock;
-  capture: ((delivery: CapturedDelivery) => void) | undefined;
-  handoff: HandoffTarget | undefined;
+/** The options with defaults applied and checked: the pipeline's, and the receiver's own. */
+export interface ResolvedOptions extends PipelineOptions {
+  readonly onOutcome: ((outcome: Outcome) => void) | undefined;
+  readonly handoff: HandoffTarget | undefined;
 }
 
 function positiveInteger(factory: string, name: string, value: number): number {
@@ -236,11 +223,11 @@ export function resolveOptions(
   return {
     secrets: list,
     dedup: dedup ?? createMemoryStore({ clock }),
+    storeInProcess: dedup === undefined,
     leaseMs,
     ttlMs,
     timeoutMs,
-    // The receiver's own in-process memory store answers synchronously and cannot hang: no timer.
-    storeTimeoutMs: dedup === undefined ? 0 : storeTimeoutMs,
+    storeTimeoutMs,
     maxBodyBytes,
     bodyTimeoutMs,
     logger: sink,

@@ -4,10 +4,10 @@
  * listener on the request's signal, `timeLeftMs` and the bound log are created only when a handler
  * reads `signal`, `timeLeftMs` or `log`.
  */
-import type { Clock } from '../shared/clock.js';
-import { WebhookError } from '../shared/errors.js';
-import type { HandlerContext } from './handler-types.js';
-import { bindLog, type HandlerLog, type LogFields, type LogSink } from './logger.js';
+import type { Clock } from '../../shared/clock.js';
+import { WebhookError } from '../../shared/errors.js';
+import type { HandlerContext } from '../handler-types.js';
+import { bindLog, type HandlerLog, type LogFields, type LogSink } from '../logger.js';
 
 /**
  * Where the signal of whoever waits for the verdict is read (a request's input, a job's options).
@@ -16,6 +16,19 @@ import { bindLog, type HandlerLog, type LogFields, type LogSink } from './logger
  */
 export interface SignalSource {
   readonly signal?: AbortSignal | undefined;
+}
+
+/** What a context is built from: one delivery's facts, deadline and receiver settings. */
+export interface ContextSource {
+  /** The delivery's deadline, epoch ms on `clock`. */
+  readonly at: number;
+  readonly clock: Clock;
+  readonly logger: LogSink | undefined;
+  readonly service: string;
+  readonly event: { readonly name: string; readonly deliveryId: string };
+  readonly key: string;
+  readonly upstream: SignalSource | undefined;
+  readonly attempt?: number | undefined;
 }
 
 /** What the pipeline needs besides the public {@link HandlerContext}. */
@@ -40,27 +53,20 @@ export class DeliveryContext implements HandlerContext {
   readonly #service: string;
   readonly #event: string;
 
-  constructor(
-    clock: Clock,
-    deadline: number,
-    service: string,
-    event: string,
-    deliveryId: string,
-    dedupKey: string,
-    upstream: SignalSource | undefined,
-    logger: LogSink | undefined,
-  ) {
-    this.deadline = deadline;
-    this.deliveryId = deliveryId;
-    this.dedupKey = dedupKey;
-    this.#clock = clock;
-    this.#logger = logger;
-    this.#service = service;
-    this.#event = event;
+  constructor(source: ContextSource) {
+    const { event } = source;
+    this.deadline = source.at;
+    this.deliveryId = event.deliveryId;
+    this.dedupKey = source.key;
+    if (source.attempt !== undefined) this.attempt = source.attempt;
+    this.#clock = source.clock;
+    this.#logger = source.logger;
+    this.#service = source.service;
+    this.#event = event.name;
     // The sender disconnected (its own timeout, or it gave up): handlers should stop too. Nothing
     // reads the request's signal until a handler reads `signal`; until then its state is read when
     // it matters (expire, a lost lease), which keeps the first reason first without a listener.
-    this.#upstream = upstream;
+    this.#upstream = source.upstream;
   }
 
   /** Bound, so handlers may destructure it; built on first read. */

@@ -8,7 +8,7 @@
  * constant time. An idle receiver holds no clock timer, and at most one runtime timer that fires once
  * and re-arms for nothing.
  */
-import type { Clock } from '../shared/clock.js';
+import type { Clock } from './clock.js';
 
 /** Whether `clock` brings its own timers (both methods, so a timer it starts can be cancelled). */
 export function clockSchedules(clock: Clock): boolean {

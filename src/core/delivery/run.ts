@@ -1,0 +1,325 @@
+/**
+ * Running one delivery whose event is parsed and whose dedup key is known: claim → run the handlers →
+ * settle the claim → verdict. Complete on success (the next copy is a duplicate), release on failure
+ * (the retry runs it again). At the deadline the verdict is `handler_timeout` while the claim stays
+ * held, its lease extended (lease.ts), until the handlers settle, so a retry meanwhile is
+ * `delivery_in_progress` and the handlers never run twice at once.
+ *
+ * Nothing here depends on a request: everything travels in one {@link Delivery}, so a hand-off
+ * worker runs a job through the same function (handoff/job/run-job.ts).
+ *
+ * The one deliberate value-or-promise fork of the pipeline is here ({@link runHandlers}): handlers
+ * that return no promise settle inline, and with the receiver's own memory store (which answers before
+ * its call returns) such a delivery needs no deadline entry, no race and no lease turn, because
+ * nothing it waits for can outlast the deadline. Measured in docs/benchmarks.md ("Fast and plain").
+ */
+
+import type { Clock } from '../../shared/clock.js';
+import { WebhookError } from '../../shared/errors.js';
+import type { Due, Scheduler } from '../../shared/scheduler.js';
+import { type Deadline, TIMED_OUT } from '../deadline.js';
+import type { DispatchableEvent } from '../handler-registry.js';
+import type { ErrorHook, ErrorPhase, WebhookHandler } from '../handler-types.js';
+import { emit, type LogFields, type LogSink } from '../logger.js';
+import { report } from '../report.js';
+import { accepted, failed, type Verdict } from '../verdict.js';
+import { DeliveryContext, type SignalSource } from './context.js';
+import { LeaseKeeper } from './lease.js';
+import { claim, type StoreSettings, settleClaim } from './store-calls.js';
+
+/** One delivery on its way to its handlers: everything running it needs, nothing of the request. */
+export interface Delivery<E extends DispatchableEvent = DispatchableEvent> {
+  service: string;
+  event: E;
+  /** The handlers to run, in order (never empty: an event without handlers is acknowledged before). */
+  handlers: readonly WebhookHandler<E>[];
+  /** The dedup key: the same for every copy and every retry of this delivery. */
+  key: string;
+  /** When processing started (epoch ms, the receiver's clock); the deadline counts from it. */
+  startedAt: number;
+  /** Handler time budget from `startedAt`, in ms. */
+  timeoutMs: number;
+  /**
+   * Holds the signal aborted when whoever waits for the verdict gave up (the sender disconnected, a
+   * worker stops); read only when a handler reads its own `signal` or the delivery is cut short, so
+   * an adapter may make it on first read.
+   */
+  upstream: SignalSource | undefined;
+  /** Hand-off workers: the queue engine's attempt number, shown to handlers as `context.attempt`. */
+  attempt?: number | undefined;
+  /** Work that goes on after the verdict is handed to it (ReceiveInput.waitUntil). */
+  waitUntil?: ((work: Promise<unknown>) => void) | undefined;
+}
+
+/** What running a delivery needs from the receiver, built once per receiver. */
+export interface DeliverySettings extends StoreSettings {
+  readonly clock: Clock;
+  readonly logger: LogSink | undefined;
+  readonly hooks: readonly ErrorHook<DispatchableEvent>[];
+  /** The receiver's one timer for every delivery's deadline and lease turns. */
+  readonly scheduler: Scheduler;
+}
+
+/** How the handlers ended. */
+type Settled = { kind: 'ok' } | { kind: 'threw'; error: unknown };
+
+const OK: Settled = Object.freeze({ kind: 'ok' });
+
+/**
+ * Runs `handlers` in order; the first throw stops the rest. Settled inline while every handler
+ * returns nothing (the one value-or-promise fork: see the head of this file); a promise once one
+ * returns something to wait for. Never rejects.
+ */
+function runHandlers<E>(
+  handlers: readonly WebhookHandler<E>[],
+  event: E,
+  context: DeliveryContext,
+): Settled | Promise<Settled> {
+  for (let i = 0; i < handlers.length; i++) {
+    let done: unknown;
+    try {
+      done = handlers[i]!(event, context);
+    } catch (error) {
+      return { kind: 'threw', error };
+    }
+    if (done !== undefined) return finishHandlers(done, i + 1, handlers, event, context);
+  }
+  return OK;
+}
+
+async function finishHandlers<E>(
+  pending: unknown,
+  from: number,
+  handlers: readonly WebhookHandler<E>[],
+  event: E,
+  context: DeliveryContext,
+): Promise<Settled> {
+  try {
+    await pending;
+    for (let i = from; i < handlers.length; i++) {
+      const done = handlers[i]!(event, context);
+      if (done !== undefined) await done;
+    }
+    return OK;
+  } catch (error) {
+    return { kind: 'threw', error };
+  }
+}
+
+function retryAfter(clock: Clock, leaseEndsAt: number): number {
+  return Math.max(1_000, leaseEndsAt - clock.now());
+}
+
+/**
+ * One delivery in progress: the facts its handler context is built from, and its deadline (a
+ * {@link Deadline} the store calls and the handlers are raced against) as an entry of the receiver's
+ * scheduler, added only once something is waited for. A class rather than closures: one is built per
+ * delivery on the hot path. Its private state uses TypeScript's `private`, not `#` fields: it never
+ * reaches user code, and plain properties cost less to define per instance.
+ */
+class DeliveryRun implements Due, Deadline {
+  // Declared here and set in the constructor, not initialised in the class body: the CJS build would
+  // wrap the class in a renaming helper with an `__init` call per field (test/package/error-name.test.ts).
+  declare due: number;
+  declare prev: Due | undefined;
+  declare next: Due | undefined;
+  declare queued: boolean;
+  declare readonly at: number;
+  declare readonly clock: Clock;
+  declare readonly logger: LogSink | undefined;
+  declare readonly service: string;
+  declare readonly event: DispatchableEvent;
+  declare readonly key: string;
+  declare readonly upstream: SignalSource | undefined;
+  declare readonly attempt: number | undefined;
+  declare readonly settings: DeliverySettings;
+  declare private _expired: boolean;
+  declare private _cancelled: boolean;
+  /** Resolves the race in progress with {@link TIMED_OUT} when the deadline passes. */
+  declare private _wake: ((value: typeof TIMED_OUT) => void) | undefined;
+  declare context: DeliveryContext | undefined;
+  declare lease: LeaseKeeper | undefined;
+  declare lost: boolean;
+
+  constructor(settings: DeliverySettings, delivery: Delivery) {
+    this.due = 0;
+    this.prev = undefined;
+    this.next = undefined;
+    this.queued = false;
+    this.at = delivery.startedAt + delivery.timeoutMs;
+    this.clock = settings.clock;
+    this.logger = settings.logger;
+    this.service = delivery.service;
+    this.event = delivery.event;
+    this.key = delivery.key;
+    this.upstream = delivery.upstream;
+    this.attempt = delivery.attempt;
+    this.settings = settings;
+    this._expired = false;
+    this._cancelled = false;
+    this._wake = undefined;
+    this.context = undefined;
+    this.lease = undefined;
+    this.lost = false;
+  }
+
+  /** Starts counting the deadline on the scheduler (once something may wait past it). */
+  schedule(): void {
+    if (!this.queued && !this._expired && !this._cancelled) this.settings.scheduler.add(this, this.at);
+  }
+
+  remainingMs(): number {
+    return Math.max(0, this.at - this.clock.now());
+  }
+
+  race<T>(work: Promise<T>): Promise<T | typeof TIMED_OUT> {
+    if (this._expired) return Promise.resolve(TIMED_OUT);
+    if (this._cancelled) return work;
+    this.schedule();
+    return new Promise<T | typeof TIMED_OUT>((resolve, reject) => {
+      this._wake = resolve;
+      work.then(resolve, reject);
+    });
+  }
+
+  /** Drops the deadline (the lease turns, if any, go on until the handlers settle). */
+  cancel(): void {
+    this._cancelled = true;
+    this._wake = undefined;
+    if (this.queued) this.settings.scheduler.remove(this);
+  }
+
+  fire(): undefined {
+    this._expired = true;
+    const wake = this._wake;
+    this._wake = undefined;
+    wake?.(TIMED_OUT);
+    return undefined;
+  }
+
+  fields(): LogFields {
+    if (this.context) return this.context.fields();
+    const { service, event, key } = this;
+    return { service, deliveryId: event.deliveryId, event: event.name, dedupKey: key };
+  }
+
+  fail(level: 'warn' | 'error', message: string, error: unknown, phase: ErrorPhase): void {
+    const { event, key } = this;
+    report(this.settings, {
+      level,
+      message,
+      fields: this.fields(),
+      error,
+      phase,
+      event,
+      deliveryId: event.deliveryId,
+      dedupKey: key,
+    });
+  }
+
+  /** Completes (`success`) or releases the claim of `token`; reports a failure or a fenced write. */
+  async settle(token: string, success: boolean): Promise<void> {
+    const settled = await settleClaim(this.settings, this.key, token, success);
+    if (settled === true || (settled === false && this.lost)) return; // a lost lease is reported once
+    const phase = success ? 'complete' : 'release';
+    const error =
+      settled === false
+        ? new WebhookError(
+            'lease_lost',
+            `The claim's lease (leaseMs ${this.settings.leaseMs}) ended before ${phase}; another attempt may run this delivery too.`,
+          )
+        : settled.error;
+    this.fail('warn', `dedup store ${phase} failed`, error, phase);
+  }
+
+  /** The handlers settled after the deadline answered: report, then settle the claim. */
+  late(token: string, ran: Settled): Promise<void> {
+    this.lease?.stop();
+    const context = this.context!;
+    context.dispose();
+    if (ran.kind === 'threw') this.fail('error', 'webhook handler threw', ran.error, 'handler');
+    else emit(this.logger, 'info', 'webhook handler finished after its deadline', context.fields());
+    return this.settle(token, ran.kind === 'ok');
+  }
+
+  /** The lease keeper found the claim's lease gone while the handlers ran. */
+  leaseLost(): void {
+    this.lost = true;
+    const error = new WebhookError(
+      'lease_lost',
+      `The claim's lease (leaseMs ${this.settings.leaseMs}) ended while the handlers ran; another attempt may run this delivery too.`,
+    );
+    this.context?.loseLease(error);
+    this.fail('error', 'webhook claim lost while its handlers ran', error, 'lease');
+  }
+}
+
+/** Claims, runs and settles one delivery; never rejects. */
+export async function runDelivery(settings: DeliverySettings, delivery: Delivery): Promise<Verdict> {
+  const { clock, logger, leaseMs, storeInProcess } = settings;
+  const { service, event, key, timeoutMs } = delivery;
+  const { deliveryId, name } = event;
+  const facts = { deliveryId, event: name };
+  const run = new DeliveryRun(settings, delivery);
+  try {
+    const claimed = await claim(settings, key, run);
+    if (claimed.status === 'failed') {
+      // Fail closed: no handler runs without a claim.
+      run.fail('error', 'dedup store claim failed', claimed.error, 'claim');
+      return failed(service, 'store_unavailable', claimed.error, facts);
+    }
+    if (claimed.status === 'completed') {
+      if (logger?.verbose) emit(logger, 'debug', 'webhook duplicate: already completed', run.fields());
+      return accepted('duplicate', service, deliveryId, name);
+    }
+    if (claimed.status === 'in_progress') {
+      if (logger?.verbose) emit(logger, 'info', 'webhook in progress elsewhere', run.fields());
+      const retry = retryAfter(clock, claimed.leaseEndsAt);
+      return failed(service, 'delivery_in_progress', undefined, facts, retry);
+    }
+    const { token } = claimed;
+    const context = new DeliveryContext(run);
+    run.context = context;
+    const pending = runHandlers(delivery.handlers, event, context);
+    let ran: Settled;
+    if (pending instanceof Promise) {
+      // The lease is kept until the handlers settle, also past the deadline: a retry meanwhile gets
+      // delivery_in_progress instead of running them a second time alongside.
+      if (typeof settings.store.extend === 'function') run.lease = new LeaseKeeper(settings, key, token, run);
+      const raced = await run.race(pending);
+      if (raced === TIMED_OUT) {
+        // Answer now (before the sender's 10 s); keep the claim until the handlers settle.
+        context.expire();
+        const timeout = new WebhookError('handler_timeout', `Handlers still running after ${timeoutMs} ms.`);
+        run.fail('warn', 'webhook handler timed out', timeout, 'timeout');
+        const late = pending.then((settled) => run.late(token, settled));
+        delivery.waitUntil?.(late);
+        // A retry before the handlers settle gets delivery_in_progress until the lease ends (at least
+        // `leaseMs` from the start; it is extended while they run).
+        const retry = retryAfter(clock, delivery.startedAt + leaseMs);
+        return failed(service, 'handler_timeout', timeout, facts, retry);
+      }
+      run.lease?.stop();
+      ran = raced;
+    } else ran = pending;
+    context.dispose();
+    if (ran.kind === 'threw') run.fail('error', 'webhook handler threw', ran.error, 'handler');
+    // A slow store must not hold the answer past the deadline: the write goes on, its failure is
+    // still reported. The receiver's own store cannot hang: no race.
+    const settling = run.settle(token, ran.kind === 'ok');
+    if (storeInProcess) await settling;
+    else if ((await run.race(settling)) === TIMED_OUT) {
+      delivery.waitUntil?.(settling);
+      emit(logger, 'warn', 'answered at the deadline before the dedup store settled', context.fields());
+    }
+    if (ran.kind === 'threw') return failed(service, 'handler_failed', ran.error, facts);
+    if (logger?.verbose)
+      emit(logger, 'debug', 'webhook processed', {
+        ...context.fields(),
+        durationMs: clock.now() - delivery.startedAt,
+      });
+    return accepted('handled', service, deliveryId, name);
+  } finally {
+    run.cancel();
+  }
+}

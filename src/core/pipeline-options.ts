@@ -1,0 +1,32 @@
+/**
+ * What the pipeline reads of a receiver's resolved options (the receiver floor resolves and checks
+ * them, receiver/receiver-options.ts): limits, the store and its one bound, the clock, the log.
+ */
+import type { DedupStore } from '../dedup/types.js';
+import type { Clock } from '../shared/clock.js';
+import type { CapturedDelivery } from './capture.js';
+import type { LogSink } from './logger.js';
+import type { Telemetry } from './telemetry.js';
+
+/** The options the pipeline runs with, resolved and checked. */
+export interface PipelineOptions {
+  readonly secrets: readonly string[];
+  readonly dedup: DedupStore;
+  /**
+   * The dedup store is the receiver's own in-process memory store: it answers before the call
+   * returns and cannot hang, so its calls are not raced against the delivery's deadline.
+   */
+  readonly storeInProcess: boolean;
+  readonly leaseMs: number;
+  readonly ttlMs: number;
+  readonly timeoutMs: number;
+  /** The bound of every dedup store call and of a hand-off enqueue (option `storeTimeoutMs`). */
+  readonly storeTimeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly bodyTimeoutMs: number;
+  /** Undefined when silenced (`logger: false`). */
+  readonly logger: LogSink | undefined;
+  readonly telemetry: Telemetry | undefined;
+  readonly clock: Clock;
+  readonly capture: ((delivery: CapturedDelivery) => void) | undefined;
+}
