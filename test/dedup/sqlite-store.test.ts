@@ -256,7 +256,9 @@ describe('sqlite store specifics', () => {
     const path = file();
     const raw = openRawSqlite(path);
     // An older table: no NOT NULL, rowid; rows with a NULL, text in expires_at, a completed of 7.
-    raw.exec('CREATE TABLE webhook_dedup (key TEXT PRIMARY KEY, token TEXT, completed INTEGER, expires_at INTEGER)');
+    raw.exec(
+      'CREATE TABLE webhook_dedup (key TEXT PRIMARY KEY, token TEXT, completed INTEGER, expires_at INTEGER)',
+    );
     const future = Date.now() + 3_600_000;
     raw.exec(`INSERT INTO webhook_dedup VALUES
       ('crm:delivery:null-token', NULL, 0, ${future}),
