@@ -95,6 +95,10 @@ function sqlite(synchronous: 'normal' | 'full'): Contender {
           statements++;
           return statement.all(...params);
         },
+        run(...params: (string | number)[]) {
+          statements++;
+          return statement.run(...params);
+        },
       };
     },
   };

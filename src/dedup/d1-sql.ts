@@ -44,6 +44,11 @@ export function d1DedupDDL(table: string): string[] {
 // ROUND because the day fraction times 86,400,000 lands a hair beside the whole millisecond.
 const DB_NOW = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`;
 
+// A row this store can read; one written by hand or by an older version (a NULL, text in
+// expires_at, a completed of 7) is read as expired and replaced.
+const READABLE = (d: string) =>
+  `(typeof(${d}.token) = 'text' AND ${d}.completed IN (0, 1) AND typeof(${d}.expires_at) = 'integer')`;
+
 /** The statements for one table; `?n` numbering matches the bindings in d1.ts. */
 export function d1Statements(table: string) {
   const t = quoteD1Table(table);
@@ -57,16 +62,19 @@ export function d1Statements(table: string) {
 ON CONFLICT (key) DO UPDATE SET token = excluded.token, completed = 0, expires_at = excluded.expires_at
 WHERE d.expires_at <= excluded.expires_at - ?3 AND (d.token <> excluded.token OR d.completed = 1)
 RETURNING expires_at`,
+    // ?1 key, ?2 token, ?3 leaseMs, ?4 now|null. Takes over a row this store cannot read.
+    takeover: `UPDATE ${t} AS d SET token = ?2, completed = 0, expires_at = ${now(4)} + ?3
+WHERE d.key = ?1 AND NOT ${READABLE('d')} RETURNING expires_at`,
     // ?1 key, ?2 now|null: the record as the claim (run before it in the same batch) left it.
     read: `SELECT token, completed, expires_at, ${now(2)} AS now FROM ${t} WHERE key = ?1`,
     // ?1 key, ?2 token, ?3 leaseMs, ?4 now|null. The marker of an abandoned token holds it with
     // expires_at = -(now + leaseMs): below every "now", so it reads as expired (free) to every other
     // claimer, while its magnitude keeps prune() off it for leaseMs. Written over a free or expired key
-    // or this token's own lease; a completed record or another token's live lease is left alone (the
+    // or this token's own lease, or over a row it cannot read; a completed record or another token's live lease is left alone (the
     // `read` that follows in the batch tells the two apart).
     abandon: `INSERT INTO ${t} AS d (key, token, completed, expires_at) VALUES (?1, ?2, 0, -(${now(4)} + ?3))
 ON CONFLICT (key) DO UPDATE SET token = excluded.token, completed = 0, expires_at = excluded.expires_at
-WHERE d.expires_at <= ${now(4)} OR (d.token = excluded.token AND d.completed = 0)
+WHERE d.expires_at <= ${now(4)} OR (d.token = excluded.token AND d.completed = 0) OR NOT ${READABLE('d')}
 RETURNING 1 AS ok`,
     // ?1 key, ?2 token, ?3 ttlMs, ?4 now|null
     complete: `UPDATE ${t} SET completed = 1, expires_at = ${now(4)} + ?3

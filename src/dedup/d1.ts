@@ -6,19 +6,10 @@
  */
 
 import type { Clock } from '../shared/clock.js';
-import { answerFromRow } from './claim-row.js';
 import { DEFAULT_D1_TABLE, d1DedupDDL, d1Statements, quoteD1Table } from './d1-sql.js';
 import { callTimeout, storeUnavailable, withTimeout } from './store-error.js';
-import { createToken } from './token.js';
-import type {
-  AbandonOptions,
-  ClaimOptions,
-  ClaimResult,
-  CompleteOptions,
-  DedupStore,
-  StoreCallOptions,
-} from './types.js';
-import { assertKey, assertMs, assertToken } from './validate.js';
+import { badRowWarning, type ClaimAttempt, storeFromBackend } from './store-kit.js';
+import type { AbandonOptions, ClaimOptions, DedupStore, StoreCallOptions } from './types.js';
 
 /** The part of a D1 prepared statement the store uses. */
 interface D1StatementLike {
@@ -84,7 +75,7 @@ export interface D1Store extends DedupStore {
   migrate(): Promise<void>;
 }
 
-type Row = { token: string; completed: number; expires_at: number; now: number };
+type Row = { token: unknown; completed: unknown; expires_at: unknown; now: unknown };
 
 /**
  * A {@link DedupStore} in a Cloudflare D1 (SQLite) table, for Workers. A claim is one batch, which D1
@@ -167,62 +158,48 @@ export function createD1Store(options: D1StoreOptions): D1Store {
     return results.length === 1;
   }
 
-  return {
-    async claim(key: string, options: ClaimOptions): Promise<ClaimResult> {
-      const { leaseMs, token = createToken() } = options;
-      assertKey(key);
-      assertMs('leaseMs', leaseMs);
-      assertToken(token);
-      // The read follows the claim inside one transaction, so it sees the row the claim decided on;
-      // only its "now" is a moment later, which can find a lease ended in between: ask again then.
-      for (let attempt = 0; attempt < 5; attempt++) {
-        const [won, read] = await call(
-          () =>
-            database.batch([
-              database.prepare(sql.claim).bind(key, token, leaseMs, now()),
-              database.prepare(sql.read).bind(key, now()),
-            ]),
-          options,
-        );
-        const claimed = won?.results?.[0] as { expires_at: number } | undefined;
-        if (claimed) return { status: 'claimed', token, leaseEndsAt: Number(claimed.expires_at) };
-        const row = read?.results?.[0] as Row | undefined;
-        if (!row) continue;
-        const answer = answerFromRow(
-          {
-            token: row.token,
-            expiresAt: Number(row.expires_at),
-            completed: Boolean(row.completed),
-            now: Number(row.now),
-          },
-          token,
-        );
-        if (answer) return answer;
-      }
-      throw storeUnavailable('D1', new Error('claim did not settle after 5 attempts'));
-    },
+  const warnBadRow = badRowWarning('D1', JSON.stringify(table));
 
-    complete: async (key: string, token: string, options: CompleteOptions) => {
-      assertKey(key);
-      assertToken(token);
-      assertMs('ttlMs', options.ttlMs);
-      return guarded(sql.complete, [key, token, options.ttlMs, now()], options);
+  const store = storeFromBackend({
+    name: 'D1',
+    // The read follows the claim inside one transaction, so it sees the row the claim decided on;
+    // only its "now" is a moment later, which can find a lease ended in between (the kit asks again).
+    async claim(key, token, leaseMs, options): Promise<ClaimAttempt> {
+      const [won, read] = await call(
+        () =>
+          database.batch([
+            database.prepare(sql.claim).bind(key, token, leaseMs, now()),
+            database.prepare(sql.read).bind(key, now()),
+          ]),
+        options,
+      );
+      const claimed = won?.results?.[0] as { expires_at: number } | undefined;
+      if (claimed) return { status: 'claimed', token, leaseEndsAt: Number(claimed.expires_at) };
+      const row = read?.results?.[0] as Row | undefined;
+      if (!row) return undefined;
+      const { token: holder, completed, expires_at: expiresAt } = row;
+      if (
+        typeof holder === 'string' &&
+        typeof expiresAt === 'number' &&
+        Number.isSafeInteger(expiresAt) &&
+        (completed === 0 || completed === 1)
+      )
+        return { token: holder, expiresAt, completed: completed === 1, now: Number(row.now) };
+      warnBadRow();
+      const { results = [] } = await call(
+        () => database.prepare(sql.takeover).bind(key, token, leaseMs, now()).all(),
+        options,
+      );
+      const taken = results[0] as { expires_at: number } | undefined;
+      return taken ? { status: 'claimed', token, leaseEndsAt: Number(taken.expires_at) } : undefined;
     },
-
-    release: async (key: string, token: string, options?: StoreCallOptions) => {
-      assertKey(key);
-      assertToken(token);
-      return guarded(sql.release, [key, token, now()], options);
-    },
-
-    async abandon(key: string, token: string, options: AbandonOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      assertMs('leaseMs', options.leaseMs);
+    complete: (key, token, ttlMs, options) => guarded(sql.complete, [key, token, ttlMs, now()], options),
+    release: (key, token, options) => guarded(sql.release, [key, token, now()], options),
+    async abandon(key, token, leaseMs, options) {
       const [marked, read] = await call(
         () =>
           database.batch([
-            database.prepare(sql.abandon).bind(key, token, options.leaseMs, now()),
+            database.prepare(sql.abandon).bind(key, token, leaseMs, now()),
             database.prepare(sql.read).bind(key, now()),
           ]),
         options,
@@ -231,14 +208,11 @@ export function createD1Store(options: D1StoreOptions): D1Store {
       // Left alone: done when completed, not yet while another token's lease holds the key.
       return (read?.results?.[0] as Row | undefined)?.completed === 1;
     },
+    extend: (key, token, leaseMs, options) => guarded(sql.extend, [key, token, leaseMs, now()], options),
+  });
 
-    extend: async (key: string, token: string, options: ClaimOptions) => {
-      assertKey(key);
-      assertToken(token);
-      assertMs('leaseMs', options.leaseMs);
-      return guarded(sql.extend, [key, token, options.leaseMs, now()], options);
-    },
-
+  return {
+    ...store,
     async prune(): Promise<number> {
       const { meta } = await call(() => database.prepare(sql.prune).bind(now()).run());
       return Number(meta?.changes ?? 0);

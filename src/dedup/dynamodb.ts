@@ -26,16 +26,8 @@ import {
   ttlOf,
 } from './dynamodb-items.js';
 import { callTimeout, storeUnavailable, withTimeout } from './store-error.js';
-import { createToken } from './token.js';
-import type {
-  AbandonOptions,
-  ClaimOptions,
-  ClaimResult,
-  CompleteOptions,
-  DedupStore,
-  StoreCallOptions,
-} from './types.js';
-import { assertKey, assertMs, assertToken } from './validate.js';
+import { type ClaimAttempt, storeFromBackend } from './store-kit.js';
+import type { AbandonOptions, ClaimOptions, DedupStore, StoreCallOptions } from './types.js';
 
 /**
  * Options of {@link createDynamoDBStore}.
@@ -181,48 +173,29 @@ export function createDynamoDBStore(options: DynamoDBStoreOptions): DynamoDBStor
     return (await send(command, options)) !== REFUSED;
   }
 
-  return {
-    async claim(key: string, options: ClaimOptions): Promise<ClaimResult> {
-      const { leaseMs, token = createToken() } = options;
-      assertKey(key);
-      assertMs('leaseMs', leaseMs);
-      assertToken(token);
-      // The item can change between the refused write and the read (released, expired): ask again.
-      for (let attempt = 0; attempt < 5; attempt++) {
-        const now = clock.now();
-        const written = await send(
-          new PutItemCommand({
-            TableName: table,
-            Item: item(key, token, false, now + leaseMs),
-            ConditionExpression: CLAIM_CONDITION,
-            ExpressionAttributeNames: names('#key', '#token', '#completed', '#expiresAt'),
-            ExpressionAttributeValues: { ':now': num(now), ':token': { S: token }, ':true': { BOOL: true } },
-          }),
-          options,
-        );
-        if (written !== REFUSED) return { status: 'claimed', token, leaseEndsAt: now + leaseMs };
-        const record = await read(key, options);
-        if (!record) continue;
-        if (record.token === token && !record.completed) {
-          // The same claim again (the client retried a request DynamoDB had applied): it holds the
-          // lease. Or this token was abandoned before the claim ran (a negative marker): no-op.
-          if (record.expiresAt > now) return { status: 'claimed', token, leaseEndsAt: record.expiresAt };
-          return { status: 'in_progress', leaseEndsAt: now };
-        }
-        if (record.expiresAt > now) {
-          return record.completed
-            ? { status: 'completed' }
-            : { status: 'in_progress', leaseEndsAt: record.expiresAt };
-        }
-      }
-      throw storeUnavailable('DynamoDB', new Error('claim did not settle after 5 attempts'));
+  return storeFromBackend({
+    name: 'DynamoDB',
+    async claim(key, token, leaseMs, options): Promise<ClaimAttempt> {
+      const now = clock.now();
+      const written = await send(
+        new PutItemCommand({
+          TableName: table,
+          Item: item(key, token, false, now + leaseMs),
+          ConditionExpression: CLAIM_CONDITION,
+          ExpressionAttributeNames: names('#key', '#token', '#completed', '#expiresAt'),
+          ExpressionAttributeValues: { ':now': num(now), ':token': { S: token }, ':true': { BOOL: true } },
+        }),
+        options,
+      );
+      if (written !== REFUSED) return { status: 'claimed', token, leaseEndsAt: now + leaseMs };
+      // The item can change between the refused write and the read (released, expired): the kit
+      // asks again. The same claim again (the client retried a request DynamoDB had applied) holds
+      // the lease; a token abandoned before its claim ran (a negative marker) is a no-op.
+      const record = await read(key, options);
+      return record && { ...record, now };
     },
-
-    async complete(key: string, token: string, options: CompleteOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      assertMs('ttlMs', options.ttlMs);
-      const expiresAt = clock.now() + options.ttlMs;
+    complete(key, token, ttlMs, options) {
+      const expiresAt = clock.now() + ttlMs;
       const set = 'SET #completed = :true, #expiresAt = :expiresAt, #ttl = :ttl';
       const values: Record<string, AttributeValue> = {
         ':true': { BOOL: true },
@@ -231,24 +204,15 @@ export function createDynamoDBStore(options: DynamoDBStoreOptions): DynamoDBStor
       };
       return owned(key, token, { set, values }, options);
     },
-
-    async release(key: string, token: string, options?: StoreCallOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      return owned(key, token, 'delete', options);
-    },
-
-    async abandon(key: string, token: string, options: AbandonOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      assertMs('leaseMs', options.leaseMs);
+    release: (key, token, options) => owned(key, token, 'delete', options),
+    async abandon(key, token, leaseMs, options) {
       const now = clock.now();
       // The marker holds the token with expiresAt = -(now + leaseMs): below every "now", so it reads
       // as expired (free) to every other claimer; the claim condition refuses it to this token's own.
       const written = await send(
         new PutItemCommand({
           TableName: table,
-          Item: item(key, token, false, -(now + options.leaseMs)),
+          Item: item(key, token, false, -(now + leaseMs)),
           ConditionExpression: ABANDON_CONDITION,
           ExpressionAttributeNames: names('#key', '#token', '#completed', '#expiresAt'),
           ExpressionAttributeValues: { ':now': num(now), ':token': { S: token }, ':false': { BOOL: false } },
@@ -259,12 +223,8 @@ export function createDynamoDBStore(options: DynamoDBStoreOptions): DynamoDBStor
       // Left alone: done when completed, not yet while another token's lease holds the key.
       return (await read(key, options))?.completed === true;
     },
-
-    async extend(key: string, token: string, options: ClaimOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      assertMs('leaseMs', options.leaseMs);
-      const expiresAt = clock.now() + options.leaseMs;
+    extend(key, token, leaseMs, options) {
+      const expiresAt = clock.now() + leaseMs;
       const set = 'SET #expiresAt = :expiresAt, #ttl = :ttl';
       return owned(
         key,
@@ -273,5 +233,5 @@ export function createDynamoDBStore(options: DynamoDBStoreOptions): DynamoDBStor
         options,
       );
     },
-  };
+  });
 }

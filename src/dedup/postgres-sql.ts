@@ -55,38 +55,39 @@ CREATE INDEX IF NOT EXISTS ${index} ON ${name} (expires_at);`;
 
 const NOW = 'COALESCE($NOW::bigint, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)';
 
+// A row a store of an older version or a hand edit left with a NULL: read as expired and replaced.
+const UNREADABLE = (d: string) => `(${d}.token IS NULL OR ${d}.completed IS NULL OR ${d}.expires_at IS NULL)`;
+
 /** The statements for one table; `$n` numbering matches the params built in postgres.ts. */
 export function statements(table: string) {
   const t = quoteTable(table);
   const now = (n: number) => NOW.replace('$NOW', `$${n}`);
   return {
-    // $1 key, $2 token, $3 leaseMs, $4 now|null. The INSERT takes the key when it is free or its
-    // record expired, except a row holding this very token: that is the marker of an abandoned claim
-    // (abandon below), which this claim must leave alone. Otherwise the second SELECT reports the
-    // row (from the statement's snapshot); `won` tells the two apart.
-    claim: `WITH clock AS (SELECT ${now(4)} AS now),
-claim AS (
-  INSERT INTO ${t} AS d (key, token, completed, expires_at)
-  SELECT $1, $2, false, clock.now + $3::bigint FROM clock
-  ON CONFLICT (key) DO UPDATE SET token = excluded.token, completed = false, expires_at = excluded.expires_at
-  WHERE d.expires_at <= excluded.expires_at - $3::bigint AND d.token <> excluded.token
-  RETURNING d.token, d.completed, d.expires_at
-)
-SELECT true AS won, claim.token, claim.completed, claim.expires_at, clock.now FROM claim, clock
-UNION ALL
-SELECT false, d.token, d.completed, d.expires_at, clock.now FROM ${t} d, clock
-WHERE d.key = $1 AND NOT EXISTS (SELECT 1 FROM claim)`,
+    // $1 key, $2 token, $3 leaseMs, $4 now|null. Takes the key when it is free or its record expired,
+    // except a row holding this very token, uncompleted: this claim sent again, or the marker of its
+    // abandon (abandon below), which it must leave alone. A row comes back only when it won; a claim
+    // that did not win reads the row (`read`).
+    claim: `INSERT INTO ${t} AS d (key, token, completed, expires_at) VALUES ($1, $2, false, ${now(4)} + $3::bigint)
+ON CONFLICT (key) DO UPDATE SET token = excluded.token, completed = false, expires_at = excluded.expires_at
+WHERE d.expires_at <= excluded.expires_at - $3::bigint AND (d.token <> excluded.token OR d.completed)
+RETURNING d.expires_at`,
+    // $1 key, $2 now|null: the row a claim did not win against, and the database's time.
+    read: `SELECT token, completed, expires_at, ${now(2)} AS now FROM ${t} WHERE key = $1`,
+    // $1 key, $2 token, $3 leaseMs, $4 now|null. Takes over a row this store cannot read (a NULL).
+    takeover: `UPDATE ${t} AS d SET token = $2, completed = false, expires_at = ${now(4)} + $3::bigint
+WHERE d.key = $1 AND ${UNREADABLE('d')} RETURNING d.expires_at`,
     // $1 key, $2 token, $3 leaseMs, $4 now|null. The abandoned-token marker is a row holding the token
     // with `expires_at` = -(now + leaseMs): below every "now", so it reads as expired (free) to every
     // other claimer, while its magnitude keeps prune() off it for leaseMs; the claim above refuses a row
-    // holding its own token. Written over a free or expired key or this token's own live lease; a
-    // completed record counts as done (ok), another token's live lease as not yet (nothing written).
+    // holding its own token. Written over a free, expired or unreadable key or this token's own live
+    // lease; a completed record counts as done (ok), another token's live lease as not yet (nothing
+    // written).
     abandon: `WITH clock AS (SELECT ${now(4)} AS now),
 mark AS (
   INSERT INTO ${t} AS d (key, token, completed, expires_at)
   SELECT $1, $2, false, -(clock.now + $3::bigint) FROM clock
   ON CONFLICT (key) DO UPDATE SET token = excluded.token, completed = false, expires_at = excluded.expires_at
-  WHERE d.expires_at <= ${now(4)} OR (d.token = excluded.token AND NOT d.completed)
+  WHERE d.expires_at <= ${now(4)} OR (d.token = excluded.token AND NOT d.completed) OR ${UNREADABLE('d')}
   RETURNING 1
 )
 SELECT true AS ok FROM mark

@@ -5,19 +5,10 @@
  */
 
 import type { Clock } from '../shared/clock.js';
-import { answerFromRow } from './claim-row.js';
 import { DEFAULT_POSTGRES_TABLE, postgresDedupDDL, quoteTable, statements } from './postgres-sql.js';
 import { callTimeout, storeUnavailable, withTimeout } from './store-error.js';
-import { createToken } from './token.js';
-import type {
-  AbandonOptions,
-  ClaimOptions,
-  ClaimResult,
-  CompleteOptions,
-  DedupStore,
-  StoreCallOptions,
-} from './types.js';
-import { assertKey, assertMs, assertToken } from './validate.js';
+import { badRowWarning, type ClaimAttempt, storeFromBackend } from './store-kit.js';
+import type { AbandonOptions, ClaimOptions, DedupStore, StoreCallOptions } from './types.js';
 
 export { postgresDedupDDL } from './postgres-sql.js';
 
@@ -69,6 +60,13 @@ export interface PostgresStoreOptions {
    * receiver reports). Better: attach your own listener to the pool, as in the example.
    */
   onClientError?: (error: unknown) => void;
+  /**
+   * Send each statement as a named (prepared) statement, which PostgreSQL plans once per connection
+   * instead of on every call. Default: on for a `pg` Pool or Client, off for other clients. Turn it
+   * off behind a pooler that does not keep prepared statements (PgBouncer in transaction mode before
+   * 1.21).
+   */
+  preparedStatements?: boolean;
 }
 
 /** The part of a Node EventEmitter (a `pg` Pool or Client) the store needs to guard `'error'`. */
@@ -100,18 +98,25 @@ export interface PostgresStore extends DedupStore {
   migrate(): Promise<void>;
 }
 
-type ClaimRow = {
-  won: boolean;
-  token: string;
-  completed: boolean;
-  expires_at: string | number | bigint;
-  now: unknown;
-};
+type Row = { token: string | null; completed: boolean | null; expires_at: unknown; now: unknown };
+
+/** A statement's name for pg's extended protocol: one per text, so stores of other tables never clash. */
+function statementName(text: string): string {
+  let hash = 0x811c9dc5; // FNV-1a, 32 bits: names, not security
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return `svc_dedup_${(hash >>> 0).toString(36)}_${text.length.toString(36)}`;
+}
+
+/** Whether `client` is a `pg` Pool or Client, which accept a named statement (`{ name, text, values }`). */
+function isPg(client: object): boolean {
+  return 'totalCount' in client || 'connectionParameters' in client;
+}
 
 /**
  * A {@link DedupStore} in a PostgreSQL table. A claim is one `INSERT … ON CONFLICT (key) DO UPDATE …
- * WHERE <expired> RETURNING` statement (atomic under concurrency); complete, release and extend are
- * single-row updates guarded by the fencing token. Errors and timeouts become
+ * WHERE <expired> RETURNING` statement (atomic under concurrency), followed by a read of the row only
+ * when it did not win; complete, release and extend are single-row updates guarded by the fencing
+ * token. With a `pg` client every statement is a named (prepared) one, planned once per connection. Errors and timeouts become
  * `WebhookError('store_unavailable')` (503): the receiver fails closed and the sender retries.
  *
  * @example
@@ -145,13 +150,22 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   if (typeof client?.query !== 'function') {
     throw new TypeError('createPostgresStore: `client` must have a query(text, params) method (pg, PGlite).');
   }
+  const { preparedStatements = isPg(client) } = options;
   // An unhandled 'error' event (a pg Pool's idle connection killed by a Postgres restart) would crash
   // the process: with no listener of the user's, the store listens itself.
   if (isErrorEmitter(client) && client.listenerCount('error') === 0) client.on('error', onClientError);
   quoteTable(table); // validate now, not at the first delivery
   const sql = statements(table);
+  const names = new Map(Object.values(sql).map((text) => [text, statementName(text)]));
   const now = (): number | null => (clock ? clock.now() : null);
+  const warnBadRow = badRowWarning('Postgres', JSON.stringify(table));
   let migrated: Promise<void> | undefined;
+
+  function send(text: string, params: unknown[]): Promise<{ rows: unknown[] }> {
+    if (!preparedStatements) return client.query(text, params);
+    const named = { name: names.get(text), text, values: params };
+    return (client.query as unknown as (config: typeof named) => Promise<{ rows: unknown[] }>)(named);
+  }
 
   async function query<R>(text: string, params: unknown[], options?: StoreCallOptions): Promise<R[]> {
     const bound = callTimeout(options, callTimeoutMs);
@@ -160,7 +174,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         migrated ??= migrate();
         await migrated;
       }
-      const result = await withTimeout(client.query(text, params), bound, 'Postgres');
+      const result = await withTimeout(send(text, params), bound, 'Postgres');
       return result.rows as R[];
     } catch (error) {
       if (createTable) migrated = undefined; // try again next time
@@ -183,61 +197,41 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     return (await query(text, params, options)).length === 1;
   }
 
-  return {
-    async claim(key: string, options: ClaimOptions): Promise<ClaimResult> {
-      const { leaseMs, token = createToken() } = options;
-      assertKey(key);
-      assertMs('leaseMs', leaseMs);
-      assertToken(token);
-      // Rarely the row changes between the statement's snapshot and the INSERT's conflict check
-      // (a concurrent release or takeover); the snapshot then shows an expired record: ask again.
-      for (let attempt = 0; attempt < 5; attempt++) {
-        const [row] = await query<ClaimRow>(sql.claim, [key, token, leaseMs, now()], options);
-        if (!row) continue; // released between the INSERT and the SELECT
-        const expiresAt = Number(row.expires_at);
-        if (row.won) return { status: 'claimed', token, leaseEndsAt: expiresAt };
-        const answer = answerFromRow(
-          { token: row.token, expiresAt, completed: row.completed, now: Number(row.now) },
-          token,
-        );
-        if (answer) return answer;
+  const store = storeFromBackend({
+    name: 'Postgres',
+    async claim(key, token, leaseMs, options): Promise<ClaimAttempt> {
+      const params = [key, token, leaseMs, now()];
+      const [won] = await query<{ expires_at: unknown }>(sql.claim, params, options);
+      if (won) return { status: 'claimed', token, leaseEndsAt: Number(won.expires_at) };
+      const [row] = await query<Row>(sql.read, [key, now()], options);
+      if (!row) return undefined; // released in between: ask again
+      if (row.token === null || row.completed === null || row.expires_at === null) {
+        warnBadRow();
+        const [taken] = await query<{ expires_at: unknown }>(sql.takeover, params, options);
+        return taken ? { status: 'claimed', token, leaseEndsAt: Number(taken.expires_at) } : undefined;
       }
-      throw storeUnavailable('Postgres', new Error('claim did not settle after 5 attempts'));
+      return {
+        token: row.token,
+        completed: row.completed,
+        expiresAt: Number(row.expires_at),
+        now: Number(row.now),
+      };
     },
-
-    complete: async (key: string, token: string, options: CompleteOptions) => {
-      assertKey(key);
-      assertToken(token);
-      assertMs('ttlMs', options.ttlMs);
-      return guarded(sql.complete, [key, token, options.ttlMs, now()], options);
-    },
-
-    release: async (key: string, token: string, options?: StoreCallOptions) => {
-      assertKey(key);
-      assertToken(token);
-      return guarded(sql.release, [key, token, now()], options);
-    },
-
-    async abandon(key: string, token: string, options: AbandonOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      assertMs('leaseMs', options.leaseMs);
-      const [row] = await query<{ ok: boolean }>(sql.abandon, [key, token, options.leaseMs, now()], options);
+    complete: (key, token, ttlMs, options) => guarded(sql.complete, [key, token, ttlMs, now()], options),
+    release: (key, token, options) => guarded(sql.release, [key, token, now()], options),
+    async abandon(key, token, leaseMs, options) {
+      const [row] = await query<{ ok: boolean }>(sql.abandon, [key, token, leaseMs, now()], options);
       return row?.ok === true;
     },
+    extend: (key, token, leaseMs, options) => guarded(sql.extend, [key, token, leaseMs, now()], options),
+  });
 
-    extend: async (key: string, token: string, options: ClaimOptions) => {
-      assertKey(key);
-      assertToken(token);
-      assertMs('leaseMs', options.leaseMs);
-      return guarded(sql.extend, [key, token, options.leaseMs, now()], options);
-    },
-
+  return {
+    ...store,
     async prune(): Promise<number> {
       const [row] = await query<{ n: number | string }>(sql.prune, [now()]);
       return Number(row?.n ?? 0);
     },
-
     migrate,
   };
 }

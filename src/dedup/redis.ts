@@ -15,16 +15,8 @@ import {
   RELEASE_SCRIPT,
 } from './redis-scripts.js';
 import { callTimeout, storeUnavailable, withTimeout } from './store-error.js';
-import { createToken } from './token.js';
-import type {
-  AbandonOptions,
-  ClaimOptions,
-  ClaimResult,
-  CompleteOptions,
-  DedupStore,
-  StoreCallOptions,
-} from './types.js';
-import { assertKey, assertMs, assertToken } from './validate.js';
+import { storeFromBackend } from './store-kit.js';
+import type { AbandonOptions, ClaimOptions, ClaimResult, DedupStore, StoreCallOptions } from './types.js';
 
 /**
  * Options of {@link createRedisStore}.
@@ -190,12 +182,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     return reply === 1;
   }
 
-  return {
-    async claim(key: string, options: ClaimOptions): Promise<ClaimResult> {
-      const { leaseMs, token = createToken() } = options;
-      assertKey(key);
-      assertMs('leaseMs', leaseMs);
-      assertToken(token);
+  const store = storeFromBackend({
+    name: 'Redis',
+    async claim(key, token, leaseMs, options): Promise<ClaimResult> {
       const reply = await run(claimScript, key, [token, String(leaseMs), now()], options);
       if (!Array.isArray(reply)) throw unexpected(reply);
       const [status, endsAt] = reply as unknown[];
@@ -209,36 +198,18 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       if (status === 'in_progress') return { status, leaseEndsAt };
       throw unexpected(reply);
     },
-
-    async complete(key: string, token: string, options: CompleteOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      assertMs('ttlMs', options.ttlMs);
-      const completed = await compareAndSet(completeScript, key, token, String(options.ttlMs), options);
+    async complete(key, token, ttlMs, options) {
+      const completed = await compareAndSet(completeScript, key, token, String(ttlMs), options);
       if (completed) await replicated(key, options);
       return completed;
     },
-
-    async release(key: string, token: string, options?: StoreCallOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      return compareAndSet(releaseScript, key, token, '0', options);
-    },
-
-    async abandon(key: string, token: string, options: AbandonOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      assertMs('leaseMs', options.leaseMs);
-      return compareAndSet(abandonScript, key, token, String(options.leaseMs), options);
-    },
-
-    async extend(key: string, token: string, options: ClaimOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      assertMs('leaseMs', options.leaseMs);
-      return compareAndSet(extendScript, key, token, String(options.leaseMs), options);
-    },
-  };
+    release: (key, token, options) => compareAndSet(releaseScript, key, token, '0', options),
+    abandon: (key, token, leaseMs, options) =>
+      compareAndSet(abandonScript, key, token, String(leaseMs), options),
+    extend: (key, token, leaseMs, options) =>
+      compareAndSet(extendScript, key, token, String(leaseMs), options),
+  });
+  return store;
 }
 
 function unexpected(reply: unknown): WebhookError {

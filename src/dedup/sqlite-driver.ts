@@ -4,7 +4,7 @@ import { storeUnavailable } from './store-error.js';
 /**
  * The part of a SQLite database handle the store uses, which better-sqlite3's `Database`,
  * node:sqlite's `DatabaseSync` and bun:sqlite's `Database` all have: synchronous `exec` and
- * `prepare`, statements with `get` and `all` taking positional parameters.
+ * `prepare`, statements with `get`, `all` and `run` taking positional parameters.
  */
 export interface SqliteDatabaseLike {
   exec(sql: string): unknown;
@@ -16,6 +16,11 @@ export interface SqliteStatementLike {
   /** The first row, or `undefined` (better-sqlite3, node:sqlite) or `null` (bun:sqlite) when none. */
   get(...params: (string | number)[]): unknown;
   all(...params: (string | number)[]): unknown[];
+  /**
+   * Runs the statement to its end, commit included (its errors too: a full disk's SQLITE_FULL), and
+   * tells how many rows it wrote. The store runs every writing statement this way.
+   */
+  run(...params: (string | number)[]): { changes: number | bigint };
 }
 
 /** A handle the store opened itself, which it also closes. */

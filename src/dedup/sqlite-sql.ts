@@ -42,39 +42,49 @@ CREATE INDEX IF NOT EXISTS "${table}_expires_at" ON ${name} (expires_at);`;
 /** Most rows one prune statement deletes; `prune()` repeats it, yielding to the event loop between. */
 export const PRUNE_BATCH = 500;
 
+/**
+ * What a row this store can read looks like. A row written by hand or by an older version (a NULL,
+ * text in `expires_at`, a `completed` of 2) is read as expired and replaced, never left to hold its
+ * key forever (the store warns once).
+ */
+const READABLE = `typeof(token) = 'text' AND completed IN (0, 1) AND typeof(expires_at) = 'integer'`;
+
 /** The statements for one table; parameter order is documented above each and matched in sqlite.ts. */
 export function sqliteStatements(table: string) {
   const t = quoteTable(table);
   return {
-    // key, token, now + leaseMs, now, now. Takes the key when it is free or its record expired,
-    // except over a live marker of this very token (an abandoned claim that must not run). Returns a
-    // row only when it wrote one: the caller then reads the row (`read`) to report who holds the key.
-    claim: `INSERT INTO ${t} (key, token, completed, expires_at) VALUES (?, ?, 0, ?)
-ON CONFLICT (key) DO UPDATE SET token = excluded.token, completed = 0, expires_at = excluded.expires_at
-WHERE ${t}.expires_at <= ? AND NOT (${t}.token = excluded.token AND -${t}.expires_at > ?)
-RETURNING expires_at`,
-    // key
+    // key, token, now + leaseMs. A free key: one statement, nothing read. Run with `run()`, whose
+    // `changes` says whether it wrote: `get()` on a writing statement loses the commit's error
+    // (SQLITE_FULL on a full disk) and would answer a claim that was never written.
+    claim: `INSERT INTO ${t} (key, token, completed, expires_at) VALUES (?, ?, 0, ?) ON CONFLICT (key) DO NOTHING`,
+    // key: read only when the claim above found the key taken.
     read: `SELECT token, completed, expires_at FROM ${t} WHERE key = ?`,
-    // key, token, now + ttlMs, now
+    // token, now + leaseMs, key, token, now. Takes over a record that expired (or that this store
+    // cannot read); a claim or marker of this very token is answered from the read instead (its
+    // lease, or the marker of its abandon: that claim must not run).
+    takeover: `UPDATE ${t} SET token = ?, completed = 0, expires_at = ?
+WHERE key = ? AND (token IS NOT ? OR completed = 1) AND (expires_at <= ? OR NOT (${READABLE}))`,
+    // now + ttlMs, key, token, now
     complete: `UPDATE ${t} SET completed = 1, expires_at = ?
-WHERE key = ? AND token = ? AND completed = 0 AND expires_at > ? RETURNING 1 AS ok`,
+WHERE key = ? AND token = ? AND completed = 0 AND expires_at > ?`,
     // key, token, now
-    release: `DELETE FROM ${t} WHERE key = ? AND token = ? AND completed = 0 AND expires_at > ? RETURNING 1 AS ok`,
+    release: `DELETE FROM ${t} WHERE key = ? AND token = ? AND completed = 0 AND expires_at > ?`,
     // now + leaseMs, key, token, now
     extend: `UPDATE ${t} SET expires_at = ?
-WHERE key = ? AND token = ? AND completed = 0 AND expires_at > ? RETURNING 1 AS ok`,
+WHERE key = ? AND token = ? AND completed = 0 AND expires_at > ?`,
     // key, token, -(now + leaseMs), now. The marker of an abandoned token: the token with a negative
     // `expires_at`, below every "now", so every other claimer reads the key as free, while its
-    // magnitude keeps prune off it for leaseMs and the claim above refuses it to its own token.
-    // Written over a free or expired key or this token's own claim; never over a live completed
-    // record or another token's live lease (the caller reads the row to tell those two apart).
+    // magnitude keeps prune off it for leaseMs and the claim refuses it to its own token (the read
+    // answers it). Written over a free, expired or unreadable record or this token's own claim; never
+    // over a live completed record or another token's live lease (the caller reads the row to tell
+    // those two apart).
     abandon: `INSERT INTO ${t} (key, token, completed, expires_at) VALUES (?, ?, 0, ?)
 ON CONFLICT (key) DO UPDATE SET token = excluded.token, completed = 0, expires_at = excluded.expires_at
 WHERE ${t}.expires_at <= ? OR (${t}.token = excluded.token AND ${t}.completed = 0)
-RETURNING 1 AS ok`,
+  OR NOT (typeof(${t}.token) = 'text' AND ${t}.completed IN (0, 1) AND typeof(${t}.expires_at) = 'integer')`,
     // now, now, limit. An abandoned-token marker (negative) goes once -expires_at has passed too.
     prune: `DELETE FROM ${t} WHERE key IN (
   SELECT key FROM ${t} WHERE expires_at <= ? AND -expires_at <= ? LIMIT ?
-) RETURNING 1 AS ok`,
+)`,
   };
 }

@@ -6,6 +6,7 @@
  */
 import { type Clock, systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
+import { answerFromRow, type ClaimRow } from './claim-row.js';
 import {
   openSqlite,
   type SqliteDatabaseLike,
@@ -14,16 +15,8 @@ import {
 } from './sqlite-driver.js';
 import { DEFAULT_SQLITE_TABLE, PRUNE_BATCH, sqliteDedupDDL, sqliteStatements } from './sqlite-sql.js';
 import { callTimeout, storeUnavailable } from './store-error.js';
-import { createToken } from './token.js';
-import type {
-  AbandonOptions,
-  ClaimOptions,
-  ClaimResult,
-  CompleteOptions,
-  DedupStore,
-  StoreCallOptions,
-} from './types.js';
-import { assertKey, assertMs, assertToken } from './validate.js';
+import { badRowWarning, type ClaimAttempt, storeFromBackend } from './store-kit.js';
+import type { AbandonOptions, ClaimOptions, DedupStore, StoreCallOptions } from './types.js';
 
 /**
  * Options of {@link createSqliteStore}: a `path` to open, or an open `database`.
@@ -89,23 +82,35 @@ export interface SqliteStore extends DedupStore {
   close(): Promise<void>;
 }
 
-type Row = { token: string; completed: number | bigint; expires_at: number | bigint };
+type Row = { token: unknown; completed: unknown; expires_at: unknown };
 
-// SQLite retries a held lock itself for this long (blocking the thread); past it the store retries
-// without blocking (whileLocked), until the call's time bound.
-const BUSY_TIMEOUT_MS = 20;
+// No blocking wait inside SQLite for a lock another connection holds: the store retries itself
+// without blocking the event loop (whileLocked), until the call's time bound.
+const BUSY_TIMEOUT_MS = 0;
 // Every so many granted claims, prune() runs once the claim is answered, so a file nobody prunes
 // stays the size of its live records.
 const SWEEP_EVERY = 500;
 
-const COMPLETED: ClaimResult = Object.freeze({ status: 'completed' });
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const isWhole = (value: unknown): value is number | bigint =>
+  typeof value === 'bigint' || (typeof value === 'number' && Number.isSafeInteger(value));
+
+/** The row as the kit reads it, or `undefined` for a row this store cannot read (sqlite-sql.ts READABLE). */
+function claimRow(row: Row, now: number): ClaimRow | undefined {
+  const { token, completed, expires_at } = row;
+  if (typeof token !== 'string' || !isWhole(expires_at) || !isWhole(completed)) return undefined;
+  const done = Number(completed);
+  if (done !== 0 && done !== 1) return undefined;
+  return { token, completed: done === 1, expiresAt: Number(expires_at), now };
+}
 
 /**
  * A {@link DedupStore} in a SQLite table: durable across restarts and crashes, shared by every process
- * that opens the same file on one host. A claim is one `INSERT … ON CONFLICT (key) DO UPDATE … WHERE
- * <expired> RETURNING` statement (atomic: SQLite runs one writer at a time, across processes too);
- * complete, release and extend are single-row statements guarded by the fencing token. A call that
+ * that opens the same file on one host. A claim of a free key is one `INSERT … ON CONFLICT (key) DO
+ * NOTHING` (atomic: SQLite runs one writer at a time, across processes too); a key found taken is read,
+ * and taken over by a guarded `UPDATE` once its record expired. complete, release and extend are
+ * single-row statements guarded by the fencing token. Every write runs to its commit, so a full disk
+ * or a read-only file fails the call. A call that
  * finds the file locked by another writer retries until its time bound without blocking the event
  * loop; a failure or a bound reached is `WebhookError('store_unavailable')` (503): the receiver fails
  * closed and the sender retries. Expired records are swept as claims come in, and by `prune()`.
@@ -182,42 +187,44 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   let closed = false;
   let granted = 0;
 
+  const warnBadRow = badRowWarning('SQLite', JSON.stringify(table));
+
   /** Runs `op` (synchronous statements) while the store is open, waiting out a lock within the bound. */
   function run<T>(op: () => T, options?: StoreCallOptions): Promise<T> {
     return whileLocked(op, callTimeout(options, callTimeoutMs), () => closed);
   }
 
-  const get = (statement: SqliteStatementLike, ...params: (string | number)[]) =>
-    statement.get(...params) ?? undefined; // bun:sqlite answers null for no row
+  /** Runs a writing statement to its end; `true` when it wrote a row. */
+  const wrote = (statement: SqliteStatementLike, ...params: (string | number)[]) =>
+    Number(statement.run(...params).changes) > 0;
 
-  function claimNow(key: string, token: string, leaseMs: number): ClaimResult {
+  function read(key: string, now: number): ClaimRow | null | undefined {
+    const row = (prepared.read.get(key) ?? undefined) as Row | undefined; // bun:sqlite: null for none
+    if (!row) return null;
+    const found = claimRow(row, now);
+    if (!found) warnBadRow();
+    return found;
+  }
+
+  /** One claim attempt: the insert of a free key; on conflict, the row, or its takeover once expired. */
+  function claimOnce(key: string, token: string, leaseMs: number): ClaimAttempt {
     const now = clock.now();
-    // Between the INSERT and the SELECT another process may release the key or let a lease lapse;
-    // the SELECT then shows no live record: ask again.
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const won = get(prepared.claim, key, token, now + leaseMs, now, now) as Row | undefined;
-      if (won) return { status: 'claimed', token, leaseEndsAt: Number(won.expires_at) };
-      const row = get(prepared.read, key) as Row | undefined;
-      if (!row) continue;
-      const expiresAt = Number(row.expires_at);
-      const completed = Number(row.completed) === 1;
-      if (row.token === token && !completed) {
-        // The same claim again (a client's resend) holds its lease; after an abandon of this token
-        // (a live negative marker) the claim must not run (DedupStore.abandon).
-        if (expiresAt > now) return { status: 'claimed', token, leaseEndsAt: expiresAt };
-        if (-expiresAt > now) return { status: 'in_progress', leaseEndsAt: now };
-        continue;
-      }
-      if (expiresAt > now) return completed ? COMPLETED : { status: 'in_progress', leaseEndsAt: expiresAt };
-    }
-    throw storeUnavailable('SQLite', new Error('claim did not settle after 5 attempts'));
+    const leaseEndsAt = now + leaseMs;
+    if (wrote(prepared.claim, key, token, leaseEndsAt)) return { status: 'claimed', token, leaseEndsAt };
+    const row = read(key, now);
+    if (row === null) return undefined; // released in between: ask again
+    if (row && answerFromRow(row, token)) return row;
+    // Expired, or unreadable: take it over, unless it changed in between (then ask again).
+    if (wrote(prepared.takeover, token, leaseEndsAt, key, token, now))
+      return { status: 'claimed', token, leaseEndsAt };
+    return undefined;
   }
 
   async function pruneBatches(): Promise<number> {
     let removed = 0;
     for (;;) {
       const now = clock.now();
-      const batch = await run(() => prepared.prune.all(now, now, PRUNE_BATCH).length);
+      const batch = await run(() => Number(prepared.prune.run(now, now, PRUNE_BATCH).changes));
       removed += batch;
       if (batch < PRUNE_BATCH) return removed;
       await sleep(0); // let deliveries in between batches
@@ -231,61 +238,41 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     timer.unref?.();
   }
 
-  const guarded = (statement: SqliteStatementLike, params: (string | number)[], options?: StoreCallOptions) =>
-    run(() => get(statement, ...params) !== undefined, options);
-
-  return {
-    async claim(key: string, options: ClaimOptions): Promise<ClaimResult> {
-      const { leaseMs, token = createToken() } = options;
-      assertKey(key);
-      assertMs('leaseMs', leaseMs);
-      assertToken(token);
-      const result = await run(() => claimNow(key, token, leaseMs), options);
-      if (result.status === 'claimed' && ++granted % SWEEP_EVERY === 0) sweepSoon();
-      return result;
+  const store = storeFromBackend({
+    name: 'SQLite',
+    async claim(key, token, leaseMs, options) {
+      const tried = await run(() => claimOnce(key, token, leaseMs), options);
+      if (tried && 'status' in tried && tried.status === 'claimed' && ++granted % SWEEP_EVERY === 0)
+        sweepSoon();
+      return tried;
     },
-
-    async complete(key: string, token: string, options: CompleteOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      assertMs('ttlMs', options.ttlMs);
+    complete(key, token, ttlMs, options) {
       const now = clock.now();
-      return guarded(prepared.complete, [now + options.ttlMs, key, token, now], options);
+      return run(() => wrote(prepared.complete, now + ttlMs, key, token, now), options);
     },
-
-    async release(key: string, token: string, options?: StoreCallOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      return guarded(prepared.release, [key, token, clock.now()], options);
-    },
-
-    async abandon(key: string, token: string, options: AbandonOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      assertMs('leaseMs', options.leaseMs);
+    release: (key, token, options) => run(() => wrote(prepared.release, key, token, clock.now()), options),
+    abandon(key, token, leaseMs, options) {
       const now = clock.now();
       return run(() => {
         for (let attempt = 0; attempt < 5; attempt++) {
-          if (get(prepared.abandon, key, token, -(now + options.leaseMs), now)) return true;
-          const row = get(prepared.read, key) as Row | undefined;
+          if (wrote(prepared.abandon, key, token, -(now + leaseMs), now)) return true;
+          const row = read(key, now);
           // A live completed record: a late claim with this token is a duplicate (true). Another
           // token's live lease: not settled yet (false). Gone in between: write the marker again.
-          if (row) return Number(row.completed) === 1;
+          if (row !== null) return row?.completed === true;
         }
         throw new Error('abandon did not settle after 5 attempts');
       }, options);
     },
-
-    async extend(key: string, token: string, options: ClaimOptions): Promise<boolean> {
-      assertKey(key);
-      assertToken(token);
-      assertMs('leaseMs', options.leaseMs);
+    extend(key, token, leaseMs, options) {
       const now = clock.now();
-      return guarded(prepared.extend, [now + options.leaseMs, key, token, now], options);
+      return run(() => wrote(prepared.extend, now + leaseMs, key, token, now), options);
     },
+  });
 
+  return {
+    ...store,
     prune: pruneBatches,
-
     async close(): Promise<void> {
       if (closed) return;
       closed = true;

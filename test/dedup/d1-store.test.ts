@@ -10,6 +10,7 @@ import { answered, CRM_SECRET, crmDelivery } from '../receivers/support.js';
 import { createManualClock } from '../support/clock.js';
 import { type D1Server, startD1 } from '../support/d1.js';
 import type { StoreKind } from '../support/stores.js';
+import { expectBadRowsReplaced } from './bad-rows.js';
 import { storeContract } from './contract.js';
 
 let server: D1Server;
@@ -49,6 +50,30 @@ describe('d1 specifics', () => {
     await store.migrate();
     const { results } = await server.database.prepare(`SELECT key, completed FROM ${name}`).all();
     expect(results).toEqual([{ key: 'k', completed: 0 }]);
+  });
+
+  it('reads a row it cannot read (an older table, a hand edit) as expired, with one warning', async () => {
+    const name = table();
+    // An older table: no NOT NULL; rows with a NULL, text in expires_at, a completed of 7.
+    await server.database
+      .prepare(
+        `CREATE TABLE ${name} (key TEXT PRIMARY KEY, token TEXT, completed INTEGER, expires_at INTEGER)`,
+      )
+      .run();
+    const future = Date.now() + 3_600_000;
+    await server.database
+      .prepare(
+        `INSERT INTO ${name} VALUES ('crm:delivery:null-token', NULL, 0, ${future}),
+          ('crm:delivery:text-time', 'old', 0, 'tomorrow'), ('crm:delivery:seven', 'old', 7, ${future}),
+          ('crm:delivery:abandon', 'old', 0, NULL)`,
+      )
+      .run();
+    const store = createD1Store({ database: server.database, table: name });
+    await expectBadRowsReplaced(
+      store,
+      ['crm:delivery:null-token', 'crm:delivery:text-time', 'crm:delivery:seven'],
+      'crm:delivery:abandon',
+    );
   });
 
   it('rejects unsafe or reserved table names and a binding that is not one', () => {

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../support/clock.js';
 import { forEachStore } from '../support/stores.js';
+import { expectBadRowsReplaced } from './bad-rows.js';
 import { storeContract } from './contract.js';
 
 forEachStore(storeContract, ['postgres-pg', 'postgres-pglite']);
@@ -46,6 +47,27 @@ forEachStore(
         expect(await store.complete('k', result.token, { ttlMs: 60_000 })).toBe(true);
       });
 
+      it('reads a row with a NULL (an older table, a hand edit) as expired, with one warning', async () => {
+        const table = `older_${Date.now()}`;
+        // An older table: no NOT NULL constraints; rows with a NULL in each column.
+        await client().query(
+          `CREATE TABLE ${table} (key text PRIMARY KEY, token text, completed boolean, expires_at bigint)`,
+        );
+        const future = Date.now() + 3_600_000;
+        await client().query(
+          `INSERT INTO ${table} VALUES ('crm:delivery:null-token', NULL, false, ${future}),
+            ('crm:delivery:null-completed', 'old', NULL, ${future}),
+            ('crm:delivery:null-time', 'old', false, NULL),
+            ('crm:delivery:abandon', NULL, NULL, NULL)`,
+        );
+        const store = createPostgresStore({ client: client(), table });
+        await expectBadRowsReplaced(
+          store,
+          ['crm:delivery:null-token', 'crm:delivery:null-completed', 'crm:delivery:null-time'],
+          'crm:delivery:abandon',
+        );
+      });
+
       it('reports a missing table as store_unavailable', async () => {
         const store = createPostgresStore({ client: client(), table: 'does_not_exist' });
         await expect(store.claim('k', { leaseMs: 1_000 })).rejects.toMatchObject({
@@ -59,6 +81,32 @@ forEachStore(
 
 forEachStore(
   (kind) => {
+    it('sends named statements with a pg client (planned once per connection), unnamed when told not to', async () => {
+      const pool = kind.client as pg.Pool;
+      const table = `named_${Date.now()}`;
+      const connection = await pool.connect();
+      try {
+        const prepared = async () =>
+          (await connection.query("SELECT name FROM pg_prepared_statements WHERE name LIKE 'svc_dedup_%'"))
+            .rows.length;
+        const unnamed = createPostgresStore({ client: connection, table, preparedStatements: false });
+        await unnamed.migrate();
+        expect((await unnamed.claim('k1', { leaseMs: 1_000 })).status).toBe('claimed');
+        expect(await prepared()).toBe(0);
+        const store = createPostgresStore({ client: connection, table });
+        const claim = await store.claim('k2', { leaseMs: 1_000 });
+        if (claim.status !== 'claimed') throw new Error('not claimed');
+        expect(await store.complete('k2', claim.token, { ttlMs: 1_000 })).toBe(true);
+        expect(await prepared()).toBe(2);
+        // A store of another table prepares its own statements, under other names.
+        const other = createPostgresStore({ client: connection, table: `${table}_b`, createTable: true });
+        expect((await other.claim('k2', { leaseMs: 1_000 })).status).toBe('claimed');
+        expect(await prepared()).toBe(3);
+      } finally {
+        connection.release();
+      }
+    });
+
     it('times out with store_unavailable while the table is locked', async () => {
       const pool = kind.client as pg.Pool;
       const table = `locked_${Date.now()}`;

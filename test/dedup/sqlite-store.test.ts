@@ -17,6 +17,7 @@ import { CRM_SECRET, crmDelivery, deliver } from '../receivers/support.js';
 import { createManualClock } from '../support/clock.js';
 import { openRawSqlite, rawSqliteDriver } from '../support/sqlite.js';
 import { forEachStore } from '../support/stores.js';
+import { expectBadRowsReplaced } from './bad-rows.js';
 import { storeContract as contractTests } from './contract.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -249,6 +250,41 @@ describe('sqlite store specifics', () => {
     database.exec('PRAGMA max_page_count = 1073741823');
     expect((await store.claim('crm:delivery:after', { leaseMs: 15_000 })).status).toBe('claimed');
     database.close();
+  });
+
+  it('reads a row it cannot read (an older table, a hand edit) as expired, with one warning', async () => {
+    const path = file();
+    const raw = openRawSqlite(path);
+    // An older table: no NOT NULL, rowid; rows with a NULL, text in expires_at, a completed of 7.
+    raw.exec(
+      'CREATE TABLE webhook_dedup (key TEXT PRIMARY KEY, token TEXT, completed INTEGER, expires_at INTEGER)',
+    );
+    const future = Date.now() + 3_600_000;
+    raw.exec(`INSERT INTO webhook_dedup VALUES
+      ('crm:delivery:null-token', NULL, 0, ${future}),
+      ('crm:delivery:text-time', 'old', 0, 'tomorrow'),
+      ('crm:delivery:null-time', 'old', 0, NULL),
+      ('crm:delivery:seven', 'old', 7, ${future}),
+      ('crm:delivery:blob', X'00', 1, ${future})`);
+    raw.close();
+    const store = createSqliteStore({ path });
+    await expectBadRowsReplaced(
+      store,
+      ['crm:delivery:null-token', 'crm:delivery:text-time', 'crm:delivery:null-time', 'crm:delivery:seven'],
+      'crm:delivery:blob',
+    );
+    // A receiver answers such a key's delivery and runs its handler once.
+    const receiver = createCrmReceiver({ secret: CRM_SECRET, dedup: store });
+    let runs = 0;
+    receiver.on('deal.won', () => void runs++);
+    const delivery = crmDelivery('deal.won');
+    const again = openRawSqlite(path);
+    again.exec(`INSERT INTO webhook_dedup VALUES ('crm:delivery:${delivery.deliveryId}', 'old', 0, 'x')`);
+    again.close();
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'handled' });
+    expect(await deliver(receiver, delivery)).toMatchObject({ status: 200, kind: 'duplicate' });
+    expect(runs).toBe(1);
+    await store.close();
   });
 
   it('prunes more records than one batch, and sweeps expired records as claims come in', async () => {

@@ -10,6 +10,7 @@ export interface RawSqlite {
   prepare(sql: string): {
     get(...params: (string | number)[]): unknown;
     all(...params: (string | number)[]): unknown[];
+    run(...params: (string | number)[]): { changes: number | bigint };
   };
   close(): unknown;
 }
