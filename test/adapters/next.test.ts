@@ -95,7 +95,7 @@ describe('createNextPagesHandler on node:http', () => {
 // request (App Router) or the Pages handler with Node's req/res, as the servers here do.
 describe('a lazy route whose receiver cannot be created', () => {
   const servers: Array<() => Promise<void>> = [];
-  let errors: ReturnType<typeof vi.spyOn>;
+  let errors: { mock: { calls: unknown[][] }; mockRestore(): void };
   beforeEach(() => {
     errors = vi.spyOn(console, 'error').mockImplementation(() => {});
   });
@@ -122,7 +122,7 @@ describe('a lazy route whose receiver cannot be created', () => {
     return answers;
   }
 
-  const logged = () => errors.mock.calls.map((call) => call.map(String).join(' '));
+  const logged = () => errors.mock.calls.map((call: unknown[]) => call.map(String).join(' '));
 
   it('App Router, secret not set: 500 secret_invalid naming SVC_MAIL_WEBHOOK_SECRET on every request, logged once without a stack', async () => {
     const { POST } = createNextRouteHandlers(() =>
