@@ -4,7 +4,7 @@ import { deliveryPage } from './delivery-page.js';
 import { createMailApiKeys } from './mail-api-keys.js';
 import type { MailApiCredential, MailApiScope } from './mail-api-types.js';
 import { docsResponse } from './mail-docs.js';
-import { createRateLimiter } from './rate-limit.js';
+import { createRateLimiter, type RateHit } from './rate-limit.js';
 import {
   errorResponse,
   fromError,
@@ -49,6 +49,10 @@ export interface MailApiOptions {
 export const MAIL_TEST_API_KEY = 'zm_live_test_admin';
 
 type Ctx = { emitter: MailEmitter; apiKeys: ReturnType<typeof createMailApiKeys> };
+
+/** A 429 with the refused window's headers and `Retry-After` (email-service §7). */
+const tooMany = (hit: RateHit, code: string, message: string) =>
+  errorResponse(429, code, message, hit.headers);
 
 const READ: readonly MailApiScope[] = ['read', 'admin'];
 const ADMIN: readonly MailApiScope[] = ['admin'];
@@ -158,14 +162,12 @@ export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}
 
     // email-service §8: every call from an IP counts, and every answer carries the headers.
     const ip = ipLimiter.hit(`ip:${client.address ?? 'unknown'}`, ipRateLimitPerHour);
-    if (ip.limited) {
-      return errorResponse(
-        429,
+    if (ip.limited)
+      return tooMany(
+        ip,
         'ip_rate_limit_exceeded',
         `More than ${ipRateLimitPerHour} calls this hour from this address.`,
-        ip.headers,
       );
-    }
     if (isDocs) return docsResponse(path === 'json', baseUrl, ip.headers);
     if (isStatus) return json(200, { status: 'ok' }, ip.headers);
     if (!known) {
@@ -185,14 +187,12 @@ export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}
       created ? `id:${created.id}` : `${key ? 'key' : 'session'}:${key ?? bearer}`,
       limit,
     );
-    if (keyHit.limited) {
-      return errorResponse(
-        429,
+    if (keyHit.limited)
+      return tooMany(
+        keyHit,
         'api_rate_limit_exceeded',
         `More than ${limit} calls this minute with this key.`,
-        keyHit.headers,
       );
-    }
     // Two windows count this call: the headers show the one closer to refusing it.
     const rate = keyHit.remaining <= ip.remaining ? keyHit : ip;
     if (isMe) {
