@@ -1,19 +1,10 @@
 import type { MailEmitter } from '../emitter/mail-emitter.js';
-import type { CreateMailWebhookInput, UpdateMailWebhookInput } from '../emitter/mail-types.js';
-import { deliveryPage } from './delivery-page.js';
 import { createMailApiKeys } from './mail-api-keys.js';
+import { MAIL_ROUTES } from './mail-api-routes.js';
 import type { MailApiCredential, MailApiScope } from './mail-api-types.js';
 import { docsResponse } from './mail-docs.js';
 import { createRateLimiter, type RateHit } from './rate-limit.js';
-import {
-  errorResponse,
-  fromError,
-  json,
-  matchRoute,
-  type Route,
-  readJson,
-  segmentsUnder,
-} from './responses.js';
+import { errorResponse, fromError, json, matchRoute, segmentsUnder } from './responses.js';
 
 export type { MailApiCredential, MailApiScope } from './mail-api-types.js';
 
@@ -48,68 +39,12 @@ export interface MailApiOptions {
  */
 export const MAIL_TEST_API_KEY = 'zm_live_test_admin';
 
-type Ctx = { emitter: MailEmitter; apiKeys: ReturnType<typeof createMailApiKeys> };
-
 /** A 429 with the refused window's headers and `Retry-After` (email-service §7). */
 const tooMany = (hit: RateHit, code: string, message: string) =>
   errorResponse(429, code, message, hit.headers);
 
 const READ: readonly MailApiScope[] = ['read', 'admin'];
 const ADMIN: readonly MailApiScope[] = ['admin'];
-
-const routes: Route<Ctx>[] = [
-  {
-    path: 'auth/api-keys',
-    methods: {
-      GET: ({ apiKeys }) => json(200, { data: apiKeys.list() }),
-      POST: async ({ apiKeys }, _p, request) => json(201, await apiKeys.create(await readJson(request))),
-    },
-  },
-  {
-    // email-service §5: "Route for revoking a key: not shown". Ours: DELETE …/api-keys/:id.
-    path: 'auth/api-keys/:id',
-    methods: { DELETE: ({ apiKeys }, { id }) => json(200, apiKeys.revoke(id!)) },
-  },
-  {
-    path: 'webhooks',
-    methods: {
-      GET: ({ emitter }) => json(200, { data: emitter.listWebhooks() }),
-      POST: async ({ emitter }, _p, request) =>
-        json(201, emitter.createWebhook((await readJson(request)) as CreateMailWebhookInput)),
-    },
-  },
-  {
-    path: 'webhooks/:id',
-    methods: {
-      GET: ({ emitter }, { id }) => json(200, emitter.getWebhook(id!)),
-      PATCH: async ({ emitter }, { id }, request) =>
-        json(200, emitter.updateWebhook(id!, (await readJson(request)) as UpdateMailWebhookInput)),
-      DELETE: ({ emitter }, { id }) => json(200, emitter.deleteWebhook(id!)),
-    },
-  },
-  {
-    path: 'webhooks/:id/rotate-secret',
-    methods: { POST: ({ emitter }, { id }) => json(200, emitter.rotateSecret(id!)) },
-  },
-  {
-    path: 'webhooks/:id/deliveries',
-    methods: {
-      GET: ({ emitter }, { id }, request) =>
-        json(200, deliveryPage(emitter.listDeliveries(id!), new URL(request.url).searchParams)),
-    },
-  },
-  {
-    path: 'webhooks/:id/deliveries/:deliveryId/retry',
-    methods: {
-      POST: async ({ emitter }, { id, deliveryId }) =>
-        json(200, await emitter.retryDelivery(id!, deliveryId!)),
-    },
-  },
-  {
-    path: 'webhooks/:id/test',
-    methods: { POST: async ({ emitter }, { id }) => json(200, await emitter.sendTest(id!)) },
-  },
-];
 
 /**
  * The email service's webhook routes (`/api/v1/webhooks…`, `/api/v1/auth/me`, `/api/status`) and its
@@ -154,7 +89,7 @@ export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}
     const path = (docs ?? segments)?.join('/');
     const rest = segments?.[0] === 'v1' ? segments.slice(1) : null;
     const isMe = rest?.join('/') === 'auth/me';
-    const match = rest && !isMe ? matchRoute(routes, rest) : null;
+    const match = rest && !isMe ? matchRoute(MAIL_ROUTES, rest) : null;
     const isDocs = docs !== null && (path === '' || path === 'json') && request.method === 'GET';
     const isStatus = segments !== null && path === 'status' && request.method === 'GET';
     const known = isDocs || isStatus || isMe || match !== null;
