@@ -71,7 +71,8 @@ function lazy(source: ReceiverSource): () => WebhookReceiverLike | CreationFailu
       return receiver;
     } catch (error) {
       const { failure, log } = creationFailure(error);
-      if (!logged.has(failure.body)) {
+      // Bounded: a factory whose message changes on every call is logged 16 times at most.
+      if (!logged.has(failure.body) && logged.size < 16) {
         logged.add(failure.body);
         console.error(...log);
       }
