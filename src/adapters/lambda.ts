@@ -44,6 +44,26 @@ function hasKeys<T extends object>(record: T | null | undefined): record is T {
   return false;
 }
 
+/**
+ * The headers by lowercase name. Payload 1.0 keeps each name as the sender spelled it, so one header
+ * sent as `X-SvcMAIL-Sig` and `x-svcmail-sig` is two keys: their values are gathered under one name,
+ * so a repeated signature header is refused as repeated whatever the spelling (a case-insensitive
+ * lookup would read only one of them).
+ */
+function mergeSpellings(
+  record: Readonly<Record<string, string | readonly string[] | undefined>>,
+): HeadersInput {
+  const merged: Record<string, string | readonly string[] | undefined> = {};
+  for (const name in record) {
+    const value = record[name];
+    if (value === undefined) continue;
+    const lower = name.toLowerCase();
+    const earlier = merged[lower];
+    merged[lower] = earlier === undefined ? value : [earlier, value].flat();
+  }
+  return merged;
+}
+
 function methodOf(event: LambdaHttpEvent): string | undefined {
   if (typeof event.httpMethod === 'string') return event.httpMethod;
   const http = (event.requestContext as { http?: { method?: unknown } } | null | undefined)?.http;
@@ -125,9 +145,9 @@ export function createLambdaHandler(
         isBase64Encoded: false,
       };
     // 1.0 events carry every value of a repeated header only in multiValueHeaders.
-    const headers: HeadersInput = hasKeys(event.multiValueHeaders)
-      ? event.multiValueHeaders
-      : (event.headers ?? {});
+    const headers = mergeSpellings(
+      hasKeys(event.multiValueHeaders) ? event.multiValueHeaders : (event.headers ?? {}),
+    );
     const verdict = await receiver.receive({ body: (limits) => readBody(event, limits), headers, method });
     const { status, headers: answerHeaders, body } = httpAnswer(verdict);
     return { statusCode: status, headers: { ...answerHeaders }, body, isBase64Encoded: false };

@@ -5,6 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
+import { isWebhookError } from '../shared/errors.js';
 import { handleNodeRequest } from './node/handle-request.js';
 import type { NodeRequestLike } from './node/raw-body.js';
 
@@ -21,14 +22,67 @@ interface NextRouteHandlers {
  */
 type ReceiverSource = WebhookReceiverLike | (() => WebhookReceiverLike);
 
-function lazy(source: ReceiverSource): () => WebhookReceiverLike {
+/** Why a lazy route has no receiver: its answer, the same on every request. */
+interface CreationFailure {
+  status: number;
+  body: string;
+}
+
+// The variables the examples and docs read each service's secret from.
+const SECRET_VARIABLE: Record<string, string> = {
+  createMailReceiver: 'SVC_MAIL_WEBHOOK_SECRET',
+  createCrmReceiver: 'SVC_CRM_WEBHOOK_SECRET',
+};
+
+/**
+ * The answer of a factory that threw. Our errors (a secret not set or too short: `secret_invalid`)
+ * carry no secret and are answered as they are, naming the variable of the receiver's service; any
+ * other error is the app's own and may hold a connection string, so its sender gets a generic
+ * `options_invalid` and only the log gets the message.
+ */
+function creationFailure(error: unknown): { failure: CreationFailure; log: unknown[] } {
+  if (isWebhookError(error)) {
+    const factory = /^(create\w+Receiver):/.exec(error.message)?.[1];
+    const variable = factory === undefined ? undefined : SECRET_VARIABLE[factory];
+    const message =
+      error.code === 'secret_invalid' && variable !== undefined
+        ? `${error.message} Set ${variable} to the secret the service issued for this webhook.`
+        : error.message;
+    const body = JSON.stringify({ error: { code: error.code, message } });
+    return { failure: { status: error.status, body }, log: [`Webhook route not configured: ${message}`] };
+  }
+  const message = 'The webhook route could not create its receiver; the reason is in the app log.';
+  const body = JSON.stringify({ error: { code: 'options_invalid', message } });
+  return { failure: { status: 500, body }, log: ['Webhook route could not create its receiver:', error] };
+}
+
+/**
+ * The receiver, created on the first request. A factory that throws is called again on the next
+ * request (a fixed environment then works), its answer is the same each time, and its error is
+ * logged once per message: not a stack on every delivery.
+ */
+function lazy(source: ReceiverSource): () => WebhookReceiverLike | CreationFailure {
   if (typeof source !== 'function') return () => source;
   let receiver: WebhookReceiverLike | undefined;
+  const logged = new Set<string>();
   return () => {
-    receiver ??= source();
-    return receiver;
+    try {
+      receiver ??= source();
+      return receiver;
+    } catch (error) {
+      const { failure, log } = creationFailure(error);
+      // Bounded: a factory whose message changes on every call is logged 16 times at most.
+      if (!logged.has(failure.body) && logged.size < 16) {
+        logged.add(failure.body);
+        console.error(...log);
+      }
+      return failure;
+    }
   };
 }
+
+const isFailure = (value: WebhookReceiverLike | CreationFailure): value is CreationFailure =>
+  'body' in value && typeof value.body === 'string';
 
 /**
  * App Router route handlers for a receiver. Works on the Node and the edge runtime: the body is read
@@ -46,8 +100,17 @@ function lazy(source: ReceiverSource): () => WebhookReceiverLike {
  */
 export function createNextRouteHandlers(receiver: ReceiverSource): NextRouteHandlers {
   const get = lazy(receiver);
-  // biome-ignore lint/correctness/noComponentHookFactories: Next's route handler name, not a React component.
-  return { POST: (request) => get().handle(request) };
+  return {
+    // biome-ignore lint/correctness/noComponentHookFactories: Next's route handler name, not a React component.
+    POST: async (request) => {
+      const receiver = get();
+      if (!isFailure(receiver)) return receiver.handle(request);
+      return new Response(receiver.body, {
+        status: receiver.status,
+        headers: { 'content-type': 'application/json' },
+      });
+    },
+  };
 }
 
 /**
@@ -77,5 +140,9 @@ const FIX =
  */
 export function createNextPagesHandler(receiver: ReceiverSource): NextPagesHandler {
   const get = lazy(receiver);
-  return (req, res) => handleNodeRequest(get(), req, res, FIX);
+  return async (req, res) => {
+    const receiver = get();
+    if (!isFailure(receiver)) return handleNodeRequest(receiver, req, res, FIX);
+    res.writeHead(receiver.status, { 'content-type': 'application/json' }).end(receiver.body);
+  };
 }

@@ -13,8 +13,8 @@ import type { MailEmitter } from './emitter/mail-emitter.js';
 
 /**
  * msw request handlers serving the email service's webhook-management routes from `emitter`'s
- * state (see {@link createMailApi} for auth, scopes and rate limits). Requests it does not serve fall
- * through to your other handlers.
+ * state (see {@link createMailApi} for auth, scopes and rate limits), and its OpenAPI description at
+ * `/docs` and `/docs/json`. Requests it does not serve fall through to your other handlers.
  *
  * @example
  * ```ts
@@ -29,7 +29,13 @@ import type { MailEmitter } from './emitter/mail-emitter.js';
  */
 export function mailApiHandlers(emitter: MailEmitter, options: MailApiOptions = {}): HttpHandler[] {
   const api = createMailApi(emitter, options);
-  return [http.all(`${api.baseUrl.replace(/\/$/, '')}/api/*`, ({ request }) => api.handle(request))];
+  const base = api.baseUrl.replace(/\/$/, '');
+  return [
+    http.all(`${base}/api/*`, ({ request }) => api.handle(request)),
+    // The OpenAPI description (email-service §1): `/docs` and `/docs/json`.
+    http.get(`${base}/docs`, ({ request }) => api.handle(request)),
+    http.get(`${base}/docs/json`, ({ request }) => api.handle(request)),
+  ];
 }
 
 /**

@@ -181,6 +181,48 @@ describe.each(SHAPES)('createLambdaHandler with %s events', (_label, build) => {
   });
 });
 
+describe('createLambdaHandler with REST API (payload 1.0) events', () => {
+  // API Gateway keeps each header name as sent: two spellings of one header are two keys, in
+  // `headers` (last value of each) and in `multiValueHeaders` alike.
+  it.each([
+    ['the forged one first', (good: string, forged: string) => [forged, good]],
+    ['the genuine one first', (good: string, forged: string) => [good, forged]],
+  ])(
+    'refuses a signature header repeated under two spellings (%s) as signature_header_repeated',
+    async (_label, order) => {
+      const { handler, handled } = setup();
+      const delivery = mailDelivery();
+      const [first, second] = order(
+        delivery.headers['x-svcmail-sig']!,
+        hmac('whsec_forged_0123456789abcdef', delivery.body),
+      );
+      const parts = mailParts({}, delivery);
+      parts.headers['X-SvcMAIL-Sig'] = first!;
+      parts.headers['x-svcmail-sig'] = second!;
+      const event = restApiEvent(parts);
+      expect(
+        Object.keys(event.multiValueHeaders).filter((k) => k.toLowerCase() === 'x-svcmail-sig'),
+      ).toHaveLength(2);
+      const result = await handler(event);
+      expect([result.statusCode, errorCode(result)]).toEqual([401, 'signature_header_repeated']);
+      // The same two spellings in `headers` only (an event without multiValueHeaders).
+      const single = await handler({ ...event, multiValueHeaders: {} });
+      expect([single.statusCode, errorCode(single)]).toEqual([401, 'signature_header_repeated']);
+      expect(handled(delivery.deliveryId)).toBe(0);
+    },
+  );
+
+  it('still reads a header sent once under an unusual spelling', async () => {
+    const { handler, handled } = setup();
+    const delivery = mailDelivery();
+    const parts = mailParts({}, delivery);
+    delete parts.headers['X-SvcMAIL-Sig'];
+    parts.headers['x-SVCMAIL-sig'] = delivery.headers['x-svcmail-sig']!;
+    expect((await handler(restApiEvent(parts))).statusCode).toBe(200);
+    expect(handled(delivery.deliveryId)).toBe(1);
+  });
+});
+
 describe('createLambdaHandler', () => {
   it('throws options_invalid for an event that is not an HTTP request', async () => {
     const { handler } = setup();

@@ -1,10 +1,11 @@
 import { createServer } from 'node:http';
-import { createNextPagesHandler } from '@svc/webhooks/next';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
+import { createNextPagesHandler, createNextRouteHandlers } from '@svc/webhooks/next';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type ConformanceTarget, conformance } from './conformance.js';
 import { CRM_SECRET, MAIL_SECRET, mailDelivery } from './support/deliveries.js';
 import { buildNextApp, startNextApp } from './support/next-app.js';
-import { listen } from './support/servers.js';
+import { fetchListener, listen } from './support/servers.js';
 import { slowClientSuite } from './support/slow-clients.js';
 
 // examples/next for real: `next build` (once; skipped while the build is newer than the sources),
@@ -87,5 +88,81 @@ describe('createNextPagesHandler on node:http', () => {
       ...(await listen(createServer((req, res) => void handler(req, res)))),
       path: '/api/webhooks/mail',
     };
+  });
+});
+
+// A lazy route whose receiver cannot be created: `next start` calls the exported POST with the
+// request (App Router) or the Pages handler with Node's req/res, as the servers here do.
+describe('a lazy route whose receiver cannot be created', () => {
+  const servers: Array<() => Promise<void>> = [];
+  let errors: { mock: { calls: unknown[][] }; mockRestore(): void };
+  beforeEach(() => {
+    errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+  });
+  afterEach(async () => {
+    errors.mockRestore();
+    for (const close of servers.splice(0)) await close();
+  });
+
+  async function postThrice(baseUrl: string, delivery = mailDelivery()) {
+    const answers: Array<{ status: number; error: { code: string; message: string } }> = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${baseUrl}/webhooks/mail`, {
+        method: 'POST',
+        body: delivery.body,
+        headers: delivery.headers,
+      });
+      const text = await response.text();
+      expect(text).not.toBe('');
+      answers.push({
+        status: response.status,
+        ...(JSON.parse(text) as { error: { code: string; message: string } }),
+      });
+    }
+    return answers;
+  }
+
+  const logged = () => errors.mock.calls.map((call: unknown[]) => call.map(String).join(' '));
+
+  it('App Router, secret not set: 500 secret_invalid naming SVC_MAIL_WEBHOOK_SECRET on every request, logged once without a stack', async () => {
+    const { POST } = createNextRouteHandlers(() =>
+      createMailReceiver({ secret: process.env.SVC_NEXT_TEST_UNSET_SECRET! }),
+    );
+    const { baseUrl, close } = await listen(createServer(fetchListener(POST)));
+    servers.push(close);
+    for (const answer of await postThrice(baseUrl)) {
+      expect(answer.status).toBe(500);
+      expect(answer.error.code).toBe('secret_invalid');
+      expect(answer.error.message).toContain('SVC_MAIL_WEBHOOK_SECRET');
+    }
+    expect(logged()).toHaveLength(1);
+    expect(logged()[0]).toContain('SVC_MAIL_WEBHOOK_SECRET');
+    expect(logged()[0]).not.toContain('    at ');
+  });
+
+  it('Pages Router, CRM secret too short: 500 secret_invalid naming SVC_CRM_WEBHOOK_SECRET, logged once', async () => {
+    const handler = createNextPagesHandler(() => createCrmReceiver({ secret: 'short' }));
+    const { baseUrl, close } = await listen(createServer((req, res) => void handler(req, res)));
+    servers.push(close);
+    for (const answer of await postThrice(baseUrl)) {
+      expect([answer.status, answer.error.code]).toEqual([500, 'secret_invalid']);
+      expect(answer.error.message).toContain('SVC_CRM_WEBHOOK_SECRET');
+    }
+    expect(logged()).toHaveLength(1);
+    expect(logged()[0]).toContain('SVC_CRM_WEBHOOK_SECRET');
+  });
+
+  it("a factory's own error: 500 options_invalid with a generic answer; its message logged once", async () => {
+    const { POST } = createNextRouteHandlers(() => {
+      throw new Error('postgres://app:hunter2-not-for-senders@db/app is unreachable');
+    });
+    const { baseUrl, close } = await listen(createServer(fetchListener(POST)));
+    servers.push(close);
+    for (const answer of await postThrice(baseUrl)) {
+      expect([answer.status, answer.error.code]).toEqual([500, 'options_invalid']);
+      expect(answer.error.message).not.toContain('hunter2');
+    }
+    expect(logged()).toHaveLength(1);
+    expect(logged()[0]).toContain('is unreachable');
   });
 });

@@ -49,6 +49,18 @@ const call = (
 const admin = { 'X-API-Key': MAIL_TEST_API_KEY };
 
 describe('mocked email API', () => {
+  it('publishes its OpenAPI description at /docs/json and /docs, with the per-IP rate-limit headers', async () => {
+    const document = await call(`${MAIL}/docs/json`)
+      .then((r) => r.json())
+      .then(asJson);
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.servers).toEqual([{ url: MAIL }]);
+    const page = await call(`${MAIL}/docs`);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('x-ratelimit-limit')).toBe('500000');
+    expect(await page.text()).toContain(`href="${MAIL}/docs/json"`);
+  });
+
   it('creates (201, full secret once), reads masked, lists, updates, rotates, deletes', async () => {
     const created = await call(`${MAIL}/api/v1/webhooks`, {
       method: 'POST',

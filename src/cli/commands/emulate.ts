@@ -127,6 +127,7 @@ function printHeader(
   out.line(`${c.bold('svc-webhooks emulator')} on ${address.url}${speed === 1 ? '' : ` (${speed}× speed)`}`);
   out.line(`  page       ${address.url}`);
   out.line(`  email API  ${address.mail.baseUrl}/api/v1   X-API-Key: ${address.mail.apiKey}`);
+  out.line(`  OpenAPI    ${address.mail.baseUrl}/docs/json (email API; a page at /docs)`);
   out.line(`  CRM API    ${address.crm.baseUrl}/v1       Authorization: Bearer ${address.crm.token}`);
   for (const f of forwards) {
     out.line(

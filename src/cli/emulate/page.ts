@@ -79,7 +79,8 @@ export const PAGE_HTML = `<!doctype html>
   <h1>svc-webhooks emulator</h1>
   <span id="live" class="muted">connecting…</span>
   <span class="muted"> · </span><span id="clocks" data-testid="clocks"></span>
-  <div class="meta small">Email API <code id="mail-base"></code> key <code>zm_live_test_admin</code> ·
+  <div class="meta small">Email API <code id="mail-base"></code> key <code>zm_live_test_admin</code>
+  (<a href="/docs">OpenAPI</a>) ·
   CRM API <code id="crm-base"></code> token <code>crm_test_token</code></div>
 </header>
 <main>

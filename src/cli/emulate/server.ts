@@ -1,6 +1,7 @@
 /**
- * The emulator's HTTP server on 127.0.0.1: both services' management APIs (email under `/api/…`,
- * CRM under `/v1/…`, so one base URL serves both), the control routes under `/_emulator/`, the live
+ * The emulator's HTTP server on 127.0.0.1: both services' management APIs (email under `/api/…`
+ * with its OpenAPI description at `/docs` and `/docs/json`, CRM under `/v1/…`, so one base URL
+ * serves both), the control routes under `/_emulator/`, the live
  * page at `/` and its event stream.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -86,7 +87,11 @@ export async function startEmulatorServer(
     }
     // The services' own APIs, addressed at the emulator's origin whatever Host the caller used.
     const request = toRequest(req, origin, body);
-    const response = (await mailApi!.handle(request)) ?? (await crmApi!.handle(request));
+    // The email service's answers (`/api/…`, `/docs`) all carry its per-IP rate-limit headers,
+    // a 404 under `/api` included (email-service §8).
+    const response =
+      (await mailApi!.handle(request, { address: req.socket.remoteAddress, notFound: true })) ??
+      (await crmApi!.handle(request));
     return send(
       res,
       response ?? json(404, { error: { code: 'not_found', message: `No route ${method} ${path}.` } }),

@@ -14,7 +14,7 @@ import { createExchangeLog, EXCHANGE_LIMITS, type Exchange } from './exchanges.j
 
 type Service = 'mail' | 'crm';
 
-/** An attempt as the page shows it: real duration, wall time beside emulated time, the app's error code. */
+/** An attempt as the page shows it: wall time beside emulated time, the app's error code (durations are real time). */
 export type ShownAttempt = EmittedAttempt & { wallAt: string; errorCode: string | null };
 
 /** A delivery as the page lists it (its body is in the inspector's {@link DeliveryDetail}). */
@@ -39,14 +39,6 @@ export interface EmulatorSnapshot {
 export type DeliveryDetail = ShownDelivery & {
   attempts: Array<ShownAttempt & { exchange: Exchange | null }>;
 };
-
-/**
- * An attempt's duration in real milliseconds. The emitters measure it on their clock too, which at
- * `--speed x` runs x times as fast as the app under test: divided back, so the page shows real time.
- */
-export function realDuration(durationMs: number, speed: number): number {
-  return speed === 1 ? durationMs : Math.round(durationMs / speed);
-}
 
 /** Deliveries shown (newest first); older ones stay in the emitters' own histories. */
 const SHOWN = 200;
@@ -94,11 +86,10 @@ export function createEmulatorState(
   const crm = createCrmEmitter(common);
   const wallIso = (iso: string): string => new Date(clock.wall(Date.parse(iso))).toISOString();
 
-  /** An attempt in real time, with its wall time and the app's error code. */
+  /** An attempt with its wall time and the app's error code. */
   function shownAttempt(attempt: EmittedAttempt): ShownAttempt {
     return {
       ...attempt,
-      durationMs: realDuration(attempt.durationMs, speed),
       wallAt: wallIso(attempt.attemptedAt),
       errorCode: attempt.success ? null : (receiverError(attempt.responseBody)?.code ?? null),
     };

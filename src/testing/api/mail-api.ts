@@ -1,18 +1,10 @@
 import type { MailEmitter } from '../emitter/mail-emitter.js';
-import type { CreateMailWebhookInput, UpdateMailWebhookInput } from '../emitter/mail-types.js';
-import { deliveryPage } from './delivery-page.js';
 import { createMailApiKeys } from './mail-api-keys.js';
+import { MAIL_ROUTES } from './mail-api-routes.js';
 import type { MailApiCredential, MailApiScope } from './mail-api-types.js';
-import { createRateLimiter } from './rate-limit.js';
-import {
-  errorResponse,
-  fromError,
-  json,
-  matchRoute,
-  type Route,
-  readJson,
-  segmentsUnder,
-} from './responses.js';
+import { docsResponse } from './mail-docs.js';
+import { createRateLimiter, type RateHit } from './rate-limit.js';
+import { errorResponse, fromError, json, matchRoute, segmentsUnder } from './responses.js';
 
 export type { MailApiCredential, MailApiScope } from './mail-api-types.js';
 
@@ -31,6 +23,8 @@ export interface MailApiOptions {
   keys?: Readonly<Record<string, MailApiCredential>>;
   /** User session tokens, sent as `Authorization: Bearer <jwt>` (email-service §5.3). Default none. */
   sessions?: Readonly<Record<string, MailApiCredential>>;
+  /** Calls per hour from one address (email-service §8: 500000), over it 429 `ip_rate_limit_exceeded`. */
+  ipRateLimitPerHour?: number;
 }
 
 /**
@@ -45,64 +39,12 @@ export interface MailApiOptions {
  */
 export const MAIL_TEST_API_KEY = 'zm_live_test_admin';
 
-type Ctx = { emitter: MailEmitter; apiKeys: ReturnType<typeof createMailApiKeys> };
+/** A 429 with the refused window's headers and `Retry-After` (email-service §7). */
+const tooMany = (hit: RateHit, code: string, message: string) =>
+  errorResponse(429, code, message, hit.headers);
 
 const READ: readonly MailApiScope[] = ['read', 'admin'];
 const ADMIN: readonly MailApiScope[] = ['admin'];
-
-const routes: Route<Ctx>[] = [
-  {
-    path: 'auth/api-keys',
-    methods: {
-      GET: ({ apiKeys }) => json(200, { data: apiKeys.list() }),
-      POST: async ({ apiKeys }, _p, request) => json(201, await apiKeys.create(await readJson(request))),
-    },
-  },
-  {
-    // email-service §5: "Route for revoking a key: not shown". Ours: DELETE …/api-keys/:id.
-    path: 'auth/api-keys/:id',
-    methods: { DELETE: ({ apiKeys }, { id }) => json(200, apiKeys.revoke(id!)) },
-  },
-  {
-    path: 'webhooks',
-    methods: {
-      GET: ({ emitter }) => json(200, { data: emitter.listWebhooks() }),
-      POST: async ({ emitter }, _p, request) =>
-        json(201, emitter.createWebhook((await readJson(request)) as CreateMailWebhookInput)),
-    },
-  },
-  {
-    path: 'webhooks/:id',
-    methods: {
-      GET: ({ emitter }, { id }) => json(200, emitter.getWebhook(id!)),
-      PATCH: async ({ emitter }, { id }, request) =>
-        json(200, emitter.updateWebhook(id!, (await readJson(request)) as UpdateMailWebhookInput)),
-      DELETE: ({ emitter }, { id }) => json(200, emitter.deleteWebhook(id!)),
-    },
-  },
-  {
-    path: 'webhooks/:id/rotate-secret',
-    methods: { POST: ({ emitter }, { id }) => json(200, emitter.rotateSecret(id!)) },
-  },
-  {
-    path: 'webhooks/:id/deliveries',
-    methods: {
-      GET: ({ emitter }, { id }, request) =>
-        json(200, deliveryPage(emitter.listDeliveries(id!), new URL(request.url).searchParams)),
-    },
-  },
-  {
-    path: 'webhooks/:id/deliveries/:deliveryId/retry',
-    methods: {
-      POST: async ({ emitter }, { id, deliveryId }) =>
-        json(200, await emitter.retryDelivery(id!, deliveryId!)),
-    },
-  },
-  {
-    path: 'webhooks/:id/test',
-    methods: { POST: async ({ emitter }, { id }) => json(200, await emitter.sendTest(id!)) },
-  },
-];
 
 /**
  * The email service's webhook routes (`/api/v1/webhooks…`, `/api/v1/auth/me`, `/api/status`) and its
@@ -127,20 +69,46 @@ export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}
     baseUrl = 'https://api.svcmail.test',
     keys = { [MAIL_TEST_API_KEY]: { scopes: ['admin'] } },
     sessions = {},
+    ipRateLimitPerHour = 500_000,
   } = options;
   const limiter = createRateLimiter(() => emitter.clock.now());
+  const ipLimiter = createRateLimiter(() => emitter.clock.now(), 3_600_000);
   const apiKeys = createMailApiKeys(() => emitter.clock.now());
 
-  async function handle(request: Request): Promise<Response | undefined> {
-    const segments = segmentsUnder(request, baseUrl, '/api');
-    if (!segments) return undefined;
-    const path = segments.join('/');
-    if (path === 'status' && request.method === 'GET') return json(200, { status: 'ok' });
-    if (segments[0] !== 'v1') return undefined;
-    const rest = segments.slice(1);
-    const isMe = rest.join('/') === 'auth/me';
-    const match = isMe ? null : matchRoute(routes, rest);
-    if (!isMe && !match) return undefined;
+  /**
+   * Answers `request` when it is one of the email service's routes, else resolves `undefined`.
+   * `client.address` is the caller's IP (its hour window); `client.notFound` answers 404 `not_found`
+   * for an unknown path under `/api` instead of `undefined` (a server that has no other routes there).
+   */
+  async function handle(
+    request: Request,
+    client: { address?: string; notFound?: boolean } = {},
+  ): Promise<Response | undefined> {
+    const docs = segmentsUnder(request, baseUrl, '/docs');
+    const segments = docs ? null : segmentsUnder(request, baseUrl, '/api');
+    const path = (docs ?? segments)?.join('/');
+    const rest = segments?.[0] === 'v1' ? segments.slice(1) : null;
+    const isMe = rest?.join('/') === 'auth/me';
+    const match = rest && !isMe ? matchRoute(MAIL_ROUTES, rest) : null;
+    const isDocs = docs !== null && (path === '' || path === 'json') && request.method === 'GET';
+    const isStatus = segments !== null && path === 'status' && request.method === 'GET';
+    const known = isDocs || isStatus || isMe || match !== null;
+    if (!known && !(client.notFound && segments)) return undefined;
+
+    // email-service §8: every call from an IP counts, and every answer carries the headers.
+    const ip = ipLimiter.hit(`ip:${client.address ?? 'unknown'}`, ipRateLimitPerHour);
+    if (ip.limited)
+      return tooMany(
+        ip,
+        'ip_rate_limit_exceeded',
+        `More than ${ipRateLimitPerHour} calls this hour from this address.`,
+      );
+    if (isDocs) return docsResponse(path === 'json', baseUrl, ip.headers);
+    if (isStatus) return json(200, { status: 'ok' }, ip.headers);
+    if (!known) {
+      const where = new URL(request.url).pathname;
+      return errorResponse(404, 'not_found', `No route ${request.method} ${where}.`, ip.headers);
+    }
 
     const key = request.headers.get('x-api-key');
     const bearer = /^Bearer (.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
@@ -148,20 +116,20 @@ export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}
     const created = key && !Object.hasOwn(keys, key) ? await apiKeys.find(key) : undefined;
     const credential = key ? (created?.credential ?? keys[key]) : bearer ? sessions[bearer] : undefined;
     if (!credential)
-      return errorResponse(401, 'unauthorized', 'Send a valid API key in the X-API-Key header.');
+      return errorResponse(401, 'unauthorized', 'Send a valid API key in the X-API-Key header.', ip.headers);
     const limit = credential.rateLimitPerMinute ?? 1000;
-    const rate = limiter.hit(
+    const keyHit = limiter.hit(
       created ? `id:${created.id}` : `${key ? 'key' : 'session'}:${key ?? bearer}`,
       limit,
     );
-    if (rate.limited) {
-      return errorResponse(
-        429,
+    if (keyHit.limited)
+      return tooMany(
+        keyHit,
         'api_rate_limit_exceeded',
         `More than ${limit} calls this minute with this key.`,
-        rate.headers,
       );
-    }
+    // Two windows count this call: the headers show the one closer to refusing it.
+    const rate = keyHit.remaining <= ip.remaining ? keyHit : ip;
     if (isMe) {
       return json(
         200,
@@ -180,7 +148,7 @@ export function createMailApi(emitter: MailEmitter, options: MailApiOptions = {}
     if (!handler)
       return errorResponse(405, 'method_not_allowed', `${request.method} is not allowed here.`, rate.headers);
     // email-service §4: creating keys "requires an admin key"; we ask admin for every key route.
-    const needed = request.method === 'GET' && rest[0] !== 'auth' ? READ : ADMIN;
+    const needed = request.method === 'GET' && rest![0] !== 'auth' ? READ : ADMIN;
     if (!credential.scopes.some((scope) => needed.includes(scope))) {
       return errorResponse(
         403,

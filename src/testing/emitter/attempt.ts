@@ -118,8 +118,12 @@ export async function performAttempt(
   }
   return {
     statusCode,
-    // Virtual time for in-process waits, wall time for real I/O; whichever actually elapsed.
-    durationMs: Math.max(clock.now() - startedAt, Math.round(performance.now() - wallStart)),
+    // In-process: the handler may wait on the emitter's (virtual) clock, so whichever elapsed. Over the
+    // network the receiver runs in real time: wall time only, whatever the clock's speed (a scaled
+    // clock, as the emulator's `--speed`, would multiply the duration).
+    durationMs: handler
+      ? Math.max(clock.now() - startedAt, Math.round(performance.now() - wallStart))
+      : Math.round(performance.now() - wallStart),
     error,
     responseBody,
   };

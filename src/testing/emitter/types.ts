@@ -33,6 +33,10 @@ export interface EmittedAttempt {
   attemptedAt: string;
   /** HTTP status; 0 when no response arrived (network error, reset, timeout). */
   statusCode: number;
+  /**
+   * Real milliseconds over the network, whatever the clock's speed; with an in-process `handler`,
+   * the longer of real time and the emitter's clock (a handler may wait on a virtual clock).
+   */
   durationMs: number;
   /** True for a 2xx within the time limit. */
   success: boolean;
