@@ -46,7 +46,10 @@ const keyOf = () => `crm:delivery:${(++sequence).toString(16).padStart(8, '0')}-
 // --- the stores before: src/ of BEFORE, unpacked and imported ----------------------------------------
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-stores-raw-'));
 const beforeDir = join(dir, 'before');
-execFileSync('sh', ['-c', `mkdir -p ${beforeDir} && git -C ${root} archive ${BEFORE} src | tar -x -C ${beforeDir}`]);
+execFileSync('sh', [
+  '-c',
+  `mkdir -p ${beforeDir} && git -C ${root} archive ${BEFORE} src | tar -x -C ${beforeDir}`,
+]);
 type Factories = {
   sqlite: typeof import('../src/dedup/sqlite.js');
   postgres: typeof import('../src/dedup/postgres.js');
@@ -152,7 +155,8 @@ function rawRedis(): Contender {
     name: 'raw SET NX PX, SET XX PX',
     async deliver(key) {
       const mine = `t${++token}`;
-      if ((await redis.set(`raw:${key}`, `L:${mine}`, 'PX', LEASE_MS, 'NX')) !== 'OK') throw new Error('taken');
+      if ((await redis.set(`raw:${key}`, `L:${mine}`, 'PX', LEASE_MS, 'NX')) !== 'OK')
+        throw new Error('taken');
       if ((await redis.set(`raw:${key}`, `D:${mine}`, 'PX', TTL_MS, 'XX')) !== 'OK') throw new Error('lost');
     },
   };
@@ -236,7 +240,9 @@ const version = (command: string, args: string[], pattern: RegExp) => {
 };
 const packageVersion = (name: string) =>
   JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')).version;
-const sqliteVersion = (openRawSqlite(':memory:').prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+const sqliteVersion = (
+  openRawSqlite(':memory:').prepare('SELECT sqlite_version() AS v').get() as { v: string }
+).v;
 const section = `### Stores against their raw statements (\`bench/stores-raw.mts\`)
 
 Machine: ${cpus()[0]?.model ?? 'unknown'} (${cpus().length} vCPU, shared with the servers and other work: load

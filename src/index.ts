@@ -10,25 +10,42 @@
 export { type CapturedDelivery, formatCaptureLine } from './core/capture.js';
 export { rawFields } from './core/fields.js';
 export type {
+  ErrorFacts,
   ErrorHook,
   ErrorInfo,
   ErrorPhase,
   HandlerContext,
   InvalidDelivery,
   InvalidHook,
+  WebhookErrorPhase,
   WebhookHandler,
 } from './core/handler-types.js';
 export type { LogEntry, Logger } from './core/logger.js';
 export type { Outcome } from './core/outcome.js';
-export type { BodyReader, HeadersInput, ReceiveInput } from './core/receiver-types.js';
+export type { BodyLimits, BodyReader, HeadersInput, ReceiveInput } from './core/receiver-types.js';
+export type { Telemetry } from './core/telemetry.js';
 export type { Verdict } from './core/verdict.js';
 export { type ConstructCrmEventOptions, constructCrmEvent } from './crm/construct-event.js';
 export type { CrmDedupKey } from './crm/dedup-key.js';
 export { CRM_EVENT_NAMES, type CrmEventName, isCrmEventName } from './crm/event-names.js';
 export { type CrmReceiver, type CrmReceiverOptions, createCrmReceiver } from './crm/receiver.js';
-export type { CrmDataOf, CrmEvent, CrmEventOf, CrmWebhookEvent, UnknownCrmEvent } from './crm/types.js';
-export { createMemoryStore, type MemoryStoreOptions } from './dedup/memory-store.js';
-export type { ClaimResult, DedupStore } from './dedup/types.js';
+export type {
+  CrmDataOf,
+  CrmEnvelopeOf,
+  CrmEvent,
+  CrmEventOf,
+  CrmWebhookEvent,
+  UnknownCrmEvent,
+} from './crm/types.js';
+export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './dedup/memory-store.js';
+export type {
+  AbandonOptions,
+  ClaimOptions,
+  ClaimResult,
+  CompleteOptions,
+  DedupStore,
+  StoreCallOptions,
+} from './dedup/types.js';
 export type { HandoffTarget } from './handoff/job/types.js';
 export { jobError } from './handoff/job-action.js';
 export { type ConstructMailEventOptions, constructMailEvent } from './mail/construct-event.js';

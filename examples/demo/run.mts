@@ -19,9 +19,13 @@ function newest(dir: string): number {
 
 const built = join(root, 'dist/testing.js');
 if (!existsSync(built) || statSync(built).mtimeMs < newest(join(root, 'src'))) {
-  console.log('Building the package (npm run build)…');
-  const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  // One line while it builds; the build's own log (about 200 lines) only when it fails.
+  console.log('Building the package first (npm run build, about 30 s)…');
+  const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, encoding: 'utf8' });
+  if (build.status !== 0) {
+    process.stderr.write(`${build.stdout ?? ''}${build.stderr ?? ''}`);
+    process.exit(build.status ?? 1);
+  }
 }
 
 // `npm run demo -- --trace`: chapter 9 alone, the trace tree of one handed-off delivery.

@@ -8,9 +8,9 @@ import { findReceiver, NOT_FOUND_BODY, type WebhookRoutes } from './routes.js';
 export type { WebhookRoutes } from './routes.js';
 
 /** The part of a Worker's execution context (its `fetch`'s third argument) the handler uses. */
-interface WaitUntilContext {
+type WaitUntilContext = {
   waitUntil(promise: Promise<unknown>): void;
-}
+};
 
 /** The handler: a Worker's `fetch(request, env, ctx)`, or any server's `(request) => response`. */
 type FetchHandler = (request: Request, env?: unknown, ctx?: WaitUntilContext) => Promise<Response>;

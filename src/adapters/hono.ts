@@ -14,9 +14,9 @@ import { WebhookError } from '../shared/errors.js';
  * What the handler reads of a Hono `Context`, typed structurally (`hono` is not a dependency):
  * the web `Request` and the bodies Hono keeps after `c.req.arrayBuffer()`, `c.req.json()`, ….
  */
-interface HonoContextLike {
+type HonoContextLike = {
   req: { raw: Request; bodyCache?: { arrayBuffer?: unknown; blob?: unknown } };
-}
+};
 
 // Logged with the 500 raw_body_unavailable when a middleware read the body as text, JSON or a form.
 const FIX =

@@ -17,7 +17,7 @@ import { findReceiver, type WebhookRoutes } from './routes.js';
  * request and response, the path and method, what a body parser left on `ctx.request`, and the
  * response setters.
  */
-interface KoaContextLike {
+type KoaContextLike = {
   req: IncomingMessage;
   res: ServerResponse;
   path: string;
@@ -26,7 +26,7 @@ interface KoaContextLike {
   status: number;
   body: unknown;
   set(fields: Record<string, string>): void;
-}
+};
 
 // Logged with the 500 raw_body_unavailable when a body parser ran before the webhook middleware.
 const FIX =

@@ -17,7 +17,7 @@ import { findReceiver, NOT_FOUND_BODY, type WebhookRoutes } from './routes.js';
  * events of `@types/aws-lambda` (`APIGatewayProxyEvent`, `APIGatewayProxyEventV2`,
  * `LambdaFunctionURLEvent`) are all accepted.
  */
-interface LambdaHttpEvent {
+type LambdaHttpEvent = {
   /** Payload 1.0 (REST APIs). */
   httpMethod?: string;
   path?: string;
@@ -29,15 +29,15 @@ interface LambdaHttpEvent {
   headers?: Readonly<Record<string, string | undefined>> | null;
   body?: string | null;
   isBase64Encoded?: boolean;
-}
+};
 
 /** The answer in the shape all three integrations take (1.0 and 2.0 structured responses). */
-interface LambdaHttpResult {
+type LambdaHttpResult = {
   statusCode: number;
   headers: Record<string, string>;
   body: string;
   isBase64Encoded: false;
-}
+};
 
 function hasKeys<T extends object>(record: T | null | undefined): record is T {
   for (const _ in record) return true;

@@ -12,9 +12,9 @@ import type { NodeRequestLike } from './node/raw-body.js';
 /**
  * The App Router's route handlers (a `NextRequest` is a `Request`).
  */
-interface NextRouteHandlers {
+type NextRouteHandlers = {
   POST: (request: Request) => Promise<Response>;
-}
+};
 
 /**
  * A receiver, or a function returning one on the first request: route modules are evaluated at build

@@ -91,7 +91,16 @@ export type ErrorPhase =
   /** Hand-off workers: a job was invalid, exhausted its attempts, or the worker failed around it. */
   | 'job';
 
-/** What every {@link ErrorInfo} may carry besides its phase and error. */
+/**
+ * What every {@link ErrorInfo} may carry besides its phase and error.
+ *
+ * @example
+ * ```ts
+ * import type { ErrorFacts, MailEvent } from '@svc/webhooks';
+ *
+ * const where = ({ deliveryId, dedupKey }: ErrorFacts<MailEvent>) => `${deliveryId ?? '?'} (${dedupKey ?? 'no key'})`;
+ * ```
+ */
 export interface ErrorFacts<E> {
   /** The parsed event, when parsing got that far. */
   event?: E;

@@ -21,6 +21,13 @@ export type HeadersInput = Headers | Readonly<Record<string, string | readonly s
 
 /**
  * The limits a receiver reads a body within; a {@link BodyReader} gets them from the receiver.
+ *
+ * @example
+ * ```ts
+ * import type { BodyLimits } from '@svc/webhooks';
+ *
+ * const describe = ({ maxBodyBytes, bodyTimeoutMs }: BodyLimits) => `${maxBodyBytes} bytes within ${bodyTimeoutMs} ms`;
+ * ```
  */
 export interface BodyLimits {
   /** Largest body accepted, in bytes: stop reading past it and reject with `body_too_large`. */

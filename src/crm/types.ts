@@ -26,6 +26,13 @@ type KnownEnvelope<N extends CrmEventName> = KnownFields<z.output<(typeof crmEnv
  * The whole validated envelope (crm-service §2) of one known CRM event: exactly the known envelope
  * fields, `data` as {@link CrmDataOf}. Extra envelope fields are on the object at runtime
  * (`rawFields(envelope)`).
+ *
+ * @example
+ * ```ts
+ * import type { CrmEnvelopeOf } from '@svc/webhooks';
+ *
+ * const tenantOf = (envelope: CrmEnvelopeOf<'deal.won'>) => envelope.tenant_id;
+ * ```
  */
 export type CrmEnvelopeOf<N extends CrmEventName> = {
   [K in keyof KnownEnvelope<N>]: K extends 'data' ? CrmDataOf<N> : KnownEnvelope<N>[K];

@@ -28,6 +28,14 @@ export type ClaimResult =
  * sender's 10-second window and the lease) and passes it here; a store with a time bound of its own
  * (the Redis and Postgres stores' `callTimeoutMs`) uses the call's instead, and keeps its own for calls
  * made without one (your code calling the store directly: purge jobs, scripts).
+ *
+ * @example
+ * ```ts
+ * import type { StoreCallOptions } from '@svc/webhooks';
+ *
+ * const bounded: StoreCallOptions = { callTimeoutMs: 2_000 };
+ * await store.release('mail:delivery:dlv_1', token, bounded);
+ * ```
  */
 export interface StoreCallOptions {
   /**
@@ -38,7 +46,15 @@ export interface StoreCallOptions {
 }
 
 /**
- * Options of {@link DedupStore.claim}.
+ * Options of {@link DedupStore.claim} (and of `extend`).
+ *
+ * @example
+ * ```ts
+ * import type { ClaimOptions } from '@svc/webhooks';
+ *
+ * const options: ClaimOptions = { leaseMs: 30_000, token: crypto.randomUUID() };
+ * const result = await store.claim('mail:delivery:dlv_1', options);
+ * ```
  */
 export interface ClaimOptions extends StoreCallOptions {
   /** How long the claim holds before another caller may take it over, in milliseconds. */
@@ -55,6 +71,15 @@ export interface ClaimOptions extends StoreCallOptions {
 
 /**
  * Options of {@link DedupStore.abandon}.
+ *
+ * @example
+ * ```ts
+ * import type { AbandonOptions } from '@svc/webhooks';
+ *
+ * // A claim timed out: whatever the store did with it, it must hold no lease.
+ * const options: AbandonOptions = { leaseMs: 30_000 };
+ * await store.abandon?.('mail:delivery:dlv_1', token, options);
+ * ```
  */
 export interface AbandonOptions extends StoreCallOptions {
   /**
@@ -66,6 +91,14 @@ export interface AbandonOptions extends StoreCallOptions {
 
 /**
  * Options of {@link DedupStore.complete}.
+ *
+ * @example
+ * ```ts
+ * import type { CompleteOptions } from '@svc/webhooks';
+ *
+ * const ninetyDays: CompleteOptions = { ttlMs: 90 * 86_400_000 };
+ * await store.complete('mail:delivery:dlv_1', token, ninetyDays);
+ * ```
  */
 export interface CompleteOptions extends StoreCallOptions {
   /** How long the completed record is kept (and duplicates are recognised), in milliseconds. */

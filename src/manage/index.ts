@@ -6,9 +6,20 @@
  */
 
 export { type CrmClient, type CrmClientOptions, createCrmClient } from './crm-client.js';
-export type { CrmDelivery, CrmWebhook } from './crm-types.js';
+export type { CreateCrmWebhook, CrmDelivery, CrmWebhook, UpdateCrmWebhook } from './crm-types.js';
 export type { CallOptions } from './http-types.js';
 export { createMailClient, type MailClient, type MailClientOptions } from './mail-client.js';
-export type { MailApiKey, MailDeliveryAttempt, MailDeliveryPage, MailWebhook } from './mail-types.js';
+export type {
+  CreateMailApiKey,
+  CreateMailWebhook,
+  MailApiKey,
+  MailDeliveryAttempt,
+  MailDeliveryPage,
+  MailDeliveryQuery,
+  MailIdentity,
+  MailWebhook,
+  UpdateMailWebhook,
+} from './mail-types.js';
 export { recoverFailedDeliveries } from './recovery.js';
 export type { RecoveryOptions, RecoveryProgress, RecoveryReport, WebhookRecovery } from './recovery-types.js';
+export type { RetryResult } from './retry-result.js';

@@ -10,14 +10,17 @@
 export {
   CRM_TEST_TOKEN,
   type CrmApi,
+  type CrmApiOptions,
   createCrmApi,
 } from './api/crm-api.js';
 export {
   createMailApi,
   MAIL_TEST_API_KEY,
   type MailApi,
+  type MailApiOptions,
 } from './api/mail-api.js';
 export { createRealClock } from './clock/real-clock.js';
+export type { EmitterClock } from './clock/types.js';
 export { createVirtualClock, type VirtualClock } from './clock/virtual-clock.js';
 export { type CrmEmitter, createCrmEmitter } from './emitter/crm-emitter.js';
 export type { CrmEmitterOptions, CrmEmitterWebhook } from './emitter/crm-types.js';
@@ -32,8 +35,10 @@ export type {
 export {
   createFixtures,
   crmData,
+  type EnvelopeOverrides,
   type Fixtures,
   mailPayload,
 } from './fixtures/fixtures.js';
+export type { Overrides } from './fixtures/overrides.js';
 export { createSignedRequest } from './fixtures/signed-request.js';
 export { type StoreContractOptions, storeContract } from './store-contract/contract.js';

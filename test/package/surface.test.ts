@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script shared with .ci/run, which checks the built .d.ts the same way.
-import { entryFiles, overLimits, surfaceOf } from '../../scripts/surface.mjs';
+import { entryFiles, LIMITS, overLimits, surfaceOf } from '../../scripts/surface.mjs';
 import { buildDist } from './dist.js';
 
 interface Surface {
@@ -25,10 +25,11 @@ beforeAll(async () => {
 }, 180_000);
 
 describe('the public surface', () => {
-  it('the root entry: at most 30 values and 45 types', () => {
+  it('the root entry: at most 30 values and 60 types', () => {
     const rootSurface = surfaces.get('.')!;
     expect(rootSurface.values.length).toBeLessThanOrEqual(30);
-    expect(rootSurface.types.length).toBeLessThanOrEqual(45);
+    // 60: the types the root's signatures reach are exported (scripts/surface.mjs, LIMITS).
+    expect(rootSurface.types.length).toBeLessThanOrEqual(60);
     // What a newcomer meets first is there.
     expect(rootSurface.values).toEqual(
       expect.arrayContaining(['createMailReceiver', 'createCrmReceiver', 'WebhookError', 'toResponse']),
@@ -39,9 +40,9 @@ describe('the public surface', () => {
     );
   });
 
-  it('at most 215 names over all entries', () => {
+  it('at most the limit of names over all entries (scripts/surface.mjs)', () => {
     const total = [...surfaces.values()].reduce((sum, s) => sum + s.values.length + s.types.length, 0);
-    expect(total).toBeLessThanOrEqual(215);
+    expect(total).toBeLessThanOrEqual(LIMITS.total);
     expect(overLimits(surfaces)).toEqual([]);
   });
 
@@ -50,7 +51,9 @@ describe('the public surface', () => {
       [...s.values, ...s.types].map((n) => `${subpath}:${n}`),
     );
     expect(
-      all.filter((name) => /:[A-Z]\w*Clock$/.test(name) && !/:(Clock|VirtualClock)$/.test(name)),
+      // EmitterClock: what the emitters run on (a Clock that also sleeps and tracks work), exported
+      // because createRealClock and the emitters' options name it.
+      all.filter((name) => /:[A-Z]\w*Clock$/.test(name) && !/:(Clock|VirtualClock|EmitterClock)$/.test(name)),
     ).toEqual([]);
     expect(all.filter((name) => /systemClock/.test(name))).toEqual([]);
     expect(

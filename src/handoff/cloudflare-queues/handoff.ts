@@ -26,10 +26,10 @@ const encoder = new TextEncoder();
  * console.log(handoff.maxBodyBytes); // 65536
  * ```
  */
-interface CloudflareQueueHandoff extends HandoffTarget {
+type CloudflareQueueHandoff = HandoffTarget & {
   readonly enqueueTimeoutMs: number;
   readonly maxBodyBytes: number;
-}
+};
 
 /**
  * Hand-off mode on Cloudflare Queues: a verified delivery becomes a message (the job, as JSON) on

@@ -4,25 +4,25 @@
  */
 
 /** A queue producer binding (`env.WEBHOOKS`: a `Queue`). */
-export interface QueueLike {
+export type QueueLike = {
   send(
     body: unknown,
     options?: { contentType?: 'json' | 'text' | 'bytes' | 'v8'; delaySeconds?: number },
   ): Promise<unknown>;
-}
+};
 
 /** One message handed to a Worker's `queue()` handler. */
-export interface MessageLike {
+export type MessageLike = {
   readonly id: string;
   readonly body: unknown;
   /** How many times it was delivered, this one included (1 for the first). */
   readonly attempts: number;
   ack(): void;
   retry(options?: { delaySeconds?: number }): void;
-}
+};
 
 /** What a Worker's `queue(batch, env, ctx)` handler receives. */
-export interface MessageBatchLike {
+export type MessageBatchLike = {
   readonly queue: string;
   readonly messages: readonly MessageLike[];
-}
+};

@@ -13,6 +13,14 @@ export type TimerId = number;
  * The time source and scheduler every emitter runs on. {@link createVirtualClock} moves only when
  * told to; {@link createRealClock} follows the wall clock. Every one is also a receiver's `Clock`
  * (`now`, `setTimeout`, `clearTimeout`), so a receiver can share it.
+ *
+ * @example
+ * ```ts
+ * import { createMailEmitter, createRealClock, type EmitterClock } from '@svc/webhooks/testing';
+ *
+ * const clock: EmitterClock = createRealClock();
+ * const emitter = createMailEmitter({ clock, allowPrivateNetworks: true });
+ * ```
  */
 export interface EmitterClock {
   /** Epoch milliseconds. */

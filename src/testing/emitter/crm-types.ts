@@ -30,7 +30,7 @@ export interface CrmEmitterWebhook {
  * const hook = crm.createWebhook({ name: 'sales', url: 'https://hooks.example.com/crm', events: ['deal.won'] } satisfies CreateCrmWebhookInput);
  * ```
  */
-export interface CreateCrmWebhookInput {
+export type CreateCrmWebhookInput = {
   name: string;
   url: string;
   events: readonly CrmEventName[];
@@ -40,7 +40,7 @@ export interface CreateCrmWebhookInput {
    * its own: the emulator's addition (`svc-webhooks emulate --secret`); the service always generates it.
    */
   secret?: string;
-}
+};
 
 /**
  * Body of `updateWebhook` (`PATCH /v1/webhooks/:id`): any of name, url, events, active.
@@ -50,12 +50,12 @@ export interface CreateCrmWebhookInput {
  * crm.updateWebhook(id, { active: false } satisfies UpdateCrmWebhookInput);
  * ```
  */
-export interface UpdateCrmWebhookInput {
+export type UpdateCrmWebhookInput = {
   name?: string;
   url?: string;
   events?: readonly CrmEventName[];
   active?: boolean;
-}
+};
 
 /**
  * One entry of the delivery history (crm-service §2: HTTP status, attempt count, success).
@@ -66,7 +66,7 @@ export interface UpdateCrmWebhookInput {
  * expect(latest).toMatchObject({ statusCode: 200, attempts: 1, success: true });
  * ```
  */
-export interface CrmDeliverySummary {
+export type CrmDeliverySummary = {
   /** The delivery id: the envelope `id` and `X-Svc-Delivery`. */
   id: string;
   event: string;
@@ -79,7 +79,7 @@ export interface CrmDeliverySummary {
   createdAt: string;
   /** Every attempt, oldest first. */
   attemptLog: EmittedAttempt[];
-}
+};
 
 /**
  * Options of {@link createCrmEmitter}.

@@ -35,7 +35,7 @@ export interface MailEmitterWebhook {
  * const { secret } = emitter.createWebhook(input);
  * ```
  */
-export interface CreateMailWebhookInput {
+export type CreateMailWebhookInput = {
   url: string;
   events: readonly MailEventName[];
   description?: string;
@@ -44,7 +44,7 @@ export interface CreateMailWebhookInput {
    * its own: the emulator's addition (`svc-webhooks emulate --secret`); the service always generates it.
    */
   secret?: string;
-}
+};
 
 /**
  * Body of `updateWebhook` (`PATCH /api/v1/webhooks/:id`). `status: 'active'` reactivates a paused
@@ -55,12 +55,12 @@ export interface CreateMailWebhookInput {
  * emitter.updateWebhook(id, { status: 'active' } satisfies UpdateMailWebhookInput); // reactivate
  * ```
  */
-export interface UpdateMailWebhookInput {
+export type UpdateMailWebhookInput = {
   url?: string;
   events?: readonly MailEventName[];
   description?: string;
   status?: 'active' | 'paused';
-}
+};
 
 /**
  * Options of {@link createMailEmitter}.

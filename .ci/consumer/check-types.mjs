@@ -1,0 +1,67 @@
+// `node check-types.mjs <tsc.js> '<subpaths as JSON>'`: type-checks the installed package as an app
+// compiles it, with TypeScript's default `skipLibCheck: false` and no optional peer installed: a module
+// importing every subpath given (ESM, and CJS under nodenext), plus types/inferred.ts, which exports
+// values inferred from each factory and is compiled with `declaration: true`. Once under
+// `moduleResolution: nodenext` and once under `bundler`; one `ok` / `FAIL` line each.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const [tsc, subpathsJson] = process.argv.slice(2);
+const dir = join(import.meta.dirname, 'types');
+const installed = join(import.meta.dirname, 'node_modules/@svc/webhooks');
+const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+const peers = Object.keys(pkg.peerDependencies ?? {});
+// An entry whose own declarations import a peer (./fastify names `fastify`'s plugin type) is for apps
+// that have that peer; every other entry must compile without any.
+const namesPeer = (subpath) => {
+  const types = pkg.exports[subpath === '.' ? '.' : `./${subpath}`].import.types;
+  // Without comments: a JSDoc example may import a peer.
+  const text = readFileSync(join(installed, types), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
+  return peers.find((peer) => new RegExp(`from '${peer}(/[^']*)?'`).test(text));
+};
+const subpaths = JSON.parse(subpathsJson).filter((subpath) => {
+  const peer = namesPeer(subpath);
+  if (peer) console.log(`note: ${subpath} is left out, its declarations import the peer ${peer}`);
+  return !peer;
+});
+const specifiers = subpaths.map((s) => (s === '.' ? '@svc/webhooks' : `@svc/webhooks/${s}`));
+mkdirSync(dir, { recursive: true });
+writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+const imports = specifiers.map((s, i) => `import * as entry${i} from '${s}';`).join('\n');
+const uses = `export const entries = [${specifiers.map((_, i) => `entry${i}`).join(', ')}];\n`;
+writeFileSync(join(dir, 'entries.ts'), `${imports}\n${uses}`);
+writeFileSync(
+  join(dir, 'entries.cts'),
+  `${specifiers.map((s, i) => `import entry${i} = require('${s}');`).join('\n')}\n${uses}`,
+);
+
+const common = {
+  strict: true,
+  skipLibCheck: false,
+  declaration: true,
+  emitDeclarationOnly: true,
+  target: 'es2022',
+  types: ['node'],
+};
+const configs = {
+  nodenext: { module: 'nodenext', moduleResolution: 'nodenext', files: ['entries.ts', 'entries.cts', 'inferred.ts'] },
+  bundler: { module: 'esnext', moduleResolution: 'bundler', files: ['entries.ts', 'inferred.ts'] },
+};
+let failed = false;
+for (const [name, { files, ...options }] of Object.entries(configs)) {
+  const config = `tsconfig.${name}.json`;
+  writeFileSync(
+    join(dir, config),
+    JSON.stringify({ compilerOptions: { ...common, ...options, outDir: `out-${name}` }, files }, null, 2),
+  );
+  try {
+    execFileSync(process.execPath, [tsc, '-p', config], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
+    console.log(`ok types (moduleResolution ${name}, skipLibCheck false, declaration emit): ${specifiers.length} entries`);
+  } catch (error) {
+    failed = true;
+    console.log(`${error.stdout ?? ''}${error.stderr ?? ''}`.trimEnd());
+    console.log(`FAIL types (moduleResolution ${name}, skipLibCheck false, declaration emit)`);
+  }
+}
+process.exitCode = failed ? 1 : 0;
