@@ -5,7 +5,7 @@
  * a failed request; every internal link and anchor resolves; the search box finds an error code's row
  * and an export's reference entry; each reference page documents exactly the exports of its entry
  * (etc/*.api.md, which CI compares with the source). Screenshots of the home page, a quickstart and a
- * reference page go to .tmp/ (git-ignored).
+ * reference page, and of the search box's results, go to .tmp/ (git-ignored).
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -210,6 +210,7 @@ describe('the docs site in a browser', () => {
       await page.locator('#search').fill(query);
       const first = page.locator('#search-results a').first();
       await first.waitFor();
+      await page.screenshot({ path: join(shots, `site-search-${query}.png`) });
       const href = new URL((await first.getAttribute('href')) ?? '', page.url());
       expect(href.pathname + href.hash).toBe(`/${expected}`);
       await page.locator('#search').press('Enter');
