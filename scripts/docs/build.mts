@@ -14,7 +14,7 @@ import { SEARCH_OPTIONS } from './assets/tokenize.js';
 import { pageHtml, type SidebarGroup } from './layout.mts';
 import { type Rendered, renderMarkdown, type Section } from './markdown.mts';
 import { NAV } from './nav.mts';
-import { referenceMarkdown, referencePage } from './reference.mts';
+import { proseAngles, referenceMarkdown, referencePage } from './reference.mts';
 
 const ASSETS = join(ROOT, 'scripts/docs/assets');
 
@@ -107,7 +107,7 @@ function referenceIndex(model: ApiEntry[]): string {
   ];
   for (const entry of model) {
     const summary = entry.moduleDoc.replace(/\s+/g, ' ').replace(/^`[^`]+`:\s*/, '').split(/(?<=\.)\s/)[0] ?? '';
-    lines.push(`| [\`${entry.importPath}\`](${referencePage(entry).slice('reference/'.length)}) | ${entry.exports.length} | ${summary.replace(/\|/g, '\\|')} |`);
+    lines.push(`| [\`${entry.importPath}\`](${referencePage(entry).slice('reference/'.length)}) | ${entry.exports.length} | ${proseAngles(summary).replace(/\|/g, '\\|')} |`);
   }
   return lines.join('\n');
 }

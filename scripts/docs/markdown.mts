@@ -36,14 +36,16 @@ const LANGUAGES: Record<string, string> = {
 export const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-const decode = (html: string) =>
-  html
-    .replace(/<[^>]*>/g, '')
+const decodeEntities = (text: string) =>
+  text
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
     .replace(/&amp;/g, '&');
+
+/** The text of rendered inline HTML: tags dropped, entities decoded. */
+const decode = (html: string) => decodeEntities(html.replace(/<[^>]*>/g, ''));
 
 /** GitHub's heading id: lower case, punctuation but `-` and `_` dropped, spaces to `-`. */
 export function slugger() {
@@ -115,7 +117,7 @@ export function renderMarkdown(markdown: string, context: RenderContext): Render
         return `<pre><code class="hljs${language ? ` language-${language}` : ''}">${body}</code></pre>\n`;
       },
       codespan({ text }) {
-        const raw = decode(text);
+        const raw = decodeEntities(text);
         const target = context.errorCodes.get(raw);
         const code = `<code>${escapeHtml(raw)}</code>`;
         return target ? `<a class="error-code" href="${fromPage(target.split('#')[0]!)}#${raw}">${code}</a>` : code;

@@ -22,7 +22,7 @@ const pageName = (entry: ApiEntry) => (entry.id === 'index' ? 'main' : entry.id)
 
 /** Markdown of the reference page of `entry`; `owners` maps an export name to the entries exporting it. */
 export function referenceMarkdown(entry: ApiEntry, owners: Map<string, ApiEntry[]>): string {
-  const link = (text: string) => resolveLinks(text, entry, owners);
+  const link = (text: string) => resolveLinks(proseAngles(text), entry, owners);
   const out = [`# ${entry.importPath}`, '', link(entry.moduleDoc), ''];
   const values = entry.exports.filter((e) => e.kind === 'function' || e.kind === 'variable' || e.kind === 'class');
   if (values.length > 0)
@@ -72,6 +72,16 @@ const memberDefault = (tags: ApiTag[]) => {
   const value = tags.find((t) => t.name === 'default')?.text;
   return value ? ` Default: ${value}.` : '';
 };
+
+/**
+ * JSDoc prose is text, not HTML: `Promise<Response>` outside backticks must show as written, not
+ * become an unknown element. Code spans and fenced blocks are left as they are.
+ */
+export const proseAngles = (text: string) =>
+  text
+    .split(/(```[\s\S]*?```|`[^`\n]*`)/)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/</g, '&lt;')))
+    .join('');
 
 /** Continuation lines of a list item are indented so they stay in the item. */
 const indent = (text: string) => text.replace(/\n/g, '\n  ');

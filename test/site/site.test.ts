@@ -237,6 +237,13 @@ describe('the docs site in a browser', () => {
     }
   });
 
+  it('shows code and JSDoc prose with angle brackets as written, never as HTML elements', async () => {
+    await page.goto(`${base}/reference/fetch.html`);
+    const article = (await page.locator('article').textContent()) ?? '';
+    expect(article).toContain('(Request) => Promise<Response>');
+    expect(await page.locator('article response').count()).toBe(0);
+  });
+
   it('screenshots the home page, a quickstart and a reference page', async () => {
     for (const [path, name] of [
       ['index.html', 'site-home'],
