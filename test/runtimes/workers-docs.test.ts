@@ -157,7 +157,7 @@ describe('Workers snippets of the README and docs, verbatim in workerd without n
       if (coveredBy !== undefined)
         expect(existsSync(join(root, coveredBy)), `${where}: ${coveredBy} does not exist`).toBe(true);
     }
-    // The README's verify snippet and the two of docs/adapters.md at least.
+    // The verify snippet of docs/getting-started.md and the two of docs/adapters.md at least.
     expect(marked.length).toBeGreaterThanOrEqual(3);
   });
 

@@ -1,0 +1,166 @@
+// `npm run docs`: builds the static documentation site into site/ (git-ignored).
+//   npx tsx scripts/docs/build.mts [--out DIR]
+// Pages: README.md (the home page), every docs/*.md, and one API reference page per public entry of
+// entries.json generated from its JSDoc (scripts/docs/api-model.mts). A sidebar by task
+// (scripts/docs/nav.mts), a table of contents per page, and local full-text search (a MiniSearch
+// index built here, loaded by the page). Offline: nothing is fetched. Fails, listing them, when an
+// internal link or anchor of any page (or of the sidebar) does not resolve.
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, posix } from 'node:path';
+import MiniSearch from 'minisearch';
+import { WEBHOOK_ERROR_STATUS } from '../../src/shared/errors.ts';
+import { type ApiEntry, apiModel, ROOT } from './api-model.mts';
+import { SEARCH_OPTIONS } from './assets/tokenize.js';
+import { pageHtml, type SidebarGroup } from './layout.mts';
+import { type Rendered, renderMarkdown, type Section } from './markdown.mts';
+import { NAV } from './nav.mts';
+import { proseAngles, referenceMarkdown, referencePage } from './reference.mts';
+
+const ASSETS = join(ROOT, 'scripts/docs/assets');
+
+interface Source {
+  /** Repository path of the markdown, or a virtual one for generated pages. */
+  source: string;
+  page: string;
+  markdown: string;
+}
+
+export interface BuildResult {
+  out: string;
+  pages: string[];
+  referenceEntries: number;
+  referenceExports: number;
+  ms: number;
+  /** Of which the TypeScript compiler's reading of the entries. */
+  modelMs: number;
+}
+
+export function buildSite(out = join(ROOT, 'site')): BuildResult {
+  const started = performance.now();
+  const docs = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort();
+  const sources: Source[] = [
+    { source: 'README.md', page: 'index.html', markdown: read('README.md') },
+    ...docs.map((f) => ({ source: `docs/${f}`, page: f.replace(/\.md$/, '.html'), markdown: read(`docs/${f}`) })),
+  ];
+  const modelStarted = performance.now();
+  const model = apiModel();
+  const modelMs = performance.now() - modelStarted;
+  const owners = new Map<string, ApiEntry[]>();
+  for (const entry of model) for (const e of entry.exports) owners.set(e.name, [...(owners.get(e.name) ?? []), entry]);
+  sources.push({ source: 'reference/index.md', page: 'reference/index.html', markdown: referenceIndex(model) });
+  for (const entry of model)
+    sources.push({ source: `reference/${entry.id}.md`, page: referencePage(entry), markdown: referenceMarkdown(entry, owners) });
+
+  const pages = new Map(sources.map((s) => [s.source, s.page]));
+  const errorCodes = new Map(Object.keys(WEBHOOK_ERROR_STATUS).map((code) => [code, `errors.html#${code}`]));
+  const rendered = sources.map((s) => ({
+    ...s,
+    rendered: renderMarkdown(s.markdown, { source: s.source, page: s.page, pages, errorCodes }),
+  }));
+  const sidebar = sidebarOf(rendered, model);
+
+  rmSync(out, { recursive: true, force: true });
+  const html = new Map<string, string>();
+  for (const { page, rendered: r } of rendered) {
+    const text = pageHtml(page, r, sidebar);
+    html.set(page, text);
+    mkdirSync(dirname(join(out, page)), { recursive: true });
+    writeFileSync(join(out, page), text);
+  }
+  const broken = brokenLinks(html);
+  if (broken.length > 0) throw new Error(`docs: ${broken.length} broken internal links:\n  ${broken.join('\n  ')}`);
+
+  const search = new MiniSearch<Section & { id: number }>(SEARCH_OPTIONS);
+  search.addAll(rendered.flatMap((r) => r.rendered.sections).map((s, id) => ({ ...s, id })));
+  writeFileSync(join(out, 'search-index.json'), JSON.stringify(search));
+  mkdirSync(join(out, 'assets'), { recursive: true });
+  for (const file of ['site.js', 'tokenize.js']) copyFileSync(join(ASSETS, file), join(out, 'assets', file));
+  copyFileSync(join(ROOT, 'node_modules/minisearch/dist/umd/index.js'), join(out, 'assets/minisearch.js'));
+  writeFileSync(
+    join(out, 'assets/site.css'),
+    `${read('node_modules/highlight.js/styles/github.css')}\n${read('scripts/docs/assets/site.css')}`,
+  );
+  return {
+    out,
+    pages: [...html.keys()],
+    referenceEntries: model.length,
+    referenceExports: model.reduce((n, e) => n + e.exports.length, 0),
+    ms: performance.now() - started,
+    modelMs,
+  };
+}
+
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+function referenceIndex(model: ApiEntry[]): string {
+  const lines = [
+    '# API reference',
+    '',
+    'One page per entry of the package: every export with its declaration, its documentation and a',
+    'type-checked example, generated from the same JSDoc your editor shows. The same declarations are',
+    'committed in `etc/*.api.md` (`npm run api:update`), so a change to the public API shows in review.',
+    '',
+    '| import | exports | what |',
+    '|---|---:|---|',
+  ];
+  for (const entry of model) {
+    const summary = entry.moduleDoc.replace(/\s+/g, ' ').replace(/^`[^`]+`:\s*/, '').split(/(?<=\.)\s/)[0] ?? '';
+    lines.push(`| [\`${entry.importPath}\`](${referencePage(entry).slice('reference/'.length)}) | ${entry.exports.length} | ${proseAngles(summary).replace(/\|/g, '\\|')} |`);
+  }
+  return lines.join('\n');
+}
+
+function sidebarOf(rendered: Array<Source & { rendered: Rendered }>, model: ApiEntry[]): SidebarGroup[] {
+  const pageOf = new Map(rendered.map((r) => [r.source, r]));
+  const named = new Set<string>();
+  const groups: SidebarGroup[] = NAV.map((group) => ({
+    title: group.title,
+    links: group.items.map((item) => {
+      const [file = '', anchor] = item.target.split('#');
+      const target = pageOf.get(file);
+      if (!target) throw new Error(`docs: the sidebar (scripts/docs/nav.mts) names ${file}, which is not a page`);
+      named.add(file);
+      return { text: item.text, url: `${target.page}${anchor ? `#${anchor}` : ''}` };
+    }),
+  }));
+  const more = rendered
+    .filter((r) => r.source.startsWith('docs/') && !named.has(r.source))
+    .map((r) => ({ text: r.rendered.title, url: r.page }))
+    .sort((a, b) => a.text.localeCompare(b.text, 'en'));
+  if (more.length > 0) groups.push({ title: 'More guides', links: more });
+  groups.push({
+    title: 'API reference',
+    links: [
+      { text: 'All entries', url: 'reference/index.html' },
+      ...model.map((entry) => ({ text: entry.importPath.replace('@svc/webhooks', '') || '@svc/webhooks', url: referencePage(entry) })),
+    ],
+  });
+  return groups;
+}
+
+/** Internal links (href to a page of the site, with an optional anchor) that resolve to nothing. */
+export function brokenLinks(html: Map<string, string>): string[] {
+  const ids = new Map([...html].map(([page, text]) => [page, new Set([...text.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!))]));
+  const broken = new Set<string>();
+  for (const [page, text] of html) {
+    for (const [, href = ''] of text.matchAll(/\shref="([^"]+)"/g)) {
+      if (/^[a-z]+:/i.test(href) || href.startsWith('//')) continue;
+      const [path = '', anchor] = href.replace(/&amp;/g, '&').split('#');
+      const target = path ? posix.normalize(posix.join(posix.dirname(page), path)) : page;
+      if (target.startsWith('assets/')) continue;
+      if (!ids.has(target)) broken.add(`${page}: ${href} (no page ${target})`);
+      else if (anchor && !ids.get(target)!.has(decodeURIComponent(anchor))) broken.add(`${page}: ${href} (no #${anchor} in ${target})`);
+    }
+  }
+  return [...broken];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const at = process.argv.indexOf('--out');
+  const result = buildSite(at > 0 ? process.argv[at + 1] : undefined);
+  console.log(
+    `docs: ${result.pages.length} pages (${result.referenceEntries} reference pages, ${result.referenceExports} exports) in ${posix.relative(ROOT, result.out) || result.out} in ${(result.ms / 1000).toFixed(1)} s (${(result.modelMs / 1000).toFixed(1)} s of it reading the entries with TypeScript)`,
+  );
+}

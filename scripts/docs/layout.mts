@@ -1,0 +1,71 @@
+// The HTML around every page of the site: header with the search box, the sidebar by task, the
+// article, and the page's table of contents. Links are relative, so the site works from any folder
+// and from a file server on 127.0.0.1.
+import { posix } from 'node:path';
+import { escapeHtml, type Rendered } from './markdown.mts';
+
+export interface SidebarLink {
+  text: string;
+  /** Site URL from the root, with an optional anchor. */
+  url: string;
+}
+
+export interface SidebarGroup {
+  title: string;
+  links: SidebarLink[];
+}
+
+export function pageHtml(page: string, rendered: Rendered, sidebar: SidebarGroup[]): string {
+  const root = posix.relative(posix.dirname(page), '.') || '.';
+  const href = (url: string) => posix.relative(posix.dirname(page), url.split('#')[0]!) + (url.includes('#') ? url.slice(url.indexOf('#')) : '') || posix.basename(url);
+  const nav = sidebar
+    .map(
+      (group) =>
+        `<section><h2>${escapeHtml(group.title)}</h2><ul>${group.links
+          .map((link) => {
+            const current = link.url === page ? ' aria-current="page"' : '';
+            return `<li><a href="${escapeHtml(href(link.url))}"${current}>${escapeHtml(link.text)}</a></li>`;
+          })
+          .join('')}</ul></section>`,
+    )
+    .join('\n');
+  const toc = rendered.toc.length
+    ? `<nav class="toc" aria-label="On this page"><h2>On this page</h2><ul>${rendered.toc
+        .map((h) => `<li class="depth-${h.depth}"><a href="#${escapeHtml(h.id)}">${escapeHtml(h.text)}</a></li>`)
+        .join('')}</ul></nav>`
+    : '';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(rendered.title)} · @svc/webhooks</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${root}/assets/site.css">
+<script src="${root}/assets/minisearch.js" defer></script>
+<script type="module" src="${root}/assets/site.js"></script>
+</head>
+<body data-root="${root}">
+<header class="top">
+  <a class="brand" href="${root}/index.html">@svc/webhooks</a>
+  <div class="search">
+    <input id="search" type="search" placeholder="Search the docs and the API" aria-label="Search" autocomplete="off">
+    <ol id="search-results" hidden></ol>
+  </div>
+  <a class="top-link" href="${root}/reference/index.html">API reference</a>
+</header>
+<div class="layout">
+<nav class="sidebar" aria-label="Documentation">
+${nav}
+</nav>
+<main>
+<article>
+${rendered.html}
+</article>
+</main>
+${toc}
+</div>
+</body>
+</html>
+`;
+}

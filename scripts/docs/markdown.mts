@@ -1,0 +1,191 @@
+// Markdown to HTML for the docs site: GitHub-style heading ids (so the links between docs/*.md work
+// the same on a code host and on the site), links to other pages rewritten to their .html, error codes
+// in inline code linked to their row in the errors page, highlighted code, and the sections and
+// headings each page contributes to the search index and its table of contents.
+import { posix } from 'node:path';
+import hljs from 'highlight.js/lib/core';
+import bash from 'highlight.js/lib/languages/bash';
+import json from 'highlight.js/lib/languages/json';
+import sql from 'highlight.js/lib/languages/sql';
+import typescript from 'highlight.js/lib/languages/typescript';
+import yaml from 'highlight.js/lib/languages/yaml';
+import { Marked, type Tokens } from 'marked';
+
+hljs.registerLanguage('typescript', typescript);
+hljs.registerLanguage('bash', bash);
+hljs.registerLanguage('json', json);
+hljs.registerLanguage('sql', sql);
+hljs.registerLanguage('yaml', yaml);
+const LANGUAGES: Record<string, string> = {
+  ts: 'typescript',
+  typescript: 'typescript',
+  js: 'typescript',
+  javascript: 'typescript',
+  mjs: 'typescript',
+  tsx: 'typescript',
+  sh: 'bash',
+  bash: 'bash',
+  shell: 'bash',
+  json: 'json',
+  jsonc: 'json',
+  sql: 'sql',
+  yaml: 'yaml',
+  yml: 'yaml',
+};
+
+export const escapeHtml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+const decodeEntities = (text: string) =>
+  text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
+
+/** The text of rendered inline HTML: tags dropped, entities decoded. */
+const decode = (html: string) => decodeEntities(html.replace(/<[^>]*>/g, ''));
+
+/** GitHub's heading id: lower case, punctuation but `-` and `_` dropped, spaces to `-`. */
+export function slugger() {
+  const seen = new Map<string, number>();
+  return (text: string) => {
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+      .replace(/ /g, '-');
+    const count = seen.get(base) ?? 0;
+    seen.set(base, count + 1);
+    return count === 0 ? base : `${base}-${count}`;
+  };
+}
+
+/** One searchable part of a page: a section under a heading, an error code's row. */
+export interface Section {
+  /** URL relative to the site root, with its `#anchor`. */
+  url: string;
+  title: string;
+  page: string;
+  text: string;
+}
+
+export interface Rendered {
+  html: string;
+  title: string;
+  /** The page's h2 and h3 headings, for its table of contents. */
+  toc: Array<{ depth: number; id: string; text: string }>;
+  sections: Section[];
+}
+
+export interface RenderContext {
+  /** The markdown's path in the repository (`docs/dedup.md`, `README.md`), to resolve relative links. */
+  source: string;
+  /** The page's path in the site (`dedup.html`, `reference/sqlite.html`). */
+  page: string;
+  /** Repository path of a markdown file -> its page in the site. */
+  pages: Map<string, string>;
+  /** Error code -> its anchor in the site (`errors.html#signature_mismatch`). */
+  errorCodes: Map<string, string>;
+}
+
+/** Renders one markdown document for the page `context.page`. */
+export function renderMarkdown(markdown: string, context: RenderContext): Rendered {
+  const slug = slugger();
+  const toc: Rendered['toc'] = [];
+  const fromPage = (target: string) => posix.relative(posix.dirname(context.page), target) || posix.basename(target);
+  const isErrorsPage = context.errorCodes.size > 0 && [...context.errorCodes.values()][0]!.startsWith(`${context.page}#`);
+  let title = '';
+
+  const marked = new Marked({
+    gfm: true,
+    renderer: {
+      heading({ tokens, depth }) {
+        let inner = this.parser.parseInline(tokens);
+        // `## name {#id}`: an explicit id (the reference pages use the export's own name).
+        const explicit = /\s*\{#([\w$.-]+)\}\s*$/.exec(inner);
+        if (explicit) inner = inner.slice(0, explicit.index);
+        const text = decode(inner).trim();
+        const id = explicit?.[1] ?? slug(text);
+        if (depth === 1 && !title) title = text;
+        if (depth === 2 || depth === 3) toc.push({ depth, id, text });
+        return `<h${depth} id="${escapeHtml(id)}"><a class="anchor" href="#${escapeHtml(id)}" aria-hidden="true">#</a>${inner}</h${depth}>\n`;
+      },
+      code({ text, lang }) {
+        const language = LANGUAGES[(lang ?? '').split(/\s/)[0]!.toLowerCase()];
+        const body = language ? hljs.highlight(text, { language, ignoreIllegals: true }).value : escapeHtml(text);
+        return `<pre><code class="hljs${language ? ` language-${language}` : ''}">${body}</code></pre>\n`;
+      },
+      codespan({ text }) {
+        const raw = decodeEntities(text);
+        const target = context.errorCodes.get(raw);
+        const code = `<code>${escapeHtml(raw)}</code>`;
+        return target ? `<a class="error-code" href="${fromPage(target.split('#')[0]!)}#${raw}">${code}</a>` : code;
+      },
+      link({ href, title: linkTitle, tokens }) {
+        const inner = this.parser.parseInline(tokens);
+        const url = rewriteHref(href, context, fromPage);
+        const titleAttr = linkTitle ? ` title="${escapeHtml(linkTitle)}"` : '';
+        if (url === undefined)
+          return `<span class="repo-path" title="${escapeHtml(`in the repository: ${repoPath(href, context)}`)}">${inner}</span>`;
+        const external = /^[a-z]+:/i.test(url) ? ' rel="noopener"' : '';
+        return `<a href="${escapeHtml(url)}"${titleAttr}${external}>${inner}</a>`;
+      },
+      tablerow({ text }) {
+        const code = /^<td[^>]*>(?:<a [^>]*>)?<code>([a-z_]+)<\/code>/.exec(text)?.[1];
+        const id = isErrorsPage && code && context.errorCodes.has(code) ? ` id="${code}"` : '';
+        return `<tr${id}>\n${text}</tr>\n`;
+      },
+    },
+  });
+
+  const tokens = marked.lexer(markdown);
+  const html = marked.parser(tokens);
+  return { html, title: title || context.page, toc, sections: sectionsOf(tokens, context, title) };
+}
+
+function repoPath(href: string, context: RenderContext) {
+  const [path = ''] = href.split('#');
+  return posix.normalize(posix.join(posix.dirname(context.source), path));
+}
+
+/** A link's URL in the site, or undefined for a file of the repository that is not a page. */
+function rewriteHref(href: string, context: RenderContext, fromPage: (target: string) => string) {
+  if (/^[a-z]+:/i.test(href) || href.startsWith('#') || href.startsWith('//')) return href;
+  // Already a page of the site (the generated reference pages link to each other this way).
+  if (/^[\w./-]+\.html(#.*)?$/.test(href)) return href;
+  const hash = href.includes('#') ? href.slice(href.indexOf('#')) : '';
+  const page = context.pages.get(repoPath(href, context));
+  return page === undefined ? undefined : `${fromPage(page)}${hash}`;
+}
+
+/** The page cut at its h1–h3 headings, plus one section per error code row of the errors table. */
+function sectionsOf(tokens: Tokens.Generic[], context: RenderContext, pageTitle: string): Section[] {
+  const slug = slugger();
+  const sections: Section[] = [];
+  let current: Section = { url: context.page, title: pageTitle, page: pageTitle, text: '' };
+  const plain = (raw: string) => raw.replace(/<!--[\s\S]*?-->/g, '').replace(/[`*_>#|]+/g, ' ');
+  for (const token of tokens) {
+    if (token.type === 'heading') {
+      const text = decode(new Marked().parseInline(token.text) as string).replace(/\s*\{#([\w$.-]+)\}\s*$/, '');
+      const explicit = /\{#([\w$.-]+)\}\s*$/.exec(token.text)?.[1];
+      const id = explicit ?? slug(text.trim());
+      if (token.depth <= 3) {
+        if (current.text.trim() || current.title) sections.push(current);
+        current = { url: token.depth === 1 ? context.page : `${context.page}#${id}`, title: text.trim(), page: pageTitle, text: '' };
+        continue;
+      }
+    }
+    if (token.type === 'table') {
+      for (const row of (token as Tokens.Table).rows) {
+        const code = /^`([a-z_]+)`$/.exec(row[0]?.text ?? '')?.[1];
+        const anchor = code ? context.errorCodes.get(code) : undefined;
+        if (code && anchor === `${context.page}#${code}`)
+          sections.push({ url: anchor, title: code, page: pageTitle, text: plain(row.map((c) => c.text).join(' ')) });
+      }
+    }
+    if (token.type !== 'html') current.text += ` ${plain(token.raw)}`;
+  }
+  sections.push(current);
+  return sections.filter((s) => s.title || s.text.trim());
+}
