@@ -14,6 +14,7 @@ import type { HandlerRegistry } from './handler-registry.js';
 import { handleInvalid } from './invalid.js';
 import { emit, errField } from './logger.js';
 import { type ProcessSettings, processDelivery } from './process-delivery.js';
+import { rawBodyReports } from './raw-body-unavailable.js';
 import { bodyTooLarge } from './read-body.js';
 import { readHeader, readHeaderString } from './read-header.js';
 import type { ResolvedOptions } from './receiver-options.js';
@@ -55,6 +56,7 @@ export function createReceivePath(
   // Chosen once: node:crypto verifies without a promise (and without an await hop); Web Crypto
   // only with one.
   const syncVerify = getNodeCrypto() !== null;
+  const firstRawBodyReport = rawBodyReports();
 
   /** A reader's refusal (too large, too slow, unreadable, parsed by someone else), logged once. */
   function unreadable(error: unknown): Verdict {
@@ -62,7 +64,10 @@ export function createReceivePath(
       ? error
       : new WebhookError('internal_error', 'The request failed.', { cause: error });
     const verdict = verdictOfError(service, reason);
-    emit(logger, verdict.kind === 'failed' ? 'error' : 'warn', 'webhook request refused', {
+    // A route missing its raw body fails every delivery the same way: its fix is logged once.
+    const repeated = reason.code === 'raw_body_unavailable' && !firstRawBodyReport(reason);
+    const level = repeated ? 'debug' : verdict.kind === 'failed' ? 'error' : 'warn';
+    emit(logger, level, 'webhook request refused', {
       service,
       code: reason.code,
       ...(reason.cause === undefined ? {} : { err: errField(reason.cause) }),
