@@ -22,6 +22,7 @@ import type { BodyLimits, ReceiveInput } from './receiver-types.js';
 import { report } from './report.js';
 import { createScheduler } from './request-timers.js';
 import type { ServiceSpec } from './service-spec.js';
+import { signatureRefusal } from './signature-refusal.js';
 import { accepted, failed, refused, type Verdict, verdictOfError } from './verdict.js';
 
 /** The receive function of a receiver. */
@@ -122,7 +123,14 @@ export function createReceivePath(
       if (!result.ok) {
         const deliveryId = readHeaderString(headers, headerNames.deliveryId);
         emit(logger, 'warn', 'webhook signature rejected', { service, code: result.code, deliveryId });
-        return refused(service, new WebhookError(result.code, result.message), { deliveryId });
+        const refusal = signatureRefusal(
+          result,
+          service,
+          headerNames.signature,
+          headers,
+          spec.foreignSignatures,
+        );
+        return refused(service, refusal, { deliveryId });
       }
       let event: ReturnType<ServiceSpec['parse']>;
       try {
