@@ -22,6 +22,7 @@ export type { LogEntry, Logger } from './core/logger.js';
 export type { Outcome } from './core/outcome.js';
 export type { ReceiverOptions } from './core/receiver-options.js';
 export type { BodyReader, HeadersInput, ReceiveInput } from './core/receiver-types.js';
+export type { SecretRequest, SecretResolver } from './core/route-secrets.js';
 export type { Verdict } from './core/verdict.js';
 export { type ConstructCrmEventOptions, constructCrmEvent } from './crm/construct-event.js';
 export type { CrmDedupKey } from './crm/dedup-key.js';

@@ -21,6 +21,7 @@ import type { ResolvedOptions } from './receiver-options.js';
 import type { BodyLimits, ReceiveInput } from './receiver-types.js';
 import { report } from './report.js';
 import { createScheduler } from './request-timers.js';
+import { verifyForRoute } from './route-secrets.js';
 import type { ServiceSpec } from './service-spec.js';
 import { signatureRefusal } from './signature-refusal.js';
 import { accepted, failed, refused, type Verdict, verdictOfError } from './verdict.js';
@@ -49,7 +50,7 @@ export function createReceivePath(
   options: ResolvedOptions,
   registry: HandlerRegistry,
 ): Receive {
-  const { secrets, maxBodyBytes, bodyTimeoutMs, logger, clock, capture, timeoutMs } = options;
+  const { secrets, routeSecrets, maxBodyBytes, bodyTimeoutMs, logger, clock, capture, timeoutMs } = options;
   const { service, headerNames } = spec;
   const hooks = registry.errorHooks;
   const limits: BodyLimits = Object.freeze({ maxBodyBytes, bodyTimeoutMs });
@@ -117,9 +118,17 @@ export function createReceivePath(
       }
       // email-service §6 rule 1, crm-service §6 rule 2: the signature over the exact bytes, before parsing.
       const signature = readHeader(headers, headerNames.signature);
-      const result = syncVerify
-        ? verifySignatureSync(body, signature, secrets)
-        : await verifySignature(body, signature, secrets);
+      let result: Awaited<ReturnType<typeof verifySignature>>;
+      try {
+        result = routeSecrets
+          ? await verifyForRoute(routeSecrets, body, signature, input)
+          : syncVerify
+            ? verifySignatureSync(body, signature, secrets)
+            : await verifySignature(body, signature, secrets);
+      } catch (error) {
+        // A `secret` function that threw or hung: secret_unavailable (503), its cause in the log.
+        return unreadable(error);
+      }
       if (!result.ok) {
         const deliveryId = readHeaderString(headers, headerNames.deliveryId);
         emit(logger, 'warn', 'webhook signature rejected', { service, code: result.code, deliveryId });

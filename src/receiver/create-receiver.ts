@@ -102,6 +102,8 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
     createReceivePath(spec as ServiceSpec, options, registry),
   );
   const { runJob, reportJobError } = createJobRunner(spec as ServiceSpec, options, registry);
+  // Only a `secret` function reads the path: no URL is parsed otherwise.
+  const wantsPath = options.routeSecrets !== undefined;
 
   const receiver: WebhookReceiver<Known, Unknown> = {
     service: spec.service,
@@ -124,6 +126,7 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
         method: request.method,
         signal: request.signal,
         waitUntil: typeof ctx?.waitUntil === 'function' ? (work) => ctx.waitUntil(work) : undefined,
+        path: wantsPath ? new URL(request.url).pathname : undefined,
       });
       return toResponse(verdict);
     },
