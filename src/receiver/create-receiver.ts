@@ -15,6 +15,7 @@ import type { Verdict } from '../core/verdict.js';
 import type { DedupStore } from '../dedup/types.js';
 import { createJobRunner } from '../handoff/job/run-job.js';
 import type { HandoffRunner } from '../handoff/job/types.js';
+import { rememberBodyLimits } from './body-limits.js';
 import { toResponse } from './http-answer.js';
 import { observeReceive, observeRunJob } from './observe.js';
 
@@ -151,5 +152,6 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
       return receiver;
     },
   };
+  rememberBodyLimits(receiver, options.maxBodyBytes, options.bodyTimeoutMs);
   return receiver;
 }

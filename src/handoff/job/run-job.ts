@@ -177,6 +177,7 @@ export function createJobRunner(
       timeoutMs,
       upstream: runOptions,
       attempt: runOptions.attempt,
+      waitUntil: runOptions.waitUntil,
     });
   }
 
