@@ -25,10 +25,10 @@ beforeAll(async () => {
 }, 180_000);
 
 describe('the public surface', () => {
-  it('the root entry: at most 30 values and 45 types', () => {
+  it('the root entry: at most 30 values and 47 types', () => {
     const rootSurface = surfaces.get('.')!;
     expect(rootSurface.values.length).toBeLessThanOrEqual(30);
-    expect(rootSurface.types.length).toBeLessThanOrEqual(45);
+    expect(rootSurface.types.length).toBeLessThanOrEqual(47);
     // What a newcomer meets first is there.
     expect(rootSurface.values).toEqual(
       expect.arrayContaining(['createMailReceiver', 'createCrmReceiver', 'WebhookError', 'toResponse']),
