@@ -179,6 +179,36 @@ describe('the cache of a secret function', () => {
     for (let i = 0; i < 3; i++) expect((await post(uncached.baseUrl, 'acme', ACME)).status).toBe(200);
   });
 
+  it('an answer is reused for secretCache.ttlMs on the receiver clock, then asked again', async () => {
+    let now = Date.now();
+    let calls = 0;
+    const crm = createCrmReceiver({
+      secret: () => {
+        calls++;
+        return ACME;
+      },
+      secretCache: { ttlMs: 5_000 },
+      clock: { now: () => now },
+      logger: false,
+    });
+    const send = async () => {
+      const delivery = crmDelivery({ secret: ACME });
+      const request = new Request('http://localhost/webhooks/crm/acme', {
+        method: 'POST',
+        body: delivery.body,
+        headers: delivery.headers,
+      });
+      return (await crm.handle(request)).status;
+    };
+    expect(await send()).toBe(200);
+    now += 4_999;
+    expect(await send()).toBe(200);
+    expect(calls).toBe(1);
+    now += 2;
+    expect(await send()).toBe(200);
+    expect(calls).toBe(2);
+  });
+
   it('never sees the body or the headers: only the path and the route parameters', async () => {
     const seen: unknown[] = [];
     const app = await servers.express({
