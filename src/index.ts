@@ -23,6 +23,7 @@ export type {
 export type { LogEntry, Logger } from './core/logger.js';
 export type { Outcome } from './core/outcome.js';
 export type { BodyLimits, BodyReader, HeadersInput, ReceiveInput } from './core/receiver-types.js';
+export type { SecretRequest, SecretResolver } from './core/route-secrets.js';
 export type { Telemetry } from './core/telemetry.js';
 export type { Verdict } from './core/verdict.js';
 export { type ConstructCrmEventOptions, constructCrmEvent } from './crm/construct-event.js';

@@ -4,16 +4,12 @@
  * commands show them as visible escapes (`\x1b`) instead.
  */
 
-// C0 controls but \t and \n, DEL, C1 controls (U+009B is a one-character CSI on some terminals), and
-// the bidirectional overrides and isolates that reorder what a terminal shows. Written as `\\uXXXX`
-// text: the regular expressions below are built from it.
-const CONTROLS = '\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
+import { UNSAFE_CHARS as CONTROLS, escapeInJson } from '../shared/control-chars.js';
+
 const UNSAFE_KEEPING_LINES = new RegExp(`[${CONTROLS}]`, 'g');
 const UNSAFE = new RegExp(`[\\t\\n${CONTROLS}]`, 'g');
 // What still reaches a terminal from line() and note(): the colour codes of colorsFor, nothing else.
 const UNSAFE_OR_COLOUR = new RegExp(`\\u001b\\[(?:1|2|22|31|32|33|39)m|[${CONTROLS}]`, 'g');
-// In JSON, C0 is escaped by JSON.stringify already; the rest are escaped the same way (\uXXXX).
-const UNSAFE_IN_JSON = new RegExp(`[${CONTROLS.slice(CONTROLS.indexOf('\\u007f'))}]`, 'g');
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -37,10 +33,7 @@ export function visible(text: unknown, keepLines = false): string {
 
 /** `value` as JSON for stdout: `JSON.stringify`, with C1 controls and bidi controls escaped too. */
 export function jsonText(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(
-    UNSAFE_IN_JSON,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return escapeInJson(JSON.stringify(value, null, indent));
 }
 
 /** The last line of defence of `line()` and `note()`: every control but `\n`, `\t` and our own colours. */

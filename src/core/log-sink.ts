@@ -4,6 +4,7 @@
  * calling convention each of them documents; the console (warnings and errors only) when the option
  * is absent; nothing for `false`.
  */
+import { escapeInJson } from '../shared/control-chars.js';
 import { WebhookError } from '../shared/errors.js';
 import type { LogEntry, LogFields, Logger, LogLevel, LogSink } from './logger.js';
 
@@ -16,8 +17,8 @@ function sink(write: (entry: LogEntry) => void, verbose: boolean): LogSink {
   return Object.assign((entry: LogEntry) => write(entry), { verbose });
 }
 
-// A value written as is in a console line, else quoted as JSON (which also escapes control characters
-// a header value could carry to a terminal).
+// A value written as is in a console line, else quoted as JSON, with the controls JSON leaves (C1,
+// U+2028/U+2029, bidi) escaped too: a header value must not reach a terminal raw.
 const PLAIN = /^[\w.:/@+-]{1,200}$/;
 
 /**
@@ -36,7 +37,7 @@ function writeConsole(target: () => Record<LogLevel, Method>, entry: LogEntry): 
       continue;
     }
     const text = String(value);
-    line += ` ${name}=${PLAIN.test(text) ? text : JSON.stringify(text)}`;
+    line += ` ${name}=${PLAIN.test(text) ? text : escapeInJson(JSON.stringify(text))}`;
   }
   const console = target();
   if (error) console[level](line, error);

@@ -6,11 +6,15 @@ import type { DedupStore } from '../dedup/types.js';
 import type { Clock } from '../shared/clock.js';
 import type { CapturedDelivery } from './capture.js';
 import type { LogSink } from './logger.js';
+import type { RouteSecrets } from './route-secrets.js';
 import type { Telemetry } from './telemetry.js';
 
 /** The options the pipeline runs with, resolved and checked. */
 export interface PipelineOptions {
+  /** Empty with a `secret` function. */
   readonly secrets: readonly string[];
+  /** The lookup of a `secret` function; undefined for fixed secrets. */
+  readonly routeSecrets: RouteSecrets | undefined;
   readonly dedup: DedupStore;
   /**
    * The dedup store is the receiver's own in-process memory store: it answers before the call

@@ -29,3 +29,22 @@ export function rawBodyUnavailable(fix: string): WebhookError {
 export function bodyTaken(request: Request): boolean {
   return request.bodyUsed || request.body?.locked === true;
 }
+
+/** Distinct fixes remembered per receiver; the adapters have a handful, so this is never reached. */
+const MAX_REMEMBERED = 32;
+
+/**
+ * A receiver's memory of the `raw_body_unavailable` refusals it has logged: `true` the first time a
+ * fix is seen (that entry goes out at `error` with the fix), `false` after, so a misconfigured route
+ * writes its fix once, not once per delivery (later ones go out at `debug`). Bounded: a reader that
+ * builds a new cause per request cannot grow it past {@link MAX_REMEMBERED}.
+ */
+export function rawBodyReports(): (error: unknown) => boolean {
+  const seen = new Set<string>();
+  return (error) => {
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : '';
+    if (seen.has(cause)) return false;
+    if (seen.size < MAX_REMEMBERED) seen.add(cause);
+    return true;
+  };
+}

@@ -15,11 +15,14 @@ import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
 import { handleInvalid } from './invalid.js';
 import { emit, errField } from './logger.js';
 import type { PipelineOptions } from './pipeline-options.js';
+import { rawBodyReports } from './raw-body-unavailable.js';
 import { bodyTooLarge } from './read-body.js';
 import { readHeader, readHeaderString } from './read-header.js';
 import type { BodyLimits, HeadersInput, ReceiveInput } from './receiver-types.js';
 import { report } from './report.js';
+import { verifyForRoute } from './route-secrets.js';
 import type { ServiceSpec } from './service-spec.js';
+import { signatureRefusal } from './signature-refusal.js';
 import { accepted, failed, refused, type Verdict, verdictOfError } from './verdict.js';
 
 /** The receive function of a receiver. */
@@ -49,13 +52,14 @@ export function createReceivePath(
   settings: DeliverySettings,
   handOff: HandOff | undefined,
 ): Receive {
-  const { secrets, maxBodyBytes, bodyTimeoutMs, logger, clock, capture, timeoutMs } = options;
+  const { secrets, routeSecrets, maxBodyBytes, bodyTimeoutMs, logger, clock, capture, timeoutMs } = options;
   const { service, headerNames } = spec;
   const reporter = settings;
   const limits: BodyLimits = Object.freeze({ maxBodyBytes, bodyTimeoutMs });
   // Chosen once: node:crypto verifies without a promise (and without an await hop); Web Crypto
   // only with one.
   const syncVerify = getNodeCrypto() !== null;
+  const firstRawBodyReport = rawBodyReports();
 
   /** A reader's refusal (too large, too slow, unreadable, parsed by someone else), logged once. */
   function unreadable(error: unknown): Verdict {
@@ -63,7 +67,10 @@ export function createReceivePath(
       ? error
       : new WebhookError('internal_error', 'The request failed.', { cause: error });
     const verdict = verdictOfError(service, reason);
-    emit(logger, verdict.kind === 'failed' ? 'error' : 'warn', 'webhook request refused', {
+    // A route missing its raw body fails every delivery the same way: its fix is logged once.
+    const repeated = reason.code === 'raw_body_unavailable' && !firstRawBodyReport(reason);
+    const level = repeated ? 'debug' : verdict.kind === 'failed' ? 'error' : 'warn';
+    emit(logger, level, 'webhook request refused', {
       service,
       code: reason.code,
       ...(reason.cause === undefined ? {} : { err: errField(reason.cause) }),
@@ -118,13 +125,28 @@ export function createReceivePath(
       }
       // email-service §6 rule 1, crm-service §6 rule 2: the signature over the exact bytes, before parsing.
       const signature = readHeader(headers, headerNames.signature);
-      const result = syncVerify
-        ? verifySignatureSync(body, signature, secrets)
-        : await verifySignature(body, signature, secrets);
+      let result: Awaited<ReturnType<typeof verifySignature>>;
+      try {
+        result = routeSecrets
+          ? await verifyForRoute(routeSecrets, body, signature, input)
+          : syncVerify
+            ? verifySignatureSync(body, signature, secrets)
+            : await verifySignature(body, signature, secrets);
+      } catch (error) {
+        // A `secret` function that threw or hung: secret_unavailable (503), its cause in the log.
+        return unreadable(error);
+      }
       if (!result.ok) {
         const deliveryId = readHeaderString(headers, headerNames.deliveryId);
         emit(logger, 'warn', 'webhook signature rejected', { service, code: result.code, deliveryId });
-        return refused(service, new WebhookError(result.code, result.message), { deliveryId });
+        const refusal = signatureRefusal(
+          result,
+          service,
+          headerNames.signature,
+          headers,
+          spec.foreignSignatures,
+        );
+        return refused(service, refusal, { deliveryId });
       }
       let event: ReturnType<ServiceSpec['parse']>;
       try {

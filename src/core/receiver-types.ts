@@ -86,4 +86,11 @@ export interface ReceiveInput {
    * instead of being cut off with the request. Not needed where the process outlives the request.
    */
   waitUntil?: (work: Promise<unknown>) => void;
+  /**
+   * The URL's pathname (`/webhooks/crm/acme`), read only by a `secret` function (`SecretRequest`);
+   * every adapter passes it. Default `/`.
+   */
+  path?: string;
+  /** The framework's route parameters (Express `req.params`), read only by a `secret` function. */
+  params?: Readonly<Record<string, string>>;
 }

@@ -4,12 +4,15 @@
  */
 import type { DispatchableEvent } from './handler-registry.js';
 import type { HeadersInput } from './receiver-types.js';
+import type { ForeignSignature } from './signature-refusal.js';
 
 /** What differs between the services. Header names are lowercase. */
 export interface ServiceSpec<E extends DispatchableEvent = DispatchableEvent> {
   /** The service's name: in every verdict, log line, dedup key prefix and hand-off job. */
   service: string;
   headerNames: { readonly signature: string; readonly deliveryId: string; readonly event: string };
+  /** The other services' signature headers: named in a `signature_missing` refusal when present. */
+  foreignSignatures?: readonly ForeignSignature[];
   /** The event names this version knows (for `on()`'s typo check). */
   knownNames: readonly string[];
   /**

@@ -3,6 +3,7 @@
  */
 
 import { checkMaxEventAge } from '../core/event-age.js';
+import { MAIL_HEADER_NAMES } from '../mail/header-names.js';
 import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
 import { type ReceiverOptions, resolveOptions } from '../receiver/receiver-options.js';
 import { atReceipt } from '../shared/clock.js';
@@ -82,6 +83,7 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
       service: 'crm',
       headerNames,
       knownNames: CRM_EVENT_NAMES,
+      foreignSignatures: [{ service: 'mail', header: MAIL_HEADER_NAMES.signature.toLowerCase() }],
       parse: (body, headers, secretIndex, receivedAt) =>
         parseCrmEvent(body, headers, {
           secretIndex,

@@ -3,6 +3,7 @@
  */
 
 import { checkMaxEventAge } from '../core/event-age.js';
+import { CRM_HEADER_NAMES } from '../crm/header-names.js';
 import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
 import { type ReceiverOptions, resolveOptions } from '../receiver/receiver-options.js';
 import { atReceipt } from '../shared/clock.js';
@@ -94,6 +95,7 @@ export function createMailReceiver(options: MailReceiverOptions): MailReceiver {
       service: 'mail',
       headerNames,
       knownNames: MAIL_EVENT_NAMES,
+      foreignSignatures: [{ service: 'crm', header: CRM_HEADER_NAMES.signature.toLowerCase() }],
       parse: (body, headers, secretIndex, receivedAt) =>
         parseMailEvent(body, headers, {
           secretIndex,

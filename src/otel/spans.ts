@@ -20,7 +20,15 @@ import { errField } from '../core/logger.js';
 import { type TraceStart, validTraceparent } from '../core/telemetry.js';
 import { truncateUntrusted } from '../core/untrusted.js';
 import type { Verdict } from '../core/verdict.js';
+import { escapeUnsafe } from '../shared/control-chars.js';
 import { ATTR } from './names.js';
+
+/** A sender-chosen value as an attribute: bounded, its control characters as visible escapes. */
+function untrusted(value: string): string;
+function untrusted(value: string | undefined): string | undefined;
+function untrusted(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : escapeUnsafe(truncateUntrusted(value));
+}
 
 /** The span context a job's (validated) `traceparent` names. */
 function remoteSpanContext(traceparent: string | undefined): SpanContext | undefined {
@@ -74,9 +82,9 @@ export function createSpans(
       [ATTR.operationType]: operation,
       [ATTR.operationName]: operation,
     };
-    const name = eventName(truncateUntrusted(event));
+    const name = eventName(untrusted(event));
     if (name !== undefined) attributes[ATTR.destination] = name;
-    if (deliveryId !== undefined) attributes[ATTR.messageId] = truncateUntrusted(deliveryId);
+    if (deliveryId !== undefined) attributes[ATTR.messageId] = untrusted(deliveryId);
     if (attempt !== undefined) attributes[ATTR.attempt] = attempt;
     return attributes;
   }
@@ -86,14 +94,14 @@ export function createSpans(
     if (span.isRecording()) {
       const attributes: Attributes = { [ATTR.verdict]: verdict.kind };
       if (start.event === undefined) {
-        const name = eventName(truncateUntrusted(verdict.event));
+        const name = eventName(untrusted(verdict.event));
         if (name !== undefined) {
           attributes[ATTR.destination] = name;
           span.updateName(`${start.operation} ${name}`);
         }
       }
       if (start.deliveryId === undefined && verdict.deliveryId !== undefined)
-        attributes[ATTR.messageId] = truncateUntrusted(verdict.deliveryId);
+        attributes[ATTR.messageId] = untrusted(verdict.deliveryId);
       if (verdict.kind === 'refused' || verdict.kind === 'failed') attributes[ATTR.errorType] = verdict.code;
       if (verdict.kind === 'failed') {
         // A refusal is the sender's (or the queue writer's) doing; a failure is this receiver's.
@@ -112,9 +120,7 @@ export function createSpans(
     const active = context.active();
     const parent: Context = remote ? trace.setSpanContext(active, remote) : active;
     const name =
-      start.event === undefined
-        ? start.operation
-        : `${start.operation} ${eventName(truncateUntrusted(start.event))}`;
+      start.event === undefined ? start.operation : `${start.operation} ${eventName(untrusted(start.event))}`;
     const span = tracer.startSpan(
       name,
       {

@@ -20,6 +20,7 @@ import type { Verdict } from '../core/verdict.js';
 import type { DedupStore } from '../dedup/types.js';
 import type { HandoffRunner } from '../handoff/job/types.js';
 import { isWebhookError } from '../shared/errors.js';
+import { rememberBodyLimits } from './body-limits.js';
 import { toResponse } from './http-answer.js';
 import { observeReceive, observeRunJob } from './observe.js';
 import type { ResolvedOptions } from './receiver-options.js';
@@ -126,6 +127,8 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
     );
     return (await jobRunner)(job, runOptions);
   };
+  // Only a `secret` function reads the path: no URL is parsed otherwise.
+  const wantsPath = options.routeSecrets !== undefined;
 
   const receiver: WebhookReceiver<Known, Unknown> = {
     service,
@@ -165,6 +168,7 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
         method: request.method,
         signal: request.signal,
         waitUntil: typeof ctx?.waitUntil === 'function' ? (work) => ctx.waitUntil(work) : undefined,
+        path: wantsPath ? new URL(request.url).pathname : undefined,
       });
       return toResponse(verdict);
     },
@@ -189,5 +193,6 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
       return receiver;
     },
   };
+  rememberBodyLimits(receiver, options.maxBodyBytes, options.bodyTimeoutMs);
   return receiver;
 }

@@ -8,6 +8,7 @@ import type { Logger } from '../core/logger.js';
 import type { Outcome } from '../core/outcome.js';
 import type { PipelineOptions } from '../core/pipeline-options.js';
 import { DEFAULT_BODY_TIMEOUT_MS } from '../core/read-body.js';
+import { createRouteSecrets, type SecretResolver } from '../core/route-secrets.js';
 import type { Telemetry } from '../core/telemetry.js';
 import { createMemoryStore } from '../dedup/memory-store.js';
 import type { DedupStore } from '../dedup/types.js';
@@ -35,6 +36,8 @@ export const DEFAULT_LEASE_MS = 30_000;
  * Default `storeTimeoutMs`: a dedup store call not answered in 2 s counts as failed (503).
  */
 export const DEFAULT_STORE_TIMEOUT_MS = 2_000;
+/** Defaults of a `secret` function: a 2 s bound per call; answers reused 60 s, for 1 000 routes. */
+const SECRET_DEFAULTS = { timeoutMs: 2_000, cacheMs: 60_000, cacheEntries: 1_000 };
 
 /**
  * Options both `createMailReceiver` and `createCrmReceiver` take, in three groups:
@@ -51,8 +54,21 @@ export const DEFAULT_STORE_TIMEOUT_MS = 2_000;
  * ```
  */
 export interface ReceiverOptions {
-  /** The webhook secret, or several during a rotation (any of them verifies). Required. */
-  secret: Secrets;
+  /**
+   * The webhook secret, or several during a rotation (any of them verifies). Required. Or a function
+   * of the request's path and route parameters, never its body, returning the secret(s) of that
+   * route: a secret per tenant (docs/receivers.md "A secret per tenant or route").
+   */
+  secret: Secrets | SecretResolver;
+  /** With a `secret` function: bound on each call, in ms; past it, or if it throws, 503 `secret_unavailable`. Default 2 000. */
+  secretTimeoutMs?: number;
+  /**
+   * With a `secret` function: how long its answer for a path is reused (`ttlMs`, default 60 000; 0
+   * asks on every request) and for how many paths (`maxEntries`, default 1 000, least recently used
+   * out first). A cached answer that fails to verify is asked again (at most once a second per path),
+   * so a rotation takes effect at once.
+   */
+  secretCache?: { ttlMs?: number; maxEntries?: number };
   /** Where claims and completed deliveries are kept. Default: a memory store of this receiver. */
   dedup?: DedupStore;
   /**
@@ -155,7 +171,8 @@ export function resolveOptions(
     onOutcome,
     telemetry,
   } = options;
-  const { list, problem } = checkSecrets(secret);
+  const resolver = typeof secret === 'function' ? secret : undefined;
+  const { list, problem } = resolver ? { list: [], problem: null } : checkSecrets(secret as Secrets);
   if (problem) throw new WebhookError('secret_invalid', `${factory}: ${problem.reason}.`);
   positiveInteger(factory, 'leaseMs', leaseMs);
   positiveInteger(factory, 'ttlMs', ttlMs);
@@ -220,8 +237,16 @@ export function resolveOptions(
       `${factory}: clock must have both setTimeout() and clearTimeout() to run the deadlines, or neither.`,
     );
   }
+  if (resolver && handoff !== undefined) {
+    // A worker has no request to resolve a secret by, and the job's MAC is keyed with the secret.
+    throw new WebhookError(
+      'options_invalid',
+      `${factory}: a secret function cannot be combined with handoff; give the hand-off receiver and its workers fixed secrets.`,
+    );
+  }
   return {
     secrets: list,
+    routeSecrets: resolver && createRouteSecrets(resolver, secretLimits(factory, options, clock)),
     dedup: dedup ?? createMemoryStore({ clock }),
     storeInProcess: dedup === undefined,
     leaseMs,
@@ -237,4 +262,14 @@ export function resolveOptions(
     capture,
     handoff: checkHandoffTarget(factory, handoff, maxBodyBytes),
   };
+}
+
+/** The limits of a `secret` function, checked. */
+function secretLimits(factory: string, options: ReceiverOptions, clock: Clock) {
+  const { secretTimeoutMs = SECRET_DEFAULTS.timeoutMs, secretCache = {} } = options;
+  const { ttlMs = SECRET_DEFAULTS.cacheMs, maxEntries = SECRET_DEFAULTS.cacheEntries } = secretCache ?? {};
+  positiveInteger(factory, 'secretTimeoutMs', secretTimeoutMs);
+  positiveInteger(factory, 'secretCache.maxEntries', maxEntries);
+  if (ttlMs !== 0) positiveInteger(factory, 'secretCache.ttlMs', ttlMs);
+  return { clock, timeoutMs: secretTimeoutMs, cacheMs: ttlMs, cacheEntries: maxEntries };
 }

@@ -45,6 +45,9 @@ export const WEBHOOK_ERROR_STATUS = {
   // Exactly-once handling
   delivery_in_progress: 409,
   store_unavailable: 503,
+  // A `secret` function (a secret per tenant or route) threw, hung past `secretTimeoutMs` or
+  // returned an unusable secret: the sender retries.
+  secret_unavailable: 503,
   handler_failed: 500,
   handler_timeout: 503,
   // Hand-off mode (docs/handoff.md): the queue engine did not confirm the write in time.

@@ -82,6 +82,22 @@ for (const [major, express] of Object.entries(majors)) {
       expect(target.handled(delivery.deliveryId)).toBe(0);
     });
 
+    it('logs the fix once however many deliveries it refuses; the repeats only at debug', async () => {
+      for (let i = 0; i < 3; i++) {
+        const delivery = mailDelivery();
+        const response = await fetch(`${target.baseUrl}${PATHS.mail}`, {
+          method: 'POST',
+          body: delivery.body,
+          headers: delivery.headers,
+        });
+        expect(response.status).toBe(500);
+        await response.arrayBuffer();
+      }
+      const refusals = receivers.logs.filter((entry) => entry.fields.code === 'raw_body_unavailable');
+      expect(refusals.filter((entry) => entry.level === 'error')).toHaveLength(1);
+      expect(refusals.filter((entry) => entry.level === 'debug').length).toBeGreaterThanOrEqual(3);
+    });
+
     it('still reads the stream when express.json() skipped the request (other content type)', async () => {
       const delivery = mailDelivery();
       const response = await fetch(`${target.baseUrl}${PATHS.mail}`, {

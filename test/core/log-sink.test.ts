@@ -126,6 +126,19 @@ describe('without a logger', () => {
     expect(warn.mock.calls[0]![0]).toContain('deliveryId="id \\u001b[31mred"');
   });
 
+  it('escapes C1 controls (U+009B is a CSI), DEL, U+2028/U+2029 and bidi overrides too, which JSON leaves raw', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const receiver = createMailReceiver({ secret: MAIL_SECRET });
+    const delivery = mailDelivery('delivered', {
+      deliveryId: 'id\u009b31m\u0085next\u2028line\u2029para\u007f\u202eevil',
+    });
+    delivery.headers['x-svcmail-sig'] = 'sha256=00';
+    await deliver(receiver, delivery);
+    const line = String(warn.mock.calls[0]![0]);
+    expect(line).toContain('deliveryId="id\\u009b31m\\u0085next\\u2028line\\u2029para\\u007f\\u202eevil"');
+    expect(line).not.toMatch(/[\u007f-\u009f\u2028\u2029\u202a-\u202e]/);
+  });
+
   it('logger: false silences the receiver', async () => {
     const spies = (['error', 'warn', 'info', 'debug', 'log'] as const).map((level) =>
       vi.spyOn(console, level).mockImplementation(() => {}),

@@ -30,9 +30,16 @@ const receiver = (options) =>
       .run();
     if (event.deliveryId.startsWith('flaky') && attempt === 1) throw new Error('flaky handler');
     if (event.deliveryId.startsWith('broken')) throw new Error('broken handler');
+    if (event.deliveryId.startsWith('slow')) {
+      // Past the slow consumer's timeoutMs: still running when queue() returns.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await env.DB.prepare('INSERT INTO late (delivery_id) VALUES (?1)').bind(event.deliveryId).run();
+    }
   });
 const direct = receiver({});
 const queued = receiver({ handoff });
+const queuedSlow = receiver({ handoff: createCloudflareQueueHandoff({ queue: env.WEBHOOKS_SLOW }) });
+const consumeSlow = createCloudflareQueueConsumer({ receiver: direct, timeoutMs: 300, backoffSeconds: 0 });
 const settled = [];
 const consume = createCloudflareQueueConsumer({
   receiver: direct,
@@ -46,9 +53,11 @@ export default {
     const { pathname } = new URL(request.url);
     if (pathname === '/direct') return direct.handle(request);
     if (pathname === '/queued') return queued.handle(request);
+    if (pathname === '/queued-slow') return queuedSlow.handle(request);
     return new Response('not found', { status: 404 });
   },
-  async queue(batch) {
+  async queue(batch, _env, ctx) {
+    if (batch.queue === 'webhooks-slow') return consumeSlow(batch, ctx);
     if (batch.queue === 'webhooks-dead') {
       for (const message of batch.messages) {
         await env.DB.prepare('INSERT INTO dead (body) VALUES (?1)').bind(JSON.stringify(message.body)).run();
@@ -91,10 +100,11 @@ beforeAll(async () => {
     compatibilityDate: '2025-06-01',
     bindings: { MAIL_SECRET },
     d1Databases: ['DB'],
-    queueProducers: { WEBHOOKS: 'webhooks', WEBHOOKS_DEAD: 'webhooks-dead' },
+    queueProducers: { WEBHOOKS: 'webhooks', WEBHOOKS_DEAD: 'webhooks-dead', WEBHOOKS_SLOW: 'webhooks-slow' },
     queueConsumers: {
       webhooks: { maxBatchTimeout: 0, maxRetries: 3, deadLetterQueue: 'webhooks-dead' },
       'webhooks-dead': { maxBatchTimeout: 0 },
+      'webhooks-slow': { maxBatchTimeout: 0, maxRetries: 1 },
     },
   });
   db = await mf.getD1Database('DB');
@@ -102,6 +112,7 @@ beforeAll(async () => {
     db.prepare('CREATE TABLE runs (delivery_id TEXT, attempt INTEGER)'),
     db.prepare('CREATE TABLE jobs (delivery_id TEXT, attempt INTEGER, result TEXT)'),
     db.prepare('CREATE TABLE dead (body TEXT)'),
+    db.prepare('CREATE TABLE late (delivery_id TEXT)'),
   ]);
 }, 180_000);
 
@@ -228,6 +239,29 @@ describe('hand-off on Cloudflare Queues in workerd', () => {
         .toHaveLength(1);
     }
     expect(await attempts(forged.deliveryId)).toEqual([]);
+  });
+
+  it('a handler still running at timeoutMs when queue() returns goes on (ctx.waitUntil): it finishes and its claim completes', async () => {
+    const delivery = mailDelivery('bounced', { deliveryId: `slow_${randomUUID()}` });
+    expect((await post('/queued-slow', delivery)).status).toBe(200);
+    // queue() returned at 300 ms with handler_timeout (the message retried); the handler goes on.
+    await expect
+      .poll(() => rows('SELECT delivery_id FROM late WHERE delivery_id = ?1', delivery.deliveryId), {
+        timeout: 15_000,
+      })
+      .toHaveLength(1);
+    // Its outcome recorded after queue() returned: the claim is completed, so no retry runs it again.
+    await expect
+      .poll(
+        () =>
+          rows<{ completed: number }>(
+            "SELECT completed FROM webhook_dedup WHERE key = 'mail:delivery:' || ?1",
+            delivery.deliveryId,
+          ),
+        { timeout: 5_000 },
+      )
+      .toEqual([{ completed: 1 }]);
+    expect(await attempts(delivery.deliveryId)).toEqual([1]);
   });
 
   it('bounds bodies by what a message holds: 64 KiB by default, 413 above', async () => {

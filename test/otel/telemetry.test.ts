@@ -153,6 +153,17 @@ describe('direct mode', () => {
     expect(refused.status.code).toBe(SpanStatusCode.UNSET);
   });
 
+  it('a refused request: the sender-chosen delivery id on the span with its controls escaped, C1 and U+2028 too', async () => {
+    const receiver = receiverWith();
+    const hostile = 'dlv\u001b[2J\u009b31m\u0085\u2028\u2029\u202e\ttab';
+    const forged = mailDelivery('bounced', { deliveryId: hostile });
+    forged.headers['x-svcmail-sig'] = sign(forged.body, 'whsec_not_the_secret_0000');
+    await deliver(receiver, forged);
+    const id = String(spanNamed('process').attributes['messaging.message.id']);
+    expect(id).toBe('dlv\\u001b[2J\\u009b31m\\u0085\\u2028\\u2029\\u202e\\u0009tab');
+    expect(id).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e]/);
+  });
+
   it('metrics: messaging.process.duration and svc_webhooks.deliveries by verdict and code', async () => {
     let fail = true;
     const receiver = receiverWith().on('bounced', () => {

@@ -13,6 +13,7 @@ export class NodeInput implements ReceiveInput {
   declare readonly method: string | undefined;
   declare private readonly _res: ServerResponse;
   declare private _signal: AbortSignal | undefined;
+  declare private readonly _req: IncomingMessage & { originalUrl?: unknown; params?: unknown };
 
   constructor(body: Uint8Array | BodyReader, req: IncomingMessage, res: ServerResponse) {
     this.body = body;
@@ -20,6 +21,21 @@ export class NodeInput implements ReceiveInput {
     this.method = req.method;
     this._res = res;
     this._signal = undefined;
+    this._req = req;
+  }
+
+  /** The pathname (Express's `originalUrl`, as a mounted router rewrites `url`), for a `secret` function. */
+  get path(): string {
+    const { originalUrl, url } = this._req;
+    const target = typeof originalUrl === 'string' ? originalUrl : (url ?? '/');
+    const query = target.indexOf('?');
+    return query === -1 ? target : target.slice(0, query);
+  }
+
+  /** The framework's route parameters (Express `req.params`), for a `secret` function. */
+  get params(): Readonly<Record<string, string>> {
+    const { params } = this._req;
+    return typeof params === 'object' && params !== null ? (params as Record<string, string>) : {};
   }
 
   get signal(): AbortSignal {

@@ -11,6 +11,8 @@ import { type JobAction, jobAction, jobActionOfError } from '../job-action.js';
 import { checkRunner, optionsInvalid } from '../worker-checks.js';
 import type { MessageBatchLike, MessageLike, QueueLike } from './queue-like.js';
 
+type WaitUntil = (work: Promise<unknown>) => void;
+
 const FACTORY = 'createCloudflareQueueConsumer';
 
 /** Longest delay of one retry, in seconds (12 hours; Queues accepts no more). */
@@ -36,7 +38,12 @@ export interface CloudflareQueueConsumerOptions {
   deadLetterQueue?: QueueLike;
   /** Delay of the first retry of a failed run, in seconds; doubled at each attempt, at most 12 hours. Default 10; 0 retries at once. */
   backoffSeconds?: number;
-  /** Handler time budget per run, in ms. Default: the receiver's `leaseMs` − 1 s (it must stay below it). */
+  /**
+   * Handler time budget per run, in ms. Default: the receiver's `leaseMs` − 1 s (it must stay below
+   * it). A handler still running then is answered `handler_timeout` (the message is retried, its run
+   * finding the claim held until the lease ends); pass the Worker's `ctx` as the consumer's second
+   * argument so it keeps running, and its outcome is recorded, after `queue()` returns.
+   */
   timeoutMs?: number;
   /** Called after each message settles: its id, attempt (1 = first) and outcome. */
   onJob?(info: {
@@ -62,23 +69,23 @@ const describe = (error: unknown): string =>
  * import { createCloudflareQueueConsumer } from '@svc/webhooks/cloudflare-queues';
  * import { createD1Store } from '@svc/webhooks/d1';
  *
- * // Queue, D1Database: @cloudflare/workers-types
+ * // Queue, D1Database, ExecutionContext: @cloudflare/workers-types
  * interface Env { DB: D1Database; WEBHOOKS_DEAD: Queue; SVC_MAIL_WEBHOOK_SECRET: string }
  *
  * export default {
- *   async queue(batch: MessageBatch, env: Env): Promise<void> {
+ *   async queue(batch: MessageBatch, env: Env, ctx: ExecutionContext): Promise<void> {
  *     const receiver = createMailReceiver({
  *       secret: env.SVC_MAIL_WEBHOOK_SECRET,
  *       dedup: createD1Store({ database: env.DB }),
  *     }).on('bounced', async (event) => suppress(event.payload.to));
- *     await createCloudflareQueueConsumer({ receiver, deadLetterQueue: env.WEBHOOKS_DEAD })(batch);
+ *     await createCloudflareQueueConsumer({ receiver, deadLetterQueue: env.WEBHOOKS_DEAD })(batch, ctx);
  *   },
  * };
  * ```
  */
 export function createCloudflareQueueConsumer(
   options: CloudflareQueueConsumerOptions,
-): (batch: MessageBatchLike) => Promise<void> {
+): (batch: MessageBatchLike, ctx?: { waitUntil(promise: Promise<unknown>): void }) => Promise<void> {
   const { receiver, deadLetterQueue, backoffSeconds = 10, timeoutMs, onJob } = options ?? {};
   checkRunner(FACTORY, receiver);
   if (deadLetterQueue !== undefined && typeof deadLetterQueue?.send !== 'function')
@@ -112,14 +119,16 @@ export function createCloudflareQueueConsumer(
     }
   };
 
-  async function run(message: MessageLike): Promise<void> {
+  async function run(message: MessageLike, waitUntil: WaitUntil | undefined): Promise<void> {
     const attempt = message.attempts;
     let action: JobAction;
     try {
-      const verdict = await receiver.runJob(
-        message.body,
-        timeoutMs === undefined ? { attempt } : { attempt, timeoutMs },
-      );
+      const verdict = await receiver.runJob(message.body, {
+        attempt,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        // Handlers still running at timeoutMs: the Worker stays alive until they and the store settle.
+        ...(waitUntil === undefined ? {} : { waitUntil }),
+      });
       action = jobAction(verdict, { attempt });
     } catch (error) {
       // runJob rejects only for options it cannot run with (a timeoutMs ≥ leaseMs)
@@ -158,10 +167,15 @@ export function createCloudflareQueueConsumer(
     settled(message, 'retried');
   }
 
-  return async (batch: MessageBatchLike): Promise<void> => {
+  return async (
+    batch: MessageBatchLike,
+    ctx?: { waitUntil(promise: Promise<unknown>): void },
+  ): Promise<void> => {
+    const waitUntil =
+      typeof ctx?.waitUntil === 'function' ? (work: Promise<unknown>) => ctx.waitUntil(work) : undefined;
     await Promise.all(
       batch.messages.map((message) =>
-        run(message).catch((error: unknown) => {
+        run(message, waitUntil).catch((error: unknown) => {
           // Not reached by design; if it were, the message is left to the queue's own retry.
           report(error, message, `Queues message ${message.id} failed in the consumer`);
         }),

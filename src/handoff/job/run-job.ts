@@ -136,6 +136,7 @@ export function createJobRunner(
       timeoutMs,
       upstream: runOptions,
       attempt: runOptions.attempt,
+      waitUntil: runOptions.waitUntil,
     });
   }
 

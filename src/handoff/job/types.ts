@@ -121,6 +121,12 @@ export interface RunJobOptions {
    * Default: the receiver's `leaseMs` minus 1 s; it must stay below `leaseMs`.
    */
   timeoutMs?: number;
+  /**
+   * Keeps the runtime serving handlers still running at `timeoutMs`, and the dedup store's record of
+   * their outcome, after the job's verdict: a Cloudflare Worker's `ctx.waitUntil` (the Queues
+   * consumer passes it). Not needed where the process outlives the job.
+   */
+  waitUntil?: (work: Promise<unknown>) => void;
 }
 
 /**
