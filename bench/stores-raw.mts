@@ -19,7 +19,7 @@
  *   npx tsx bench/stores-raw.mts [--n=2000] [--concurrency=16] [--rounds=5] [--before=a29c7e8] [--no-write]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -29,6 +29,7 @@ import type { DedupStore } from '../src/dedup/types.js';
 import { postgresBinDir, startPostgres, startRedis } from '../test/support/servers.js';
 import { openRawSqlite, rawSqliteDriver } from '../test/support/sqlite.js';
 import { writeBenchSection } from './docs-section.mjs';
+import { commandVersion, packageVersion } from './versions.mjs';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const N = Number(option('n') ?? 2_000);
@@ -46,7 +47,10 @@ const keyOf = () => `crm:delivery:${(++sequence).toString(16).padStart(8, '0')}-
 // --- the stores before: src/ of BEFORE, unpacked and imported ----------------------------------------
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-stores-raw-'));
 const beforeDir = join(dir, 'before');
-execFileSync('sh', ['-c', `mkdir -p ${beforeDir} && git -C ${root} archive ${BEFORE} src | tar -x -C ${beforeDir}`]);
+execFileSync('sh', [
+  '-c',
+  `mkdir -p ${beforeDir} && git -C ${root} archive ${BEFORE} src | tar -x -C ${beforeDir}`,
+]);
 type Factories = {
   sqlite: typeof import('../src/dedup/sqlite.js');
   postgres: typeof import('../src/dedup/postgres.js');
@@ -152,7 +156,8 @@ function rawRedis(): Contender {
     name: 'raw SET NX PX, SET XX PX',
     async deliver(key) {
       const mine = `t${++token}`;
-      if ((await redis.set(`raw:${key}`, `L:${mine}`, 'PX', LEASE_MS, 'NX')) !== 'OK') throw new Error('taken');
+      if ((await redis.set(`raw:${key}`, `L:${mine}`, 'PX', LEASE_MS, 'NX')) !== 'OK')
+        throw new Error('taken');
       if ((await redis.set(`raw:${key}`, `D:${mine}`, 'PX', TTL_MS, 'XX')) !== 'OK') throw new Error('lost');
     },
   };
@@ -227,16 +232,10 @@ for (const group of ['SQLite', 'PostgreSQL', 'Redis'] as const) {
     );
   }
 }
-const version = (command: string, args: string[], pattern: RegExp) => {
-  try {
-    return pattern.exec(execFileSync(command, args, { encoding: 'utf8' }))?.[1] ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-};
-const packageVersion = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')).version;
-const sqliteVersion = (openRawSqlite(':memory:').prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+const version = commandVersion;
+const sqliteVersion = (
+  openRawSqlite(':memory:').prepare('SELECT sqlite_version() AS v').get() as { v: string }
+).v;
 const section = `### Stores against their raw statements (\`bench/stores-raw.mts\`)
 
 Machine: ${cpus()[0]?.model ?? 'unknown'} (${cpus().length} vCPU, shared with the servers and other work: load
