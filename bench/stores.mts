@@ -1,17 +1,4 @@
-/**
- * Every shipped dedup store in one run: what a delivery's store work costs (claim, then complete) in
- * round trips and in time. Stores: memory; SQLite on a file with `synchronous` normal (the default)
- * and full; Redis (ioredis, a local redis-server); PostgreSQL (pg Pool, a local server started as the
- * tests start it). Round trips are counted, not timed: Redis commands from `INFO commandstats`,
- * Postgres queries and SQLite statements by wrapping the client or the database. Latency: `n`
- * deliveries one at a time (p50 and p99 of claim, complete, and a duplicate's claim), and throughput
- * with `concurrency` deliveries in flight. Rounds run the stores interleaved; each cell is the median
- * over the rounds. Writes its section of docs/benchmarks.md unless `--no-write`.
- *
- *   npx tsx bench/stores.mts [--n=2000] [--concurrency=16] [--rounds=3] [--no-write]
- */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -24,6 +11,7 @@ import type { ClaimResult, DedupStore } from '../src/dedup/types.js';
 import { postgresBinDir, startPostgres, startRedis } from '../test/support/servers.js';
 import { openRawSqlite, rawSqliteDriver } from '../test/support/sqlite.js';
 import { writeBenchSection } from './docs-section.mjs';
+import { commandVersion, packageVersion } from './versions.mjs';
 
 const arg = (name: string, fallback: number) =>
   Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
@@ -224,15 +212,7 @@ const timeRows = contenders
       `| ${name} | ${cell(name, (r) => r.claimP50, ms)} | ${cell(name, (r) => r.claimP99, ms)} | ${cell(name, (r) => r.completeP50, ms)} | ${cell(name, (r) => r.completeP99, ms)} | ${cell(name, (r) => r.duplicateP50, ms)} | ${cell(name, (r) => r.sequential, rate)} | ${cell(name, (r) => r.concurrent, rate)} |`,
   )
   .join('\n');
-const version = (command: string, args: string[], pattern: RegExp) => {
-  try {
-    return pattern.exec(execFileSync(command, args, { encoding: 'utf8' }))?.[1] ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-};
-const packageVersion = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')).version;
+const version = commandVersion;
 const sqliteVersion = (
   openRawSqlite(':memory:').prepare('SELECT sqlite_version() AS v').get() as { v: string }
 ).v;
