@@ -118,7 +118,7 @@ describe('SQS hand-off: engine paused, workers killed', () => {
       REDIS_URL: `redis://127.0.0.1:${redis.port}`,
       CRM_SECRET,
       LEASE_MS: '3000',
-      HANDLER_MS: '50',
+      HANDLER_MS: '300',
       CONCURRENCY: '10',
     };
     const [first] = await Promise.all([spawnWorker(env), spawnWorker(env)]);
@@ -141,10 +141,13 @@ describe('SQS hand-off: engine paused, workers killed', () => {
 
     // A worker is killed while its handlers run, then the engine pauses for 1.5 s, then another kill.
     const live = new Set(workers);
+    /** Handlers running in each worker killed, when it was killed. */
+    const kills: number[] = [];
     const killWhileRunning = async () => {
-      let target: Worker | undefined;
-      await until(() => (target = [...live].find((w) => w.running.size > 0)) !== undefined, 10_000);
-      target ??= first!;
+      const busy = () => [...live].find((w) => w.running.size > 0);
+      await until(() => busy() !== undefined, 10_000);
+      const target = busy() ?? first!;
+      kills.push(target.running.size);
       live.delete(target);
       target.child.kill('SIGKILL');
       await target.exited;
@@ -163,10 +166,11 @@ describe('SQS hand-off: engine paused, workers killed', () => {
     await http.close();
     const twice = [...dones.entries()].filter(([, n]) => n > 1);
     console.info(
-      `SQS faults: ${DELIVERIES} acknowledged, ${dones.size} handled, ${twice.length} run twice, ${refused} attempts refused (503) while paused, ${[...starts.values()].reduce((a, b) => a + b, 0) - DELIVERIES} handler starts cut short`,
+      `SQS faults: ${DELIVERIES} acknowledged, ${dones.size} handled, ${twice.length} run twice, ${refused} attempts refused (503) while paused, ${[...starts.values()].reduce((a, b) => a + b, 0) - DELIVERIES} handler starts cut short; handlers running in the killed workers: ${kills.join(', ')}`,
     );
     expect(refused).toBeGreaterThan(0);
     expect(starts.size).toBe(DELIVERIES);
+    expect(kills.every((n) => n > 0)).toBe(true);
     expect(deliveries.filter((d) => !dones.has(d.deliveryId))).toEqual([]);
     expect(twice).toEqual([]);
   }, 180_000);
