@@ -13,9 +13,9 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { WebhookError } from '../../shared/errors.js';
+import { jobOfBody } from '../run-message.js';
 import { optionsInvalid } from '../worker-checks.js';
 import { sqsId } from './message-ids.js';
-import { jobOfBody } from './run-message.js';
 
 /** Message attribute holding why the worker dead-lettered a message (`<code>: <reason>`). */
 export const REASON_ATTRIBUTE = 'svc-webhooks-reason';

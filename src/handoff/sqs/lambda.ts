@@ -8,9 +8,9 @@
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { HandoffRunner } from '../job/types.js';
+import { reportMessage, runMessage } from '../run-message.js';
 import { checkRunner, optionsInvalid, positiveInteger } from '../worker-checks.js';
 import { sendToDeadLetters } from './dead-letters.js';
-import { reportMessage, runMessage } from './run-message.js';
 
 const FACTORY = 'createSqsLambdaHandler';
 
@@ -89,7 +89,7 @@ export function createSqsLambdaHandler(
   async function settle(record: SqsRecordLike): Promise<boolean> {
     const attempt = Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1;
     const action = await runMessage(
-      { messageId: record.messageId, body: record.body, attempt },
+      { messageId: `SQS message ${record.messageId}`, body: record.body, attempt },
       { receiver, timeoutMs, maxAttempts: maxReceiveCount, busyDelayMs: 5_000 },
     );
     if (action.type === 'done') return true;

@@ -14,9 +14,9 @@ import {
 } from '@aws-sdk/client-sqs';
 import { checkHandlerBudget } from '../handler-budget.js';
 import type { JobAction } from '../job-action.js';
+import { reportMessage, runMessage } from '../run-message.js';
 import { sendToDeadLetters } from './dead-letters.js';
 import { type QueueSettings, readQueueSettings } from './queue-settings.js';
-import { reportMessage, runMessage } from './run-message.js';
 import { FACTORY, resolveSqsWorkerOptions, type SqsWorkerOptions } from './worker-options.js';
 
 /**
@@ -143,7 +143,7 @@ export function createSqsWorker(options: SqsWorkerOptions): SqsWorker {
     );
     try {
       const action = await runMessage(
-        { messageId: message.MessageId ?? '', body: message.Body ?? '', attempt },
+        { messageId: `SQS message ${message.MessageId}`, body: message.Body ?? '', attempt },
         {
           receiver,
           timeoutMs,

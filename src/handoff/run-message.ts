@@ -1,14 +1,15 @@
 /**
- * One SQS message through `receiver.runJob` and {@link jobAction}: the part the long-poll worker and
- * the Lambda handler share. The body is parsed here (a body that is not JSON is passed on as text and
+ * One message of a queue engine that hands out text (SQS, NATS JetStream) through `receiver.runJob`
+ * and {@link jobAction}: the part their workers and the SQS Lambda handler share. The body is parsed here (a body that is not JSON is passed on as text and
  * refused `job_invalid` by `runJob`); the action is reported once when `runJob` did not report it.
  */
-import { isWebhookError } from '../../shared/errors.js';
-import type { HandoffRunner } from '../job/types.js';
-import { type JobAction, jobAction, jobActionOfError } from '../job-action.js';
+import { isWebhookError } from '../shared/errors.js';
+import type { HandoffRunner } from './job/types.js';
+import { type JobAction, jobAction, jobActionOfError } from './job-action.js';
 
-/** What the worker and the Lambda handler know of a message. */
-export interface SqsMessageFacts {
+/** What a worker knows of a message. */
+export interface MessageFacts {
+  /** The engine's name and id of the message, for reports (`SQS message 1f3…`). */
   readonly messageId: string;
   readonly body: string;
   /** `ApproximateReceiveCount`: the attempt, from 1. */
@@ -64,7 +65,7 @@ export function reportMessage(
 }
 
 /** Runs one message and returns what to do with it; never rejects. */
-export async function runMessage(facts: SqsMessageFacts, settings: RunMessageSettings): Promise<JobAction> {
+export async function runMessage(facts: MessageFacts, settings: RunMessageSettings): Promise<JobAction> {
   const { receiver, timeoutMs, maxAttempts, busyDelayMs, signal, shuttingDown } = settings;
   const { attempt } = facts;
   let action: JobAction;
@@ -82,15 +83,15 @@ export async function runMessage(facts: SqsMessageFacts, settings: RunMessageSet
     const code = isWebhookError(action.error) ? action.error.code : 'internal_error';
     const text =
       action.type === 'dead-letter'
-        ? `SQS message ${facts.messageId} dead-lettered${action.exhausted ? ` after ${attempt} attempts` : ''} (${code}): ${describe(action.error)}`
-        : `SQS message ${facts.messageId} attempt ${attempt} not run (${code}); it is retried`;
+        ? `${facts.messageId} dead-lettered${action.exhausted ? ` after ${attempt} attempts` : ''} (${code}): ${describe(action.error)}`
+        : `${facts.messageId} attempt ${attempt} not run (${code}); it is retried`;
     reportMessage(receiver, action.error, facts.body, text, action.type === 'dead-letter');
   } else if (action.type === 'dead-letter') {
     reportMessage(
       receiver,
       action.error,
       facts.body,
-      `SQS message ${facts.messageId} dead-lettered after ${attempt} attempts`,
+      `${facts.messageId} dead-lettered after ${attempt} attempts`,
       true,
     );
   }
