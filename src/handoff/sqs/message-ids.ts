@@ -38,6 +38,14 @@ const text = (value: unknown): string | undefined =>
  *   contact.updated;
  * - email: `message:<message_id>` (sending events, opened, clicked, unsubscribed);
  * - anything else (account events, a body that is not JSON): `delivery:<deliveryId>`, no order.
+ *
+ * @example
+ * ```ts
+ * import { createSqsHandoff, orderingKey } from '@svc/webhooks/sqs';
+ *
+ * // One group per tenant's deal instead of per deal: wrap the default.
+ * const handoff = createSqsHandoff({ client, queueUrl, groupId: (job) => `tenant-a/${orderingKey(job)}` });
+ * ```
  */
 export function orderingKey(job: HandoffJob): string {
   const fallback = `delivery:${job.deliveryId}`;
