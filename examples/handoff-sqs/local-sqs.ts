@@ -6,7 +6,11 @@
  */
 import { startFauxqs } from 'fauxqs';
 
-const server = await startFauxqs({ port: Number(process.env.SQS_PORT ?? 4566), host: 'localhost', logger: false });
+const server = await startFauxqs({
+  port: Number(process.env.SQS_PORT ?? 4566),
+  host: 'localhost',
+  logger: false,
+});
 const dead = server.createQueue('webhooks-dead');
 const work = server.createQueue('webhooks', {
   attributes: {
