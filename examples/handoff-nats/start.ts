@@ -1,0 +1,39 @@
+/**
+ * @module
+ * A receiver (node:http) in hand-off mode on NATS JetStream and a worker (a durable pull consumer),
+ * in one process for the example. Creates the two streams when missing: `WEBHOOKS` (subjects
+ * `webhooks.>`, a 2-minute duplicate window) and `WEBHOOKS_DEAD` (subjects `webhooks-dead.>`).
+ */
+import { createServer } from 'node:http';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { createMailReceiver } from '@svc/webhooks';
+import { createNatsHandoff, createNatsWorker } from '@svc/webhooks/nats';
+import { createNodeListener } from '@svc/webhooks/node';
+
+const secret = process.env.SVC_MAIL_WEBHOOK_SECRET;
+if (!secret) {
+  console.error('set SVC_MAIL_WEBHOOK_SECRET (e.g. $(openssl rand -hex 24))');
+  process.exit(1);
+}
+const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
+const jsm = await jetstreamManager(nc);
+const streams = [
+  { name: 'WEBHOOKS', subjects: ['webhooks.>'], duplicate_window: 120_000_000_000 },
+  { name: 'WEBHOOKS_DEAD', subjects: ['webhooks-dead.>'] },
+];
+for (const stream of streams) await jsm.streams.info(stream.name).catch(() => jsm.streams.add(stream));
+const js = jetstream(nc);
+
+const receiving = createMailReceiver({ secret, handoff: createNatsHandoff({ js }) });
+const port = Number(process.env.PORT ?? 3012);
+createServer(createNodeListener(receiving)).listen(port, '127.0.0.1', () =>
+  console.log(`receiver listening on http://127.0.0.1:${port}/webhooks/mail`),
+);
+
+// The same handlers, run from the stream. In production its dedup store is shared by every worker.
+const working = createMailReceiver({ secret }).onAny((event, { attempt }) =>
+  console.log(JSON.stringify({ service: 'mail', event: event.name, deliveryId: event.deliveryId, attempt })),
+);
+await createNatsWorker({ js, receiver: working, onShutdown: () => nc.drain() }).start();
+console.log('worker running');

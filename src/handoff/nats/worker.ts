@@ -1,0 +1,285 @@
+/**
+ * The NATS JetStream worker: a durable pull consumer on `<prefix>.<service>.>` whose messages run
+ * through `receiver.runJob` and are settled through {@link jobAction}: acked, nak'ed with a delay (the
+ * retry backoff; JetStream counts it as a delivery), or published to the dead-letter stream and
+ * terminated. A running message is kept from other workers with `working()` every third of the
+ * consumer's `ack_wait`. `deliveryCount` is the attempt, `max_deliver` the attempts.
+ */
+import { AckPolicy, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
+import { isWebhookError } from '../../shared/errors.js';
+import { checkHandlerBudget } from '../handler-budget.js';
+import type { HandoffRunner } from '../job/types.js';
+import type { JobAction } from '../job-action.js';
+import { reportMessage, runMessage } from '../run-message.js';
+import { checkRunner, optionsInvalid, positiveInteger, signalNames } from '../worker-checks.js';
+import { type DeadLetterEnvelope, deadLetterSubject } from './subjects.js';
+
+const FACTORY = 'createNatsWorker';
+const NANOS = 1_000_000;
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+/**
+ * Options of {@link createNatsWorker}.
+ *
+ * @example
+ * ```ts
+ * const options: NatsWorkerOptions = { js, receiver, stream: 'WEBHOOKS', concurrency: 8 };
+ * ```
+ */
+export interface NatsWorkerOptions {
+  /** Your JetStream client (`jetstream(nc)`). */
+  js: JetStreamClient;
+  /** The receiver whose `.on(...)` handlers run the jobs, with a shared dedup store. */
+  receiver: HandoffRunner;
+  /** The work stream (subjects `<prefix>.>`, a duplicate window). Default `'WEBHOOKS'`. */
+  stream?: string;
+  /** The dead-letter stream (subjects `<prefix>-dead.>`). Default `'WEBHOOKS_DEAD'`. */
+  deadLetterStream?: string;
+  /** As given to `createNatsHandoff`. Default `'webhooks'`. */
+  subjectPrefix?: string;
+  /** The durable consumer's name, created when missing. Default `'webhooks-<service>'`. */
+  durable?: string;
+  /** `max_deliver` of a consumer the worker creates. Default 10. */
+  maxDeliver?: number;
+  /** `ack_wait` of a consumer the worker creates, in ms. Default 30 000. */
+  ackWaitMs?: number;
+  /** Messages run at once. Default 4. */
+  concurrency?: number;
+  /** Handler time budget per run, in ms. Default the receiver's `leaseMs` − 1 s; below `ack_wait`. */
+  timeoutMs?: number;
+  /** Delay of the first retry, in ms; doubled each attempt, at most 10 minutes. Default 1 000. */
+  backoffMs?: number;
+  /** Delay of a message whose claim another run holds, in ms. Default 5 000. */
+  busyDelayMs?: number;
+  /** On shutdown, time allowed to running messages before their `signal` aborts, in ms. Default 10 000. */
+  shutdownTimeoutMs?: number;
+  /** Signals that stop the worker gracefully. Default `['SIGTERM', 'SIGINT']`; `[]` to call `stop()` yourself. */
+  signals?: readonly NodeJS.Signals[];
+  /** Called after a signal stopped the worker: drain your connection here (`nc.drain()`). */
+  onShutdown?: () => unknown;
+}
+
+/**
+ * A running NATS JetStream hand-off worker.
+ *
+ * @example
+ * ```ts
+ * const worker = await createNatsWorker({ js, receiver }).start();
+ * await worker.stop();
+ * ```
+ */
+export interface NatsWorker {
+  /** Checks the streams (`options_invalid` without a duplicate window), creates the consumer if missing, starts. */
+  start(): Promise<NatsWorker>;
+  /** Stops pulling, waits up to `shutdownTimeoutMs` for running messages, then aborts and naks them. */
+  stop(): Promise<void>;
+}
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Runs hand-off jobs from NATS JetStream through `receiver.runJob`.
+ *
+ * @example
+ * ```ts
+ * import { jetstream } from '@nats-io/jetstream';
+ * import { connect } from '@nats-io/transport-node';
+ * import { createMailReceiver } from '@svc/webhooks';
+ * import { createNatsWorker } from '@svc/webhooks/nats';
+ *
+ * const nc = await connect({ servers: process.env.NATS_URL! });
+ * const receiver = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET!, dedup })
+ *   .on('bounced', async (event) => suppress(event.payload.to));
+ * await createNatsWorker({ js: jetstream(nc), receiver, onShutdown: () => nc.drain() }).start();
+ * ```
+ */
+export function createNatsWorker(options: NatsWorkerOptions): NatsWorker {
+  const {
+    js,
+    receiver,
+    stream = 'WEBHOOKS',
+    deadLetterStream = 'WEBHOOKS_DEAD',
+    subjectPrefix = 'webhooks',
+    maxDeliver = 10,
+    ackWaitMs = 30_000,
+    concurrency = 4,
+    timeoutMs,
+    backoffMs = 1_000,
+    busyDelayMs = 5_000,
+    shutdownTimeoutMs = 10_000,
+    signals = ['SIGTERM', 'SIGINT'],
+    onShutdown,
+  } = options ?? ({} as NatsWorkerOptions);
+  if (typeof js?.consumers?.get !== 'function')
+    throw optionsInvalid(FACTORY, 'js must be a JetStream client.');
+  checkRunner(FACTORY, receiver);
+  for (const [name, value] of Object.entries({
+    maxDeliver,
+    ackWaitMs,
+    concurrency,
+    backoffMs,
+    busyDelayMs,
+    shutdownTimeoutMs,
+  }))
+    positiveInteger(FACTORY, name, value);
+  if (timeoutMs !== undefined) positiveInteger(FACTORY, 'timeoutMs', timeoutMs);
+  signalNames(FACTORY, 'signals', signals);
+  const durable = options.durable ?? `webhooks-${receiver.service}`;
+  const shutdown = new AbortController();
+  const running = new Set<Promise<void>>();
+  let messages: { close(): Promise<void | Error> } | undefined;
+  let loop: Promise<void> | undefined;
+  let starting: Promise<NatsWorker> | undefined;
+  let stopping: Promise<void> | undefined;
+  let attempts = maxDeliver;
+  let leaseMs = ackWaitMs;
+
+  async function deadLetter(
+    message: JsMsg,
+    action: Extract<JobAction, { type: 'dead-letter' }>,
+  ): Promise<void> {
+    const job = decoder.decode(message.data);
+    const [, service = 'unknown', ...event] = message.subject.split('.');
+    const envelope: DeadLetterEnvelope = {
+      reason:
+        `${isWebhookError(action.error) ? action.error.code : 'internal_error'}: ${action.error.message}`.slice(
+          0,
+          1_000,
+        ),
+      attempts: message.info.deliveryCount,
+      seq: message.seq,
+      job,
+    };
+    // The work stream's sequence as the id: a second publish of this letter (a crash before term) is dropped.
+    await js.publish(
+      deadLetterSubject(subjectPrefix, service, event.join('.') || 'unknown'),
+      encoder.encode(JSON.stringify(envelope)),
+      {
+        msgID: `dead:${stream}:${message.seq}`,
+      },
+    );
+    message.term(envelope.reason);
+  }
+
+  async function run(message: JsMsg): Promise<void> {
+    const attempt = message.info.deliveryCount;
+    const body = decoder.decode(message.data);
+    const lease = setInterval(() => message.working(), leaseMs / 3);
+    try {
+      const action = await runMessage(
+        { messageId: `NATS message ${stream}#${message.seq}`, body, attempt },
+        {
+          receiver,
+          timeoutMs,
+          maxAttempts: attempts,
+          busyDelayMs,
+          signal: shutdown.signal,
+          shuttingDown: () => stopping !== undefined,
+        },
+      );
+      if (action.type === 'done') await message.ackAck();
+      else if (action.type === 'dead-letter') await deadLetter(message, action);
+      else if (action.type === 'delay') message.nak(action.ms);
+      else message.nak(Math.min(600_000, backoffMs * 2 ** Math.max(0, attempt - 1)));
+    } catch (error) {
+      // Not settled: JetStream delivers it again after ack_wait.
+      reportMessage(
+        receiver,
+        error,
+        body,
+        `NATS message ${stream}#${message.seq} could not be settled: ${describe(error)}`,
+      );
+    } finally {
+      clearInterval(lease);
+    }
+  }
+
+  async function begin(): Promise<NatsWorker> {
+    const jsm = await js.jetstreamManager();
+    const info = await jsm.streams.info(stream).catch((error: unknown) => {
+      throw optionsInvalid(
+        FACTORY,
+        `the stream ${stream} is not there (${describe(error)}); create it with subjects ['${subjectPrefix}.>'].`,
+      );
+    });
+    if (!(info.config.duplicate_window > 0))
+      throw optionsInvalid(
+        FACTORY,
+        `the stream ${stream} has no duplicate window: a copy of a delivery would be stored twice. Set duplicate_window (2 minutes is NATS's default).`,
+      );
+    await jsm.streams.info(deadLetterStream).catch((error: unknown) => {
+      throw optionsInvalid(
+        FACTORY,
+        `the dead-letter stream ${deadLetterStream} is not there (${describe(error)}); create it with subjects ['${subjectPrefix}-dead.>'].`,
+      );
+    });
+    const consumer = await jsm.consumers.info(stream, durable).catch(() =>
+      jsm.consumers.add(stream, {
+        durable_name: durable,
+        ack_policy: AckPolicy.Explicit,
+        max_deliver: maxDeliver,
+        ack_wait: ackWaitMs * NANOS,
+        filter_subject: `${subjectPrefix}.${receiver.service}.>`,
+      }),
+    );
+    attempts =
+      consumer.config.max_deliver !== undefined && consumer.config.max_deliver > 0
+        ? consumer.config.max_deliver
+        : maxDeliver;
+    leaseMs = (consumer.config.ack_wait ?? ackWaitMs * NANOS) / NANOS;
+    await checkHandlerBudget(FACTORY, receiver, {
+      timeoutMs,
+      limitMs: leaseMs,
+      limitName: `the consumer's ack_wait`,
+    });
+    const pull = await (await js.consumers.get(stream, durable)).consume({ max_messages: concurrency });
+    messages = pull;
+    loop = (async () => {
+      for await (const message of pull) {
+        const done: Promise<void> = run(message).finally(() => running.delete(done));
+        running.add(done);
+        while (running.size >= concurrency) await Promise.race(running);
+      }
+    })();
+    for (const name of signals) process.once(name, onSignal);
+    return worker;
+  }
+
+  const onSignal = () => {
+    void worker.stop().finally(async () => {
+      for (const name of signals) process.off(name, onSignal);
+      try {
+        await onShutdown?.();
+      } catch (error) {
+        receiver.reportJobError(error, { message: `NATS worker shutdown: ${describe(error)}` });
+      }
+    });
+  };
+
+  const worker: NatsWorker = {
+    start() {
+      starting ??= begin();
+      return starting;
+    },
+    stop() {
+      stopping ??= (async () => {
+        for (const name of signals) process.off(name, onSignal);
+        await starting?.catch(() => undefined);
+        await messages?.close();
+        await loop?.catch(() => undefined);
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<'late'>((resolve) => {
+          timer = setTimeout(() => resolve('late'), shutdownTimeoutMs);
+        });
+        if ((await Promise.race([Promise.all(running), late])) === 'late') {
+          shutdown.abort(new Error('worker shutting down'));
+          await Promise.all(running);
+        }
+        clearTimeout(timer);
+      })();
+      return stopping;
+    },
+  };
+  return worker;
+}
