@@ -25,6 +25,8 @@ export class DeliveryContext implements HandlerContext {
   readonly dedupKey: string;
   /** Hand-off workers only: the engine's attempt number. */
   attempt?: number;
+  /** Inbox workers only: the app's transaction (docs/inbox.md). */
+  tx?: unknown;
   readonly #clock: Clock;
   #controller: AbortController | undefined;
   #reason: unknown;

@@ -45,6 +45,8 @@ export interface Delivery<E extends DispatchableEvent = DispatchableEvent> {
   upstream: SignalSource | undefined;
   /** Hand-off workers: the queue engine's attempt number, shown to handlers as `context.attempt`. */
   attempt?: number | undefined;
+  /** Inbox workers: the app's transaction, shown to handlers as `context.tx`. */
+  tx?: unknown;
   /** Work that goes on after the verdict is handed to it (ReceiveInput.waitUntil). */
   waitUntil?: ((work: Promise<unknown>) => void) | undefined;
 }
@@ -314,6 +316,7 @@ export async function processDelivery(settings: ProcessSettings, delivery: Deliv
       logger,
     );
     if (delivery.attempt !== undefined) context.attempt = delivery.attempt;
+    if (delivery.tx !== undefined) context.tx = delivery.tx;
     run.context = context;
 
     // The lease is kept until the handlers settle, also past the deadline: a retry meanwhile gets

@@ -168,7 +168,8 @@ export function createJobRunner(
         ),
       );
     }
-    return processDelivery(settings, {
+    const { claim, tx } = runOptions;
+    return processDelivery(claim ? { ...settings, store: claim } : settings, {
       service,
       event,
       handlers,
@@ -177,6 +178,7 @@ export function createJobRunner(
       timeoutMs,
       upstream: runOptions,
       attempt: runOptions.attempt,
+      tx,
     });
   }
 

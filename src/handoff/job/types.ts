@@ -3,6 +3,7 @@
  * it writes it to, and what the engine's workers call to run the handlers (docs/handoff.md).
  */
 import type { Verdict } from '../../core/verdict.js';
+import type { DedupStore } from '../../dedup/types.js';
 
 /**
  * The version of {@link HandoffJob} this library writes and reads. A job with another `v` (written by
@@ -121,6 +122,13 @@ export interface RunJobOptions {
    * Default: the receiver's `leaseMs` minus 1 s; it must stay below `leaseMs`.
    */
   timeoutMs?: number;
+  /**
+   * Claims this run in `claim` instead of the receiver's `dedup` store: the database inbox passes its
+   * row, so the row's move to `handled` is the completion (docs/inbox.md).
+   */
+  claim?: DedupStore;
+  /** The app's transaction, shown to the handlers as `context.tx` (the database inbox sets it). */
+  tx?: unknown;
 }
 
 /**
