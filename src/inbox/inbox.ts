@@ -79,7 +79,8 @@ export interface InboxQueue {
   readonly table: string;
   /** PostgreSQL: the LISTEN/NOTIFY channel of the table. */
   readonly channel: string;
-  claim(limit: number, leaseMs: number): Promise<DbRow[]>;
+  /** Claims up to `limit` runnable rows of `service`. */
+  claim(limit: number, leaseMs: number, service: string): Promise<DbRow[]>;
   supersede(id: number, fence: number): Promise<boolean>;
   extend(id: number, fence: number, leaseMs: number): Promise<boolean>;
   settle(
@@ -235,7 +236,7 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
     clock,
     table: sql.table,
     channel: db.dialect === 'postgres' ? notifyChannel(table) : '',
-    claim: (limit, leaseMs) => db.query(sql.claim, [clock.now(), leaseMs, limit]),
+    claim: (limit, leaseMs, service) => db.query(sql.claim, [clock.now(), leaseMs, limit, service]),
     supersede: async (id, fence) => (await db.query(sql.supersede, [id, fence, clock.now()])).length === 1,
     extend: async (id, fence, leaseMs) =>
       (await db.query(sql.extend, [id, fence, clock.now() + leaseMs])).length === 1,

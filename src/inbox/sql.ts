@@ -125,7 +125,7 @@ export function inboxStatements(table: string, dialect: Dialect) {
       ? `WITH ins AS (${insert}) SELECT id, pg_notify('${notifyChannel(table)}', '') FROM ins`
       : insert,
     ddl: ddl(table, dialect),
-    claim: `UPDATE ${t} SET status = 'processing', attempts = attempts + 1, fence = fence + 1, lease_until = $1 + $2 WHERE id IN (SELECT r.id FROM ${t} r WHERE ${runnable} AND ${inTurn} ORDER BY r.run_at, r.id LIMIT $3${pg ? ' FOR UPDATE SKIP LOCKED' : ''}) RETURNING *`,
+    claim: `UPDATE ${t} SET status = 'processing', attempts = attempts + 1, fence = fence + 1, lease_until = $1 + $2 WHERE id IN (SELECT r.id FROM ${t} r WHERE r.service = $4 AND ${runnable} AND ${inTurn} ORDER BY r.run_at, r.id LIMIT $3${pg ? ' FOR UPDATE SKIP LOCKED' : ''}) RETURNING *`,
     // The stale guard: an event older than one of its key already handled never runs.
     supersede: `UPDATE ${t} SET status = 'superseded', lease_until = NULL, handled_at = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' AND ordering_key IS NOT NULL AND EXISTS (SELECT 1 FROM ${t} n WHERE n.ordering_key = ${t}.ordering_key AND n.status = 'handled' AND n.event_at > ${t}.event_at) RETURNING id`,
     extend: `UPDATE ${t} SET lease_until = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,

@@ -245,7 +245,7 @@ export function createInboxWorker<Tx>(options: InboxWorkerOptions<Tx>): InboxWor
     if (free <= 0) return 0;
     let rows: DbRow[];
     try {
-      rows = await queue.claim(free, leaseMs);
+      rows = await queue.claim(free, leaseMs, receiver.service);
     } catch (error) {
       report(error, undefined, 'inbox claim failed');
       return 0;
