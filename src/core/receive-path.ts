@@ -77,6 +77,32 @@ export function createReceivePath(
     return failed(service, isWebhookError(error) ? error.code : 'internal_error', error);
   }
 
+  /**
+   * With a target that quarantines (the database inbox), an authentic delivery that fails the schema
+   * is stored to re-drive after a fix and acknowledged, instead of refused (docs/inbox.md).
+   */
+  function quarantine(
+    error: unknown,
+    body: Uint8Array,
+    headers: ReceiveInput['headers'],
+    secretIndex: number,
+    receivedAt: number,
+  ): Promise<Verdict> | undefined {
+    const deliveryId = readHeaderString(headers, headerNames.deliveryId);
+    const name = readHeaderString(headers, headerNames.event);
+    if (!isWebhookError(error) || error.code !== 'invalid_payload' || !deliveryId || !name) return undefined;
+    const key = `${service}:delivery:${deliveryId}`;
+    return enqueueDelivery(spec, options, registry, options.handoff!, {
+      event: { deliveryId, name },
+      key,
+      body,
+      headers,
+      secretIndex,
+      receivedAt,
+      quarantine: error,
+    });
+  }
+
   // One async function from the request to the verdict; whatever throws ends in `unexpected`.
   return async function receive(input: ReceiveInput): Promise<Verdict> {
     try {
@@ -123,6 +149,9 @@ export function createReceivePath(
       try {
         event = spec.parse(body, headers, result.secretIndex);
       } catch (error) {
+        const quarantined =
+          options.handoff?.quarantine && quarantine(error, body, headers, result.secretIndex, receivedAt);
+        if (quarantined) return await quarantined;
         return await handleInvalid(spec, options, registry, {
           body,
           headers,

@@ -134,7 +134,7 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
     return conditions;
   }
 
-  async function enqueue(job: HandoffJob): Promise<EnqueueResult> {
+  async function enqueue(job: HandoffJob, problem?: WebhookError): Promise<EnqueueResult> {
     const body = fromBase64(job.body);
     const payload = parsePayload(body);
     const input = { service: job.service, event: job.event, payload };
@@ -146,7 +146,7 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
       job.deliveryId,
       eventTime(payload, job.receivedAt),
       boundedKey(orderingKey(input)),
-      'received',
+      problem ? 'quarantined' : 'received',
       now,
       job.receivedAt,
       job.secretIndex,
@@ -154,8 +154,8 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
       job.traceparent ?? null,
       job.mac,
       body,
-      null,
-      null,
+      problem?.code ?? null,
+      problem?.message.slice(0, 500) ?? null,
     ]);
     return rows.length === 1 ? 'enqueued' : 'duplicate';
   }
@@ -163,6 +163,7 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
   const inbox: Inbox = {
     dialect: db.dialect,
     enqueue: (job) => enqueue(job),
+    quarantine: (job, problem) => enqueue(job, problem),
     migrate: () => db.exec(sql.ddl),
 
     async list(listOptions = {}) {

@@ -13,13 +13,20 @@ import { report } from '../../core/report.js';
 import type { ServiceSpec } from '../../core/service-spec.js';
 import { jobTraceparent } from '../../core/telemetry.js';
 import { accepted, failed, type Verdict } from '../../core/verdict.js';
+import type { WebhookError } from '../../shared/errors.js';
 import { toBase64 } from './job-codec.js';
 import { jobMac, type SignedFields } from './job-mac.js';
 import { HANDOFF_JOB_VERSION, type HandoffJob, type HandoffTarget } from './types.js';
 
 /** A verified, parsed delivery with its dedup key, as the pipeline hands it over. */
 export interface VerifiedDelivery<E> {
+  /** The parsed event; for a quarantined delivery, only its id and name (from the headers). */
   event: E;
+  /**
+   * The verified delivery failed the schema (`invalid_payload`): stored with the target's
+   * `quarantine` instead of `enqueue` (docs/inbox.md "Quarantine").
+   */
+  quarantine?: WebhookError;
   key: string;
   body: Uint8Array;
   headers: HeadersInput;
@@ -31,7 +38,7 @@ export interface VerifiedDelivery<E> {
  * Writes the job for `delivery` to `target`, with its MAC under the secret that verified it:
  * `queued` / `duplicate`, or `handoff_unavailable`.
  */
-export async function enqueueDelivery<E extends DispatchableEvent>(
+export async function enqueueDelivery<E extends Pick<DispatchableEvent, 'deliveryId' | 'name'>>(
   spec: ServiceSpec,
   options: ResolvedOptions,
   registry: HandlerRegistry,
@@ -68,7 +75,7 @@ export async function enqueueDelivery<E extends DispatchableEvent>(
     const refuse = (error: unknown): void => {
       report(registry.errorHooks, options.logger, 'error', 'hand-off enqueue failed', fields, error, {
         phase: 'enqueue',
-        event,
+        ...(delivery.quarantine ? {} : { event: event as unknown as DispatchableEvent }),
         deliveryId,
         dedupKey: key,
       });
@@ -82,7 +89,12 @@ export async function enqueueDelivery<E extends DispatchableEvent>(
     }, timeoutMs);
     let pending: Promise<unknown>;
     try {
-      pending = Promise.resolve(target.enqueue(job, { signal: controller.signal }));
+      const { quarantine } = delivery;
+      pending = Promise.resolve(
+        quarantine && target.quarantine
+          ? target.quarantine(job, quarantine, { signal: controller.signal })
+          : target.enqueue(job, { signal: controller.signal }),
+      );
     } catch (error) {
       pending = Promise.reject(error);
     }
@@ -91,7 +103,12 @@ export async function enqueueDelivery<E extends DispatchableEvent>(
         clearTimeout(timer);
         if (controller.signal.aborted) return;
         const kind = result === 'duplicate' ? 'duplicate' : 'queued';
-        emit(options.logger, 'debug', `webhook ${kind} for a worker`, fields);
+        if (delivery.quarantine)
+          emit(options.logger, 'warn', 'verified webhook failed validation: quarantined', {
+            ...fields,
+            code: delivery.quarantine.code,
+          });
+        else emit(options.logger, 'debug', `webhook ${kind} for a worker`, fields);
         resolve(accepted(kind, service, deliveryId, name));
       },
       (error: unknown) => {

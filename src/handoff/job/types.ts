@@ -4,6 +4,7 @@
  */
 import type { Verdict } from '../../core/verdict.js';
 import type { DedupStore } from '../../dedup/types.js';
+import type { WebhookError } from '../../shared/errors.js';
 
 /**
  * The version of {@link HandoffJob} this library writes and reads. A job with another `v` (written by
@@ -93,6 +94,16 @@ export type EnqueueResult = 'enqueued' | 'duplicate';
 export interface HandoffTarget {
   /** Stores `job`, keyed on `job.dedupKey`. `signal` aborts when the receiver stops waiting. */
   enqueue(job: HandoffJob, options: { signal: AbortSignal }): Promise<EnqueueResult | undefined>;
+  /**
+   * Optional: stores an authentic delivery whose payload failed the schema (`problem`, an
+   * `invalid_payload` whose message names paths and issue codes, never values) to re-drive after a
+   * fix; the receiver then answers 2xx instead of 400. The database inbox has it (docs/inbox.md).
+   */
+  quarantine?(
+    job: HandoffJob,
+    problem: WebhookError,
+    options: { signal: AbortSignal },
+  ): Promise<EnqueueResult | undefined>;
   /** How long the receiver waits for `enqueue`, in ms; then 503. Default 2 000 (`storeTimeoutMs`'s). */
   readonly enqueueTimeoutMs?: number;
   /**
