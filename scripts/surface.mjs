@@ -10,7 +10,8 @@ import ts from 'typescript';
 const root = fileURLToPath(new URL('../', import.meta.url));
 
 /** The limits of the issue that cut the surface before the first publish. */
-export const LIMITS = { rootValues: 30, rootTypes: 45, total: 200 };
+// total 200 → 230: the database inbox (docs/inbox.md) adds 19 names to ./postgres and 17 to ./sqlite.
+export const LIMITS = { rootValues: 30, rootTypes: 45, total: 230 };
 
 /** Subpath -> file: the built `.d.ts` under `dist`, or the source entries when `dist` is omitted. */
 export function entryFiles(dist) {

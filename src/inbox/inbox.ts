@@ -57,7 +57,14 @@ export interface Inbox extends HandoffTarget {
   close(): Promise<void>;
 }
 
-/** Options every inbox takes. */
+/**
+ * Options every inbox takes, on either database.
+ *
+ * @example
+ * ```ts
+ * const options: InboxCommonOptions = { table: 'webhook_inbox', orderingKey: () => null };
+ * ```
+ */
 export interface InboxCommonOptions {
   /** Table name. Default `'webhook_inbox'`. */
   table?: string;

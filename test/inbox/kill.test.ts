@@ -22,6 +22,7 @@ import { type InboxDatabase, postgresDatabase, sqliteDatabase, uniqueTable } fro
 
 const DELIVERIES = Number(process.env.INBOX_KILL_DELIVERIES ?? 240);
 const KILLS = Number(process.env.INBOX_KILLS ?? 5);
+const TIMEOUT_MS = Math.max(240_000, DELIVERIES * 500);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PROCESS = fileURLToPath(new URL('./fixtures/receiving-process.ts', import.meta.url));
 
@@ -198,19 +199,27 @@ describe.runIf(postgresAvailable())('inbox kill test on PostgreSQL', () => {
     await db?.close();
     await postgres?.close();
   });
-  it('SIGKILL at random points: every delivery has one business row and one handled inbox row', async () => {
-    postgres = await startPostgres();
-    db = postgresDatabase(postgres.connectionString);
-    const counts = await killRun(db, { DB: 'postgres', DATABASE_URL: postgres.connectionString });
-    console.info('inbox kill test, PostgreSQL + pg:', JSON.stringify(counts));
-  }, 240_000);
+  it(
+    'SIGKILL at random points: every delivery has one business row and one handled inbox row',
+    async () => {
+      postgres = await startPostgres();
+      db = postgresDatabase(postgres.connectionString);
+      const counts = await killRun(db, { DB: 'postgres', DATABASE_URL: postgres.connectionString });
+      console.info('inbox kill test, PostgreSQL + pg:', JSON.stringify(counts));
+    },
+    TIMEOUT_MS,
+  );
 });
 
 describe('inbox kill test on SQLite', () => {
   const db = sqliteDatabase();
   afterAll(() => db.close());
-  it('SIGKILL at random points: every delivery has one business row and one handled inbox row', async () => {
-    const counts = await killRun(db, { DB: 'sqlite', SQLITE_PATH: db.path });
-    console.info('inbox kill test, SQLite file + better-sqlite3/node:sqlite:', JSON.stringify(counts));
-  }, 240_000);
+  it(
+    'SIGKILL at random points: every delivery has one business row and one handled inbox row',
+    async () => {
+      const counts = await killRun(db, { DB: 'sqlite', SQLITE_PATH: db.path });
+      console.info('inbox kill test, SQLite file + better-sqlite3/node:sqlite:', JSON.stringify(counts));
+    },
+    TIMEOUT_MS,
+  );
 });

@@ -39,9 +39,9 @@ describe('the public surface', () => {
     );
   });
 
-  it('at most 200 names over all entries', () => {
+  it('at most 230 names over all entries', () => {
     const total = [...surfaces.values()].reduce((sum, s) => sum + s.values.length + s.types.length, 0);
-    expect(total).toBeLessThanOrEqual(200);
+    expect(total).toBeLessThanOrEqual(230);
     expect(overLimits(surfaces)).toEqual([]);
   });
 
