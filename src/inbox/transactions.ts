@@ -12,6 +12,9 @@ import { WebhookError } from '../shared/errors.js';
  *
  * @example
  * ```ts
+ * import pg from 'pg';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * const transactions: InboxTransactions<pg.PoolClient> = pgTransactions(pool);
  * ```
  */

@@ -21,7 +21,11 @@ import type { InboxTransactions } from './transactions.js';
  *
  * @example
  * ```ts
- * const listen: InboxListener = new pg.Client({ connectionString }); await listen.connect();
+ * import pg from 'pg';
+ *
+ * const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+ * await client.connect();
+ * const listen: InboxListener = client;
  * ```
  */
 export interface InboxListener {
@@ -34,6 +38,9 @@ export interface InboxListener {
  *
  * @example
  * ```ts
+ * import pg from 'pg';
+ *
+ * declare const pool: pg.Pool;
  * const options: InboxWorkerOptions<pg.PoolClient> = { receiver, inbox, transactions: pgTransactions(pool), concurrency: 4 };
  * ```
  */
