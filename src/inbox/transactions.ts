@@ -29,9 +29,15 @@ interface PgQueryable {
   query(text: string): Promise<{ rows: unknown[] }>;
 }
 
+/** A checked-out client's `'error'` event (a `pg` PoolClient is an EventEmitter). */
+interface ErrorEvents {
+  on?(event: 'error', listener: (error: unknown) => void): unknown;
+  removeListener?(event: 'error', listener: (error: unknown) => void): unknown;
+}
+
 /** A `pg` Pool: checks out a client that is given back with `release`. */
 interface PgPoolLike<C extends PgQueryable> {
-  connect(): Promise<C & { release(destroy?: unknown): void }>;
+  connect(): Promise<C & ErrorEvents & { release(destroy?: unknown): void }>;
   readonly totalCount: number;
 }
 
@@ -75,6 +81,10 @@ export function pgTransactions<C extends PgQueryable>(db: C | PgPoolLike<C>): In
     return {
       async transaction(work) {
         const client = await pool.connect();
+        // A checked-out client's connection lost (a database restart) emits 'error'; with no listener
+        // that crashes the process. The query in flight fails too, and that failure is the one handled.
+        const ignore = (): void => {};
+        client.on?.('error', ignore);
         try {
           const result = await inPgTransaction(client, (execute) => work(client, execute));
           client.release();
@@ -83,6 +93,8 @@ export function pgTransactions<C extends PgQueryable>(db: C | PgPoolLike<C>): In
           // A connection whose transaction state is unknown is not given back to the pool.
           client.release(error instanceof Error ? error : true);
           throw error;
+        } finally {
+          client.removeListener?.('error', ignore);
         }
       },
     };

@@ -3,7 +3,7 @@
  * inbox mode that is SIGKILLed at random points and restarted on the same port. Each handler inserts
  * one row into a business table with no unique constraint, through `context.tx`. After the services'
  * retries every delivery has exactly one business row and one `handled` inbox row, on PostgreSQL and
- * on a SQLite file. `INBOX_KILL_DELIVERIES` (default 240) and `INBOX_KILLS` (default 5) scale it.
+ * on a SQLite file. `INBOX_KILL_DELIVERIES` (default 180) and `INBOX_KILLS` (default 5) scale it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, type PostgresServer, postgresAvailable, startPostgres } from '../support/servers.js';
 import { type InboxDatabase, postgresDatabase, sqliteDatabase, uniqueTable } from './support.js';
 
-const DELIVERIES = Number(process.env.INBOX_KILL_DELIVERIES ?? 240);
+const DELIVERIES = Number(process.env.INBOX_KILL_DELIVERIES ?? 180);
 const KILLS = Number(process.env.INBOX_KILLS ?? 5);
 const TIMEOUT_MS = Math.max(240_000, DELIVERIES * 500);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
