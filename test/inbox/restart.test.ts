@@ -46,7 +46,14 @@ describe.runIf(postgresAvailable())('inbox: PostgreSQL restarted mid-run', () =>
       url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
       events: ['deal.won'],
     });
-    const receiver = createCrmReceiver({ secret: hook.secret, handoff: inbox, logger: () => {} });
+    // A run whose query hangs through the restart gives up at 3 s (timeoutMs) instead of 29 s.
+    const receiver = createCrmReceiver({
+      secret: hook.secret,
+      handoff: inbox,
+      logger: () => {},
+      timeoutMs: 3_000,
+      leaseMs: 5_000,
+    });
     receiver.on('deal.won', async (event, context) => {
       await (context.tx as pg.PoolClient).query('INSERT INTO business (delivery_id) VALUES ($1)', [
         event.deliveryId,
@@ -89,13 +96,17 @@ describe.runIf(postgresAvailable())('inbox: PostgreSQL restarted mid-run', () =>
       await clock.runAll();
       expect(ids).toHaveLength(90);
       expect(ids.filter((id) => settled.get(id) !== 'succeeded')).toEqual([]);
-      const deadline = Date.now() + 30_000;
+      const deadline = Date.now() + 60_000;
       const handled = async () =>
         Number(
           (await pool.query("SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'handled'")).rows[0]
             .n,
         );
       while ((await handled().catch(() => 0)) < 90 && Date.now() < deadline) await sleep(100);
+      const open = await pool.query(
+        "SELECT status, attempts, last_error_code, last_error_message FROM webhook_inbox WHERE status <> 'handled'",
+      );
+      expect(open.rows).toEqual([]);
       expect(await handled()).toBe(90);
       const twice = await pool.query(
         'SELECT delivery_id FROM business GROUP BY delivery_id HAVING count(*) <> 1',
