@@ -30,7 +30,13 @@ export type Receive = (input: ReceiveInput) => Promise<Verdict>;
 
 /** A verified, parsed delivery with its dedup key, as the pipeline hands it to a hand-off step. */
 export interface VerifiedDelivery<E extends DispatchableEvent = DispatchableEvent> {
+  /** The parsed event; for a quarantined delivery, only its id and name (from the headers). */
   readonly event: E;
+  /**
+   * The verified delivery failed the schema (`invalid_payload`): stored with the target's
+   * `quarantine` instead of `enqueue` (docs/inbox.md "Quarantine").
+   */
+  readonly quarantine?: WebhookError | undefined;
   readonly key: string;
   readonly body: Uint8Array;
   readonly headers: HeadersInput;
@@ -38,8 +44,15 @@ export interface VerifiedDelivery<E extends DispatchableEvent = DispatchableEven
   readonly receivedAt: number;
 }
 
-/** Hand-off mode: writes a verified delivery to the queue engine (`queued`, `duplicate` or failed). */
-export type HandOff = (delivery: VerifiedDelivery) => Promise<Verdict>;
+/**
+ * Hand-off mode: writes a verified delivery to the queue engine (`queued`, `duplicate` or failed).
+ * `quarantines`: the target also stores authentic deliveries that fail the schema (the database
+ * inbox), so they are acknowledged instead of refused.
+ */
+export interface HandOff {
+  (delivery: VerifiedDelivery): Promise<Verdict>;
+  readonly quarantines?: boolean;
+}
 
 /**
  * Builds the receive function of a receiver: deliveries run with `settings`, or go to `handOff` when
@@ -89,6 +102,32 @@ export function createReceivePath(
       phase: 'internal',
     });
     return failed(service, isWebhookError(error) ? error.code : 'internal_error', error);
+  }
+
+  /**
+   * With a target that quarantines (the database inbox), an authentic delivery that fails the schema
+   * is stored to re-drive after a fix and acknowledged, instead of refused (docs/inbox.md).
+   */
+  function quarantine(
+    error: unknown,
+    body: Uint8Array,
+    headers: ReceiveInput['headers'],
+    secretIndex: number,
+    receivedAt: number,
+  ): Promise<Verdict> | undefined {
+    const deliveryId = readHeaderString(headers, headerNames.deliveryId);
+    const name = readHeaderString(headers, headerNames.event);
+    if (!isWebhookError(error) || error.code !== 'invalid_payload' || !deliveryId || !name) return undefined;
+    const key = `${service}:delivery:${deliveryId}`;
+    return handOff!({
+      event: { deliveryId, name } as DispatchableEvent,
+      key,
+      body,
+      headers,
+      secretIndex,
+      receivedAt,
+      quarantine: error,
+    });
   }
 
   // One async function from the request to the verdict; whatever throws ends in `unexpected`.
@@ -152,6 +191,9 @@ export function createReceivePath(
       try {
         event = spec.parse(body, headers, result.secretIndex);
       } catch (error) {
+        const quarantined =
+          handOff?.quarantines && quarantine(error, body, headers, result.secretIndex, receivedAt);
+        if (quarantined) return await quarantined;
         return await handleInvalid(spec, options, registry, {
           body,
           headers,

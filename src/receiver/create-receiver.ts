@@ -11,7 +11,7 @@ import { createHandlerRegistry, type DispatchableEvent } from '../core/handler-r
 import type { ErrorHook, InvalidHook, WebhookHandler } from '../core/handler-types.js';
 import { bodyTaken, rawBodyUnavailable } from '../core/raw-body-unavailable.js';
 import { readRequestBody } from '../core/read-body.js';
-import { createReceivePath, type HandOff } from '../core/receive-path.js';
+import { createReceivePath, type HandOff, type VerifiedDelivery } from '../core/receive-path.js';
 import type { ReceiveInput } from '../core/receiver-types.js';
 import { report } from '../core/report.js';
 import type { ServiceSpec } from '../core/service-spec.js';
@@ -112,7 +112,9 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
       createHandOff(spec as ServiceSpec, options, registry.errorHooks, handoff),
     );
     step.catch(() => undefined); // a failed load answers each delivery through receive's catch
-    handOff = async (delivery) => (await step)(delivery);
+    handOff = Object.assign(async (delivery: VerifiedDelivery) => (await step)(delivery), {
+      quarantines: typeof handoff.quarantine === 'function',
+    });
   }
   // With `onOutcome` or `telemetry`, each delivery is timed, traced and reported (observe.ts).
   const receive = observeReceive(

@@ -29,6 +29,7 @@ export interface ContextSource {
   readonly key: string;
   readonly upstream: SignalSource | undefined;
   readonly attempt?: number | undefined;
+  readonly tx?: unknown;
 }
 
 /** What the pipeline needs besides the public {@link HandlerContext}. */
@@ -38,6 +39,8 @@ export class DeliveryContext implements HandlerContext {
   readonly dedupKey: string;
   /** Hand-off workers only: the engine's attempt number. */
   attempt?: number;
+  /** Inbox workers only: the app's transaction (docs/inbox.md). */
+  tx?: unknown;
   readonly #clock: Clock;
   #controller: AbortController | undefined;
   #reason: unknown;
@@ -59,6 +62,7 @@ export class DeliveryContext implements HandlerContext {
     this.deliveryId = event.deliveryId;
     this.dedupKey = source.key;
     if (source.attempt !== undefined) this.attempt = source.attempt;
+    if (source.tx !== undefined) this.tx = source.tx;
     this.#clock = source.clock;
     this.#logger = source.logger;
     this.#service = source.service;

@@ -47,6 +47,8 @@ export interface Delivery<E extends DispatchableEvent = DispatchableEvent> {
   upstream: SignalSource | undefined;
   /** Hand-off workers: the queue engine's attempt number, shown to handlers as `context.attempt`. */
   attempt?: number | undefined;
+  /** Inbox workers: the app's transaction, shown to handlers as `context.tx`. */
+  tx?: unknown;
   /** Work that goes on after the verdict is handed to it (ReceiveInput.waitUntil). */
   waitUntil?: ((work: Promise<unknown>) => void) | undefined;
 }
@@ -132,6 +134,7 @@ class DeliveryRun implements Due, Deadline {
   declare readonly key: string;
   declare readonly upstream: SignalSource | undefined;
   declare readonly attempt: number | undefined;
+  declare readonly tx: unknown;
   declare readonly settings: DeliverySettings;
   declare private _expired: boolean;
   declare private _cancelled: boolean;
@@ -154,6 +157,7 @@ class DeliveryRun implements Due, Deadline {
     this.key = delivery.key;
     this.upstream = delivery.upstream;
     this.attempt = delivery.attempt;
+    this.tx = delivery.tx;
     this.settings = settings;
     this._expired = false;
     this._cancelled = false;

@@ -14,6 +14,7 @@ import { report } from '../../core/report.js';
 import type { ServiceSpec } from '../../core/service-spec.js';
 import { jobTraceparent } from '../../core/telemetry.js';
 import { accepted, failed, type Verdict } from '../../core/verdict.js';
+import type { WebhookError } from '../../shared/errors.js';
 import { toBase64 } from './job-codec.js';
 import { jobMac, type SignedFields } from './job-mac.js';
 import { HANDOFF_JOB_VERSION, type HandoffJob, type HandoffTarget } from './types.js';
@@ -75,7 +76,7 @@ export async function enqueueDelivery(
           fields,
           error,
           phase: 'enqueue',
-          event,
+          ...(delivery.quarantine ? {} : { event }),
           deliveryId,
           dedupKey: key,
         },
@@ -90,7 +91,12 @@ export async function enqueueDelivery(
     }, timeoutMs);
     let pending: Promise<unknown>;
     try {
-      pending = Promise.resolve(target.enqueue(job, { signal: controller.signal }));
+      const { quarantine } = delivery;
+      pending = Promise.resolve(
+        quarantine && target.quarantine
+          ? target.quarantine(job, quarantine, { signal: controller.signal })
+          : target.enqueue(job, { signal: controller.signal }),
+      );
     } catch (error) {
       pending = Promise.reject(error);
     }
@@ -99,7 +105,12 @@ export async function enqueueDelivery(
         clearTimeout(timer);
         if (controller.signal.aborted) return;
         const kind = result === 'duplicate' ? 'duplicate' : 'queued';
-        emit(options.logger, 'debug', `webhook ${kind} for a worker`, fields);
+        if (delivery.quarantine)
+          emit(options.logger, 'warn', 'verified webhook failed validation: quarantined', {
+            ...fields,
+            code: delivery.quarantine.code,
+          });
+        else emit(options.logger, 'debug', `webhook ${kind} for a worker`, fields);
         resolve(accepted(kind, service, deliveryId, name));
       },
       (error: unknown) => {

@@ -2,7 +2,7 @@
  * The worker side of the hand-off: `receiver.runJob(job)` checks the job's MAC (job-mac.ts: only a
  * receiver holding one of this worker's secrets wrote it, and no field changed since), rebuilds the
  * typed event from the job's verified bytes with the receiver's own parse, then claims, runs and
- * settles it with the same processing step as direct mode (core/process-delivery.ts), and resolves
+ * settles it with the same processing step as direct mode (core/delivery/run.ts), and resolves
  * with the same verdict.
  * Exactly-once effect over an at-least-once engine: a job redelivered after a worker crash runs its
  * handlers again only if no run recorded completion (docs/handoff.md "Guarantees").
@@ -127,7 +127,9 @@ export function createJobRunner(
         ),
       );
     }
-    return runDelivery(settings, {
+    const { claim, tx } = runOptions;
+    // The database inbox passes its row as the claim: the row's move to handled is the completion.
+    return runDelivery(claim ? { ...settings, store: claim, storeInProcess: false } : settings, {
       service,
       event,
       handlers,
@@ -137,6 +139,7 @@ export function createJobRunner(
       upstream: runOptions,
       attempt: runOptions.attempt,
       waitUntil: runOptions.waitUntil,
+      tx,
     });
   }
 

@@ -3,6 +3,8 @@
  * it writes it to, and what the engine's workers call to run the handlers (docs/handoff.md).
  */
 import type { Verdict } from '../../core/verdict.js';
+import type { DedupStore } from '../../dedup/types.js';
+import type { WebhookError } from '../../shared/errors.js';
 
 /**
  * The version of {@link HandoffJob} this library writes and reads. A job with another `v` (written by
@@ -92,6 +94,16 @@ export type EnqueueResult = 'enqueued' | 'duplicate';
 export interface HandoffTarget {
   /** Stores `job`, keyed on `job.dedupKey`. `signal` aborts when the receiver stops waiting. */
   enqueue(job: HandoffJob, options: { signal: AbortSignal }): Promise<EnqueueResult | undefined>;
+  /**
+   * Optional: stores an authentic delivery whose payload failed the schema (`problem`, an
+   * `invalid_payload` whose message names paths and issue codes, never values) to re-drive after a
+   * fix; the receiver then answers 2xx instead of 400. The database inbox has it (docs/inbox.md).
+   */
+  quarantine?(
+    job: HandoffJob,
+    problem: WebhookError,
+    options: { signal: AbortSignal },
+  ): Promise<EnqueueResult | undefined>;
   /** How long the receiver waits for `enqueue`, in ms; then 503. Default 2 000 (`storeTimeoutMs`'s). */
   readonly enqueueTimeoutMs?: number;
   /**
@@ -127,6 +139,13 @@ export interface RunJobOptions {
    * consumer passes it). Not needed where the process outlives the job.
    */
   waitUntil?: (work: Promise<unknown>) => void;
+  /**
+   * Claims this run in `claim` instead of the receiver's `dedup` store: the database inbox passes its
+   * row, so the row's move to `handled` is the completion (docs/inbox.md).
+   */
+  claim?: DedupStore;
+  /** The app's transaction, shown to the handlers as `context.tx` (the database inbox sets it). */
+  tx?: unknown;
 }
 
 /**

@@ -1,0 +1,115 @@
+/**
+ * The inbox's own connection to its database, one shape for both dialects: `query(text, params)`
+ * with `$n` parameters resolving to rows. Failures and timeouts become `store_unavailable`.
+ */
+import { openSqlite, type SqliteDatabaseLike, whileLocked } from '../dedup/sqlite-driver.js';
+import { storeUnavailable, withTimeout } from '../dedup/store-error.js';
+import { type Dialect, toSqlite } from './sql.js';
+
+export type DbRow = Record<string, unknown>;
+
+export interface InboxDb {
+  readonly dialect: Dialect;
+  query(text: string, params: readonly unknown[], timeoutMs?: number): Promise<DbRow[]>;
+  /** Runs each statement of a DDL text (separated by `;\n`). */
+  exec(ddl: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Any PostgreSQL client with `query(text, params)` resolving to `{ rows }`: a `pg` Pool (best: the
+ * inbox runs its statements on it concurrently), a `pg` Client, PGlite.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * const client: PostgresQueryable = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * ```
+ */
+export interface PostgresQueryable {
+  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+export function postgresDb(client: PostgresQueryable, callTimeoutMs: number): InboxDb {
+  async function query(text: string, params: readonly unknown[], timeoutMs = callTimeoutMs) {
+    try {
+      const result = await withTimeout(client.query(text, [...params]), timeoutMs, 'Postgres');
+      return result.rows as DbRow[];
+    } catch (error) {
+      throw storeUnavailable('Postgres', error);
+    }
+  }
+  return {
+    dialect: 'postgres',
+    query,
+    async exec(ddl) {
+      // One statement per call: pg's extended protocol runs one statement at a time.
+      for (const statement of ddl.split(';\n')) await query(statement, []);
+    },
+    close: async () => {},
+  };
+}
+
+type Statement = { all(...params: unknown[]): unknown[] };
+
+/**
+ * The inbox's SQLite connection: its own, opened from `path` (WAL). Never the connection the app's
+ * transactions use: statements of a delivery being acknowledged must not join a handler's open
+ * transaction (and roll back with it).
+ */
+export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'normal' | 'full'): InboxDb {
+  let db: ReturnType<typeof openSqlite> | undefined;
+  let closed = false;
+  const cache = new Map<string, Statement>();
+  const open = (): SqliteDatabaseLike & { close(): void } => {
+    db ??= openSqlite(path, 20, synchronous);
+    return db;
+  };
+  function prepared(text: string): Statement {
+    let statement = cache.get(text);
+    if (!statement) {
+      statement = open().prepare(text) as unknown as Statement;
+      cache.set(text, statement);
+    }
+    return statement;
+  }
+  return {
+    dialect: 'sqlite',
+    async query(text, params, timeoutMs = callTimeoutMs) {
+      const sqlite = toSqlite(text, params);
+      try {
+        return await whileLocked(
+          () => prepared(sqlite.text).all(...sqlite.params.map(bindable)) as DbRow[],
+          timeoutMs,
+          () => closed,
+        );
+      } catch (error) {
+        throw storeUnavailable('SQLite', error);
+      }
+    },
+    async exec(ddl) {
+      try {
+        const connection = open();
+        await whileLocked(
+          () => connection.exec(ddl),
+          callTimeoutMs,
+          () => closed,
+        );
+      } catch (error) {
+        throw storeUnavailable('SQLite', error);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      db?.close();
+    },
+  };
+}
+
+/** SQLite drivers bind strings, numbers, null and byte arrays; booleans and undefined become these. */
+function bindable(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value;
+}

@@ -1,0 +1,266 @@
+/**
+ * The inbox over either database: the hand-off target a receiver writes to (one row per delivery, by
+ * dedup key), the library functions (list, show, re-drive, purge), and the queue operations its
+ * worker uses (claim, supersede, extend, settle), reached through {@link queueOf}.
+ */
+
+import { fromBase64 } from '../handoff/job/job-codec.js';
+import type { EnqueueResult, HandoffJob, HandoffTarget } from '../handoff/job/types.js';
+import type { Clock } from '../shared/clock.js';
+import { WebhookError } from '../shared/errors.js';
+import type { DbRow, InboxDb } from './db.js';
+import { boundedKey, defaultOrderingKey, eventTime, type OrderingInput } from './ordering.js';
+import { toDetail, toRow } from './rows.js';
+import { completeStatement, inboxStatements, notifyChannel, ROW_COLUMNS } from './sql.js';
+import {
+  INBOX_STATUSES,
+  type InboxFilter,
+  type InboxListOptions,
+  type InboxPage,
+  type InboxRowDetail,
+} from './types.js';
+
+const DAY_MS = 86_400_000;
+const PURGE_BATCH = 1_000;
+/** Statuses a re-drive moves back to `received`: never `handled` (its effects happened) or `processing`. */
+const REDRIVABLE = ['failed', 'dead', 'quarantined', 'superseded'] as const;
+
+/**
+ * A database inbox: a {@link HandoffTarget} (give it to a receiver as `handoff`) whose jobs are rows
+ * of a table in your database, plus the functions to look at and re-drive them.
+ *
+ * @example
+ * ```ts
+ * const dead = await inbox.list({ status: 'dead' });
+ * await inbox.redrive({ status: 'dead', event: 'deal.won' });
+ * await inbox.purge({ olderThanDays: 90 });
+ * ```
+ */
+export interface Inbox extends HandoffTarget {
+  /** `'postgres'` or `'sqlite'`. */
+  readonly dialect: 'postgres' | 'sqlite';
+  /** Creates the table and its indexes if missing. Idempotent. */
+  migrate(): Promise<void>;
+  /** Rows matching the filter, newest first, a bounded page at a time (without bodies). */
+  list(options?: InboxListOptions): Promise<InboxPage>;
+  /** One row with its body and headers, or `undefined`. */
+  show(id: number): Promise<InboxRowDetail | undefined>;
+  /**
+   * Moves rows back to `received` (attempts reset) so the worker runs them again: one row by `id`, or
+   * every `failed`, `dead`, `quarantined` or `superseded` row matching the filter. Never a `handled`
+   * row. Resolves how many rows moved.
+   */
+  redrive(target: { id: number } | InboxFilter): Promise<number>;
+  /** Deletes `handled` and `superseded` rows handled more than `olderThanDays` ago (default 90); returns how many. */
+  purge(options?: { olderThanDays?: number }): Promise<number>;
+  /** Closes the connection the inbox opened itself (SQLite `path`); a client you passed stays open. */
+  close(): Promise<void>;
+}
+
+/**
+ * Options every inbox takes, on either database.
+ *
+ * @example
+ * ```ts
+ * const options: InboxCommonOptions = { table: 'webhook_inbox', orderingKey: () => null };
+ * ```
+ */
+export interface InboxCommonOptions {
+  /** Table name. Default `'webhook_inbox'`. */
+  table?: string;
+  /** Source of time in epoch ms; default the wall clock (hosts sharing a table keep theirs in sync). */
+  clock?: Clock;
+  /**
+   * The ordering key of a delivery, from its service, event and parsed body; `null` for none. Default:
+   * the CRM's deal, contact, campaign and journey enrollment ids, the email service's `message_id`.
+   */
+  orderingKey?: (input: OrderingInput) => string | null | undefined;
+  /** Longest wait for one statement before it fails with `store_unavailable`, in ms. Default 3000. */
+  callTimeoutMs?: number;
+}
+
+/** What the worker needs of an inbox. */
+export interface InboxQueue {
+  readonly db: InboxDb;
+  readonly clock: Clock;
+  readonly table: string;
+  /** PostgreSQL: the LISTEN/NOTIFY channel of the table. */
+  readonly channel: string;
+  /** Claims up to `limit` runnable rows of `service`. */
+  claim(limit: number, leaseMs: number, service: string): Promise<DbRow[]>;
+  supersede(id: number, fence: number): Promise<boolean>;
+  extend(id: number, fence: number, leaseMs: number): Promise<boolean>;
+  settle(
+    id: number,
+    fence: number,
+    to: { status: 'failed' | 'dead'; runAt: number; code: string; message: string; refund: boolean },
+  ): Promise<boolean>;
+  complete(id: number, fence: number): string;
+}
+
+const queues = new WeakMap<Inbox, InboxQueue>();
+
+/** The queue operations of an inbox made by this library. */
+export function queueOf(inbox: Inbox): InboxQueue {
+  const queue = queues.get(inbox);
+  if (!queue) {
+    throw new WebhookError(
+      'options_invalid',
+      'createInboxWorker: `inbox` must come from createPostgresInbox or createSqliteInbox.',
+    );
+  }
+  return queue;
+}
+
+function parsePayload(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined; // a body that does not parse is refused by the receiver before it gets here
+  }
+}
+
+/** Builds an inbox over `db`. */
+export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clock, table: string): Inbox {
+  const sql = inboxStatements(table, db.dialect);
+  const { orderingKey = defaultOrderingKey } = options;
+
+  function where(filter: InboxFilter, params: unknown[]): string[] {
+    const conditions: string[] = [];
+    const add = (column: string, value: string | undefined) => {
+      if (value === undefined) return;
+      params.push(value);
+      conditions.push(`${column} = $${params.length}`);
+    };
+    if (filter.status !== undefined && !INBOX_STATUSES.includes(filter.status))
+      throw new WebhookError('options_invalid', `inbox: unknown status ${JSON.stringify(filter.status)}.`);
+    add('status', filter.status);
+    add('service', filter.service);
+    add('event', filter.event);
+    add('ordering_key', filter.orderingKey);
+    return conditions;
+  }
+
+  async function enqueue(job: HandoffJob, problem?: WebhookError): Promise<EnqueueResult> {
+    const body = fromBase64(job.body);
+    const payload = parsePayload(body);
+    const input = { service: job.service, event: job.event, payload };
+    const now = clock.now();
+    const rows = await db.query(sql.insert, [
+      job.dedupKey,
+      job.service,
+      job.event,
+      job.deliveryId,
+      eventTime(payload, job.receivedAt),
+      boundedKey(orderingKey(input)),
+      problem ? 'quarantined' : 'received',
+      now,
+      job.receivedAt,
+      job.secretIndex,
+      JSON.stringify(job.headers),
+      job.traceparent ?? null,
+      job.mac,
+      body,
+      problem?.code ?? null,
+      problem?.message.slice(0, 500) ?? null,
+    ]);
+    return rows.length === 1 ? 'enqueued' : 'duplicate';
+  }
+
+  const inbox: Inbox = {
+    dialect: db.dialect,
+    enqueue: (job) => enqueue(job),
+    quarantine: (job, problem) => enqueue(job, problem),
+    migrate: () => db.exec(sql.ddl),
+
+    async list(listOptions = {}) {
+      const { limit = 50, before } = listOptions;
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > 500)
+        throw new WebhookError(
+          'options_invalid',
+          'inbox.list: `limit` must be a whole number from 1 to 500.',
+        );
+      const params: unknown[] = [];
+      const conditions = where(listOptions, params);
+      if (before !== undefined) {
+        params.push(before);
+        conditions.push(`id < $${params.length}`);
+      }
+      params.push(limit + 1);
+      const text = `SELECT ${ROW_COLUMNS} FROM ${sql.table}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${params.length}`;
+      const rows = (await db.query(text, params)).map(toRow);
+      const page: InboxPage = { rows: rows.slice(0, limit) };
+      if (rows.length > limit) page.next = page.rows.at(-1)!.id;
+      return page;
+    },
+
+    async show(id) {
+      const [row] = await db.query(sql.show, [id]);
+      return row ? toDetail(row) : undefined;
+    },
+
+    async redrive(target) {
+      const params: unknown[] = [clock.now()];
+      let conditions: string[];
+      if ('id' in target) {
+        params.push(target.id);
+        conditions = [`id = $${params.length}`];
+      } else conditions = where(target, params);
+      if (
+        !('id' in target) &&
+        target.status !== undefined &&
+        !(REDRIVABLE as readonly string[]).includes(target.status)
+      )
+        throw new WebhookError(
+          'options_invalid',
+          `inbox.redrive: rows in status ${target.status} are not re-driven.`,
+        );
+      conditions.push(`status IN (${REDRIVABLE.map((s) => `'${s}'`).join(', ')})`);
+      const rows = await db.query(
+        `UPDATE ${sql.table} SET status = 'received', run_at = $1, attempts = 0, lease_until = NULL, last_error_code = NULL, last_error_message = NULL, handled_at = NULL WHERE ${conditions.join(' AND ')} RETURNING id`,
+        params,
+      );
+      return rows.length;
+    },
+
+    async purge(purgeOptions = {}) {
+      const { olderThanDays = 90 } = purgeOptions;
+      if (typeof olderThanDays !== 'number' || !(olderThanDays >= 0))
+        throw new WebhookError('options_invalid', 'inbox.purge: `olderThanDays` must be a number ≥ 0.');
+      const cutoff = clock.now() - Math.round(olderThanDays * DAY_MS);
+      let removed = 0;
+      for (;;) {
+        const batch = (await db.query(sql.purge, [cutoff, PURGE_BATCH])).length;
+        removed += batch;
+        if (batch < PURGE_BATCH) return removed;
+      }
+    },
+
+    close: () => db.close(),
+  };
+
+  queues.set(inbox, {
+    db,
+    clock,
+    table: sql.table,
+    channel: db.dialect === 'postgres' ? notifyChannel(table) : '',
+    claim: (limit, leaseMs, service) => db.query(sql.claim, [clock.now(), leaseMs, limit, service]),
+    supersede: async (id, fence) => (await db.query(sql.supersede, [id, fence, clock.now()])).length === 1,
+    extend: async (id, fence, leaseMs) =>
+      (await db.query(sql.extend, [id, fence, clock.now() + leaseMs])).length === 1,
+    settle: async (id, fence, to) =>
+      (
+        await db.query(sql.settle, [
+          id,
+          fence,
+          to.status,
+          to.runAt,
+          to.code,
+          to.message.slice(0, 500),
+          to.refund ? 1 : 0,
+        ])
+      ).length === 1,
+    complete: (id, fence) => completeStatement(sql.table, id, fence, clock.now()),
+  });
+  return inbox;
+}

@@ -1,0 +1,52 @@
+/** The inbox in a PostgreSQL table: `createPostgresInbox`. */
+import { systemClock } from '../shared/clock.js';
+import { WebhookError } from '../shared/errors.js';
+import { type PostgresQueryable, postgresDb } from './db.js';
+import { createInbox, type Inbox, type InboxCommonOptions } from './inbox.js';
+import { DEFAULT_INBOX_TABLE, quoteTable } from './sql.js';
+
+/**
+ * Options of {@link createPostgresInbox}.
+ *
+ * @example
+ * ```ts
+ * const options: PostgresInboxOptions = { client: pool, table: 'app.webhook_inbox' };
+ * ```
+ */
+export interface PostgresInboxOptions extends InboxCommonOptions {
+  /** A `pg` Pool (or any client with `query(text, params)`); never ended by the inbox. */
+  client: PostgresQueryable;
+}
+
+/**
+ * A database inbox in a PostgreSQL table (docs/inbox.md): give it to a receiver as `handoff` and a
+ * delivery is acknowledged once its row is inserted (one durable write), then an inbox worker
+ * ({@link createInboxWorker}) runs it, optionally in your transaction.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import { createCrmReceiver } from '@svc/webhooks';
+ * import { createInboxWorker, createPostgresInbox, pgTransactions } from '@svc/webhooks/postgres';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * pool.on('error', (error) => console.warn('webhook inbox pool:', error.message));
+ * const inbox = createPostgresInbox({ client: pool });
+ * await inbox.migrate(); // or run postgresInboxDDL() in your migrations
+ * const receiver = createCrmReceiver({ secret: process.env.SVC_CRM_WEBHOOK_SECRET!, handoff: inbox });
+ * receiver.on('deal.won', async (event, { tx }) => {
+ *   await (tx as pg.PoolClient).query('INSERT INTO won_deals (deal_id) VALUES ($1)', [event.data.deal_id]);
+ * });
+ * createInboxWorker({ receiver, inbox, transactions: pgTransactions(pool) }).start();
+ * ```
+ */
+export function createPostgresInbox(options: PostgresInboxOptions): Inbox {
+  const { client, table = DEFAULT_INBOX_TABLE, clock = systemClock, callTimeoutMs = 3_000 } = options;
+  if (typeof client?.query !== 'function')
+    throw new WebhookError(
+      'options_invalid',
+      'createPostgresInbox: `client` must have a query(text, params) method (pg).',
+    );
+  quoteTable(table, 'postgres');
+  return createInbox(postgresDb(client, callTimeoutMs), options, clock, table);
+}

@@ -1,0 +1,149 @@
+/**
+ * The inbox table's SQL for PostgreSQL and SQLite. One column set and one set of statements, written
+ * with `$n` parameters; SQLite gets them through {@link toSqlite}. Only the DDL and the claim (row
+ * locks with `FOR UPDATE SKIP LOCKED` on PostgreSQL; one writer at a time on SQLite) differ.
+ */
+import { WebhookError } from '../shared/errors.js';
+
+/** The SQL dialect of an inbox. */
+export type Dialect = 'postgres' | 'sqlite';
+
+export const DEFAULT_INBOX_TABLE = 'webhook_inbox';
+
+/** The columns every list shows (all but the body and what reruns it). */
+export const ROW_COLUMNS =
+  'id, dedup_key, service, event, delivery_id, event_at, ordering_key, status, attempts, run_at, lease_until, fence, last_error_code, last_error_message, received_at, handled_at';
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** `"name"` or `"schema"."name"` (PostgreSQL only), after checking each part. */
+export function quoteTable(table: string, dialect: Dialect): { quoted: string; base: string } {
+  const parts = typeof table === 'string' ? table.split('.') : [];
+  if (
+    parts.length < 1 ||
+    parts.length > (dialect === 'postgres' ? 2 : 1) ||
+    !parts.every((p) => NAME.test(p))
+  ) {
+    throw new WebhookError(
+      'options_invalid',
+      `Inbox table ${JSON.stringify(table)}: use letters, digits and underscores${dialect === 'postgres' ? ', as `name` or `schema.name`' : ''}.`,
+    );
+  }
+  return { quoted: parts.map((p) => `"${p}"`).join('.'), base: parts.at(-1)! };
+}
+
+/**
+ * The inbox table and its indexes for PostgreSQL (statements separated by `;\n`), for your migrations.
+ *
+ * @example
+ * ```ts
+ * import { postgresInboxDDL } from '@svc/webhooks/postgres';
+ *
+ * console.log(postgresInboxDDL('webhook_inbox'));
+ * ```
+ */
+export function postgresInboxDDL(table: string = DEFAULT_INBOX_TABLE): string {
+  return ddl(table, 'postgres');
+}
+
+/**
+ * The inbox table and its indexes for SQLite (statements separated by `;\n`), for your migrations.
+ *
+ * @example
+ * ```ts
+ * import { sqliteInboxDDL } from '@svc/webhooks/sqlite';
+ *
+ * console.log(sqliteInboxDDL('webhook_inbox'));
+ * ```
+ */
+export function sqliteInboxDDL(table: string = DEFAULT_INBOX_TABLE): string {
+  return ddl(table, 'sqlite');
+}
+
+function ddl(table: string, dialect: Dialect): string {
+  const { quoted, base } = quoteTable(table, dialect);
+  const pg = dialect === 'postgres';
+  return [
+    `CREATE TABLE IF NOT EXISTS ${quoted} (
+  id ${pg ? 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY' : 'INTEGER PRIMARY KEY AUTOINCREMENT'},
+  dedup_key TEXT NOT NULL UNIQUE,
+  service TEXT NOT NULL,
+  event TEXT NOT NULL,
+  delivery_id TEXT NOT NULL,
+  event_at BIGINT NOT NULL,
+  ordering_key TEXT,
+  status TEXT NOT NULL CHECK (status IN ('received', 'processing', 'handled', 'failed', 'dead', 'quarantined', 'superseded')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  run_at BIGINT NOT NULL,
+  lease_until BIGINT,
+  fence BIGINT NOT NULL DEFAULT 0,
+  last_error_code TEXT,
+  last_error_message TEXT,
+  received_at BIGINT NOT NULL,
+  handled_at BIGINT,
+  secret_index INTEGER NOT NULL,
+  headers TEXT NOT NULL,
+  traceparent TEXT,
+  mac TEXT NOT NULL,
+  body ${pg ? 'BYTEA' : 'BLOB'} NOT NULL
+)`,
+    // The claim's scan: only rows that may run.
+    `CREATE INDEX IF NOT EXISTS "${base}_runnable_idx" ON ${quoted} (run_at, id) WHERE status IN ('received', 'failed', 'processing')`,
+    // The turn of a key: its pending rows in event order.
+    `CREATE INDEX IF NOT EXISTS "${base}_ordering_idx" ON ${quoted} (ordering_key, event_at, id) WHERE ordering_key IS NOT NULL`,
+    `CREATE INDEX IF NOT EXISTS "${base}_handled_idx" ON ${quoted} (handled_at) WHERE status IN ('handled', 'superseded')`,
+  ].join(';\n');
+}
+
+/** The LISTEN/NOTIFY channel of a PostgreSQL inbox table (a checked identifier). */
+export function notifyChannel(table: string): string {
+  return `${quoteTable(table, 'postgres').base}_wake`;
+}
+
+/** Rewrites `$n` parameters to `?` with the values in the order they appear (SQLite). */
+export function toSqlite(text: string, params: readonly unknown[]): { text: string; params: unknown[] } {
+  const ordered: unknown[] = [];
+  const rewritten = text.replace(/\$(\d+)/g, (_, n: string) => {
+    ordered.push(params[Number(n) - 1]);
+    return '?';
+  });
+  return { text: rewritten, params: ordered };
+}
+
+/** The statements of an inbox table. */
+export function inboxStatements(table: string, dialect: Dialect) {
+  const { quoted: t } = quoteTable(table, dialect);
+  const pg = dialect === 'postgres';
+  const insert = `INSERT INTO ${t} (dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, secret_index, headers, traceparent, mac, body, last_error_code, last_error_message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT (dedup_key) DO NOTHING RETURNING id`;
+  // A row may run when it is waiting and due, or when its run's lease ended (the worker died).
+  const runnable = `((r.status IN ('received', 'failed') AND r.run_at <= $1) OR (r.status = 'processing' AND r.lease_until <= $1))`;
+  // Its key's turn: no row of the key running under a live lease, none earlier still pending.
+  const inTurn = `(r.ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM ${t} e WHERE e.ordering_key = r.ordering_key AND e.id <> r.id AND ((e.status = 'processing' AND e.lease_until > $1) OR (e.status IN ('received', 'failed', 'processing') AND (e.event_at < r.event_at OR (e.event_at = r.event_at AND e.id < r.id))))))`;
+  return {
+    // PostgreSQL: the same round trip wakes the workers that LISTEN on the table's channel.
+    insert: pg
+      ? `WITH ins AS (${insert}) SELECT id, pg_notify('${notifyChannel(table)}', '') FROM ins`
+      : insert,
+    ddl: ddl(table, dialect),
+    claim: `UPDATE ${t} SET status = 'processing', attempts = attempts + 1, fence = fence + 1, lease_until = $1 + $2 WHERE id IN (SELECT r.id FROM ${t} r WHERE r.service = $4 AND ${runnable} AND ${inTurn} ORDER BY r.run_at, r.id LIMIT $3${pg ? ' FOR UPDATE SKIP LOCKED' : ''}) RETURNING *`,
+    // The stale guard: an event older than one of its key already handled never runs.
+    supersede: `UPDATE ${t} SET status = 'superseded', lease_until = NULL, handled_at = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' AND ordering_key IS NOT NULL AND EXISTS (SELECT 1 FROM ${t} n WHERE n.ordering_key = ${t}.ordering_key AND n.status = 'handled' AND n.event_at > ${t}.event_at) RETURNING id`,
+    extend: `UPDATE ${t} SET lease_until = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,
+    settle: `UPDATE ${t} SET status = $3, run_at = $4, lease_until = NULL, last_error_code = $5, last_error_message = $6, attempts = attempts - $7 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,
+    show: `SELECT * FROM ${t} WHERE id = $1`,
+    purge: `DELETE FROM ${t} WHERE id IN (SELECT id FROM ${t} WHERE status IN ('handled', 'superseded') AND handled_at < $1 LIMIT $2) RETURNING id`,
+    table: t,
+  };
+}
+
+/**
+ * The statement that moves a claimed row to `handled`, with its integers inlined (no parameters), so
+ * every transaction adapter runs it as plain text on the app's transaction. Returns the row's id when
+ * the fencing token still holds.
+ */
+export function completeStatement(table: string, id: number, fence: number, now: number): string {
+  for (const n of [id, fence, now]) {
+    if (!Number.isSafeInteger(n)) throw new TypeError(`inbox: ${String(n)} is not a whole number`);
+  }
+  return `UPDATE ${table} SET status = 'handled', handled_at = ${now}, lease_until = NULL, last_error_code = NULL, last_error_message = NULL WHERE id = ${id} AND fence = ${fence} AND status = 'processing' RETURNING id`;
+}

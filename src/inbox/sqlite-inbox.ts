@@ -1,0 +1,59 @@
+/** The inbox in a SQLite table: `createSqliteInbox`. */
+import { systemClock } from '../shared/clock.js';
+import { WebhookError } from '../shared/errors.js';
+import { sqliteDb } from './db.js';
+import { createInbox, type Inbox, type InboxCommonOptions } from './inbox.js';
+import { DEFAULT_INBOX_TABLE, quoteTable } from './sql.js';
+
+/**
+ * Options of {@link createSqliteInbox}.
+ *
+ * @example
+ * ```ts
+ * const options: SqliteInboxOptions = { path: 'app.sqlite', synchronous: 'full' };
+ * ```
+ */
+export interface SqliteInboxOptions extends InboxCommonOptions {
+  /**
+   * The database file (your app's). The inbox opens its own connection to it (WAL mode), so a
+   * delivery being acknowledged never joins a handler's open transaction.
+   */
+  path: string;
+  /** When a write counts as done: `'normal'` (default) survives a process crash, `'full'` a power loss too. */
+  synchronous?: 'normal' | 'full';
+}
+
+/**
+ * A database inbox in a SQLite table (docs/inbox.md): give it to a receiver as `handoff`; an inbox
+ * worker ({@link createInboxWorker}) runs the rows, polling.
+ *
+ * @example
+ * ```ts
+ * import Database from 'better-sqlite3';
+ * import { createMailReceiver } from '@svc/webhooks';
+ * import { createInboxWorker, createSqliteInbox, sqliteTransactions } from '@svc/webhooks/sqlite';
+ *
+ * const inbox = createSqliteInbox({ path: 'app.sqlite' });
+ * await inbox.migrate();
+ * const receiver = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET!, handoff: inbox });
+ * const db = new Database('app.sqlite', { timeout: 2_000 });
+ * receiver.on('bounced', (event, context) => {
+ *   const tx = context.tx as Database.Database;
+ *   tx.prepare('INSERT INTO bounces (message_id) VALUES (?)').run(event.payload.message_id);
+ * });
+ * createInboxWorker({ receiver, inbox, transactions: sqliteTransactions(db) }).start();
+ * ```
+ */
+export function createSqliteInbox(options: SqliteInboxOptions): Inbox {
+  const {
+    path,
+    table = DEFAULT_INBOX_TABLE,
+    clock = systemClock,
+    callTimeoutMs = 3_000,
+    synchronous = 'normal',
+  } = options;
+  if (typeof path !== 'string' || path.length === 0 || path === ':memory:')
+    throw new WebhookError('options_invalid', 'createSqliteInbox: `path` must name a database file.');
+  quoteTable(table, 'sqlite');
+  return createInbox(sqliteDb(path, callTimeoutMs, synchronous), options, clock, table);
+}
