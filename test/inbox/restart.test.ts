@@ -28,6 +28,9 @@ describe.runIf(postgresAvailable())('inbox: PostgreSQL restarted mid-run', () =>
       connectionString: postgres.connectionString,
       max: 6,
       connectionTimeoutMillis: 1_000,
+      // The test server runs with synchronous_commit=off, which loses acknowledged commits in an
+      // immediate shutdown; an inbox's acknowledgement is only as durable as its commit (docs/inbox.md).
+      options: '-c synchronous_commit=on',
     });
     pool.on('error', () => {});
     await pool.query('CREATE TABLE business (delivery_id TEXT NOT NULL)');
