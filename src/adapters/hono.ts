@@ -81,7 +81,10 @@ export function createHonoMiddleware<C extends HonoContextLike>(
       body: honoBody(c.req),
       headers: request.headers,
       method: request.method,
-      signal: request.signal,
+      // Made on first read: most deliveries never need the request's signal.
+      get signal() {
+        return request.signal;
+      },
     });
     return toResponse(verdict);
   };

@@ -146,3 +146,25 @@ export class Scheduler {
     return waits && Promise.all(waits);
   }
 }
+
+/** An entry of a {@link Scheduler} that calls `run` when due (a read's body deadline). */
+export class TimeoutEntry implements Due {
+  declare due: number;
+  declare prev: Due | undefined;
+  declare next: Due | undefined;
+  declare queued: boolean;
+  declare private readonly _run: () => void;
+
+  constructor(run: () => void) {
+    this.due = 0;
+    this.prev = undefined;
+    this.next = undefined;
+    this.queued = false;
+    this._run = run;
+  }
+
+  fire(): undefined {
+    this._run();
+    return undefined;
+  }
+}

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { bodyTimeout, bodyTooLarge, DEFAULT_BODY_TIMEOUT_MS } from '../../core/read-body.js';
 import { systemClock } from '../../shared/clock.js';
 import { WebhookError } from '../../shared/errors.js';
-import { type Due, Scheduler } from '../../shared/scheduler.js';
+import { Scheduler, TimeoutEntry } from '../../shared/scheduler.js';
 
 /**
  * The body deadlines of every read in this process, on one unref'd timer: a runtime timer set and
@@ -10,28 +10,6 @@ import { type Due, Scheduler } from '../../shared/scheduler.js';
  * until the first read.
  */
 const deadlines = new Scheduler(systemClock);
-
-/** One read's deadline: an entry of {@link deadlines} that stops the read when it fires. */
-class BodyDeadline implements Due {
-  declare due: number;
-  declare prev: Due | undefined;
-  declare next: Due | undefined;
-  declare queued: boolean;
-  declare private readonly _stop: () => void;
-
-  constructor(stop: () => void) {
-    this.due = 0;
-    this.prev = undefined;
-    this.next = undefined;
-    this.queued = false;
-    this._stop = stop;
-  }
-
-  fire(): undefined {
-    this._stop();
-    return undefined;
-  }
-}
 
 /**
  * Reads a Node request stream into one `Uint8Array`, stopping past `maxBodyBytes` or `timeoutMs`. A
@@ -97,7 +75,7 @@ export function readNodeBody(
       );
     };
     // A whole-body deadline, not an idle one: a client trickling a byte a second never goes idle.
-    const deadline = new BodyDeadline(() => stop(bodyTimeout(timeoutMs)));
+    const deadline = new TimeoutEntry(() => stop(bodyTimeout(timeoutMs)));
     deadlines.add(deadline, systemClock.now() + timeoutMs);
     req.on('data', onData);
     req.once('end', onEnd);

@@ -84,12 +84,14 @@ export function createBullmqWorker(
     const attempt = job.attemptsMade + 1;
     const data = job.data as { deliveryId?: unknown; dedupKey?: unknown } | null | undefined;
     const facts = { deliveryId: text(data?.deliveryId), dedupKey: text(data?.dedupKey) };
-    const actionOptions = { attempt, maxAttempts: job.opts.attempts ?? 1, busyDelayMs, shuttingDown };
+    // Read once the run ended: a shutdown that began meanwhile puts the job back without an attempt.
+    const actionOptions = () => ({ attempt, maxAttempts: job.opts.attempts ?? 1, busyDelayMs, shuttingDown });
     let action: JobAction;
     try {
-      action = jobAction(await receiver.runJob(job.data, { signal, attempt, timeoutMs }), actionOptions);
+      const verdict = await receiver.runJob(job.data, { signal, attempt, timeoutMs });
+      action = jobAction(verdict, actionOptions());
     } catch (error) {
-      action = jobActionOfError(error, actionOptions);
+      action = jobActionOfError(error, actionOptions());
     }
     if (action.type === 'done') return action.verdict.kind;
     const { error } = action;

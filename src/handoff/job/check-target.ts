@@ -3,8 +3,14 @@
  * not on the first delivery.
  */
 import { WebhookError } from '../../shared/errors.js';
-import { MAX_HANDOFF_BODY_BYTES } from './job-codec.js';
 import type { HandoffTarget } from './types.js';
+
+/**
+ * Largest delivery body a hand-off job carries, in bytes: 6 MiB, 6× the default `maxBodyBytes`. A
+ * receiver with `handoff` refuses a larger `maxBodyBytes` when it is created (check-target.ts), so it
+ * never acknowledges a delivery whose job a worker would refuse.
+ */
+export const MAX_HANDOFF_BODY_BYTES = 6 * 1_048_576;
 
 /**
  * `target` when it is a usable {@link HandoffTarget} or undefined; else `options_invalid`, also for a

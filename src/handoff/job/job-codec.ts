@@ -5,14 +5,8 @@
 
 import { validTraceparent } from '../../core/telemetry.js';
 import { WebhookError } from '../../shared/errors.js';
+import { MAX_HANDOFF_BODY_BYTES } from './check-target.js';
 import { HANDOFF_JOB_VERSION, type HandoffJob } from './types.js';
-
-/**
- * Largest delivery body a hand-off job carries, in bytes: 6 MiB, 6× the default `maxBodyBytes`. A
- * receiver with `handoff` refuses a larger `maxBodyBytes` when it is created (check-target.ts), so it
- * never acknowledges a delivery whose job a worker would refuse.
- */
-export const MAX_HANDOFF_BODY_BYTES = 6 * 1_048_576;
 
 /** Largest `body` a worker reads back: the base64 length of {@link MAX_HANDOFF_BODY_BYTES} (8 MiB). */
 const MAX_JOB_BODY_CHARS = 4 * Math.ceil(MAX_HANDOFF_BODY_BYTES / 3);
