@@ -24,7 +24,7 @@ export const HANDOFF_JOB_VERSION = 2;
  * @example
  * ```ts
  * const job: HandoffJob = {
- *   v: 2, service: 'mail', deliveryId: 'd_1', event: 'bounced', key: 'mail:delivery:d_1',
+ *   v: 2, service: 'mail', deliveryId: 'd_1', event: 'bounced', dedupKey: 'mail:delivery:d_1',
  *   receivedAt: Date.now(), secretIndex: 0,
  *   headers: { 'x-svcmail-event': 'bounced', 'x-svcmail-id': 'd_1' }, body: 'eyJ0byI6…',
  *   mac: '5f0c…', // 64 hex digits
