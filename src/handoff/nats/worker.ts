@@ -228,7 +228,7 @@ export function createNatsWorker(options: NatsWorkerOptions): NatsWorker {
         ? consumer.config.max_deliver
         : maxDeliver;
     leaseMs = (consumer.config.ack_wait ?? ackWaitMs * NANOS) / NANOS;
-    await checkHandlerBudget(FACTORY, receiver, {
+    checkHandlerBudget(FACTORY, receiver, {
       timeoutMs,
       limitMs: leaseMs,
       limitName: `the consumer's ack_wait`,

@@ -229,7 +229,7 @@ export function createSqsWorker(options: SqsWorkerOptions): SqsWorker {
     start() {
       starting ??= (async () => {
         queue = await readQueueSettings(FACTORY, client, queueUrl);
-        await checkHandlerBudget(FACTORY, receiver, {
+        checkHandlerBudget(FACTORY, receiver, {
           timeoutMs,
           limitMs: queue.visibilityTimeoutSeconds * 1_000,
           limitName: "the queue's VisibilityTimeout",
