@@ -3,7 +3,6 @@
  */
 
 import { checkMaxEventAge } from '../core/event-age.js';
-import { MAIL_HEADER_NAMES } from '../mail/header-names.js';
 import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
 import { type ReceiverOptions, resolveOptions } from '../receiver/receiver-options.js';
 import { atReceipt } from '../shared/clock.js';
@@ -83,7 +82,8 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
       service: 'crm',
       headerNames,
       knownNames: CRM_EVENT_NAMES,
-      foreignSignatures: [{ service: 'mail', header: MAIL_HEADER_NAMES.signature.toLowerCase() }],
+      // email-service §6: its signature header, named here so an email delivery at this route is recognised.
+      foreignSignatures: [{ service: 'mail', header: 'x-svcmail-sig' }],
       parse: (body, headers, secretIndex, receivedAt) =>
         parseCrmEvent(body, headers, {
           secretIndex,

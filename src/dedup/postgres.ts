@@ -235,24 +235,3 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     migrate,
   };
 }
-
-export type { PostgresQueryable } from '../inbox/db.js';
-export type { Inbox, InboxCommonOptions } from '../inbox/inbox.js';
-export type { OrderingInput } from '../inbox/ordering.js';
-export { createPostgresInbox, type PostgresInboxOptions } from '../inbox/postgres-inbox.js';
-export { postgresInboxDDL } from '../inbox/sql.js';
-export { type InboxTransactions, pgTransactions } from '../inbox/transactions.js';
-export type {
-  InboxFilter,
-  InboxListOptions,
-  InboxPage,
-  InboxRow,
-  InboxRowDetail,
-  InboxStatus,
-} from '../inbox/types.js';
-export {
-  createInboxWorker,
-  type InboxListener,
-  type InboxWorker,
-  type InboxWorkerOptions,
-} from '../inbox/worker.js';

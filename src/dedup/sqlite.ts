@@ -280,23 +280,3 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
   };
 }
-
-export type { Inbox, InboxCommonOptions } from '../inbox/inbox.js';
-export type { OrderingInput } from '../inbox/ordering.js';
-export { sqliteInboxDDL } from '../inbox/sql.js';
-export { createSqliteInbox, type SqliteInboxOptions } from '../inbox/sqlite-inbox.js';
-export { type InboxTransactions, sqliteTransactions } from '../inbox/transactions.js';
-export type {
-  InboxFilter,
-  InboxListOptions,
-  InboxPage,
-  InboxRow,
-  InboxRowDetail,
-  InboxStatus,
-} from '../inbox/types.js';
-export {
-  createInboxWorker,
-  type InboxListener,
-  type InboxWorker,
-  type InboxWorkerOptions,
-} from '../inbox/worker.js';

@@ -3,7 +3,6 @@
  */
 
 import { checkMaxEventAge } from '../core/event-age.js';
-import { CRM_HEADER_NAMES } from '../crm/header-names.js';
 import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
 import { type ReceiverOptions, resolveOptions } from '../receiver/receiver-options.js';
 import { atReceipt } from '../shared/clock.js';
@@ -95,7 +94,8 @@ export function createMailReceiver(options: MailReceiverOptions): MailReceiver {
       service: 'mail',
       headerNames,
       knownNames: MAIL_EVENT_NAMES,
-      foreignSignatures: [{ service: 'crm', header: CRM_HEADER_NAMES.signature.toLowerCase() }],
+      // crm-service §6: its signature header, named here so a CRM delivery at this route is recognised.
+      foreignSignatures: [{ service: 'crm', header: 'x-svc-signature' }],
       parse: (body, headers, secretIndex, receivedAt) =>
         parseMailEvent(body, headers, {
           secretIndex,

@@ -56,6 +56,8 @@ export async function bundleConsumer(consumer: string, source: string): Promise<
       'bullmq',
       'pg-boss',
       '@aws-sdk/client-dynamodb',
+      '@aws-sdk/client-sqs',
+      '@nats-io/jetstream',
       '@opentelemetry/api',
     ],
     write: false,
@@ -111,4 +113,7 @@ export const CONSUMER_CASES = [
     source: "export * as queues from '@svc/webhooks/cloudflare-queues';",
   },
   { name: './otel', source: "export { createOtelTelemetry } from '@svc/webhooks/otel';" },
+  { name: './handoff', source: "export { jobAction } from '@svc/webhooks/handoff';" },
+  { name: './sqs', source: "export { createSqsHandoff, createSqsWorker } from '@svc/webhooks/sqs';" },
+  { name: './nats', source: "export { createNatsHandoff, createNatsWorker } from '@svc/webhooks/nats';" },
 ] as const;

@@ -24,9 +24,14 @@ const FLOORS: Record<string, number> = {
   crm: 5,
   adapters: 6,
   handoff: 6,
+  // The database inbox: a hand-off engine whose queue is the app's own table (docs/inbox.md).
+  inbox: 6.5,
   manage: 6,
   otel: 6,
   index: 7,
+  // Entries that join a store and the inbox kept beside it in the same database.
+  postgres: 7,
+  sqlite: 7,
   schemas: 7,
   testing: 7,
   cli: 8,
