@@ -46,6 +46,7 @@ export const NAV: NavGroup[] = [
     items: [
       { text: 'Exactly-once and stores', target: 'docs/dedup.md' },
       { text: 'Choosing a store', target: 'docs/dedup.md#choosing-a-store' },
+      { text: 'The database inbox', target: 'docs/inbox.md' },
     ],
   },
   { title: 'Hand-off to workers', items: [{ text: 'Hand-off mode', target: 'docs/handoff.md' }] },
