@@ -128,6 +128,7 @@ export function createNatsWorker(options: NatsWorkerOptions): NatsWorker {
   const durable = options.durable ?? `webhooks-${receiver.service}`;
   const shutdown = new AbortController();
   const running = new Set<Promise<void>>();
+  // biome-ignore lint/suspicious/noConfusingVoidType: the JetStream client's own return type
   let messages: { close(): Promise<void | Error> } | undefined;
   let loop: Promise<void> | undefined;
   let starting: Promise<NatsWorker> | undefined;
