@@ -2,12 +2,13 @@
 /**
  * @module
  * `svc-webhooks`: send signed test deliveries, verify and replay captured ones, emulate both
- * services locally, recover failed deliveries. docs/cli.md describes every command.
+ * services locally, recover failed deliveries, look at the database inbox. docs/cli.md describes every command.
  */
 import { Command, type CommanderError } from 'commander';
 import { emulateCommand } from './commands/emulate.js';
 import { eventsCommand } from './commands/events.js';
 import { fixturesCommand } from './commands/fixtures.js';
+import { inboxCommand } from './commands/inbox.js';
 import { recoverCommand } from './commands/recover.js';
 import { replayCommand } from './commands/replay.js';
 import { sendCommand } from './commands/send.js';
@@ -45,6 +46,7 @@ replayCommand(program);
 emulateCommand(program);
 triggerCommand(program);
 recoverCommand(program);
+inboxCommand(program);
 
 for (const command of program.commands) command.exitOverride(exit);
 
