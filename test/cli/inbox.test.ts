@@ -4,11 +4,11 @@
  * emitters through receivers in inbox mode, one quarantined by the schema, one dead after a throwing
  * handler, handled ones (some handled ten days ago), and one whose ordering key holds escape sequences.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
 import { createNodeListener } from '@svc/webhooks/node';
 import { createInboxWorker, createPostgresInbox, type Inbox } from '@svc/webhooks/postgres';
@@ -292,5 +292,24 @@ describe('svc-webhooks inbox: target errors', () => {
     ]);
     expect(noTable.code).toBe(2);
     expect(noTable.stderr).toContain('has no inbox table absent');
+  });
+  it('a postgres:// URL without pg installed: exit 2 with the install command', async () => {
+    // The bin as installed in a project that has its dependencies (commander, zod) but not pg.
+    const project = join(dir, 'without-pg');
+    mkdirSync(join(project, 'node_modules'), { recursive: true });
+    writeFileSync(join(project, 'package.json'), '{ "type": "module" }');
+    cpSync(dirname(cli), join(project, 'dist'), { recursive: true });
+    for (const name of ['commander', 'zod'])
+      symlinkSync(join(process.cwd(), 'node_modules', name), join(project, 'node_modules', name));
+    const run = await runCli(join(project, 'dist', 'cli.js'), [
+      'inbox',
+      'list',
+      '--database',
+      'postgres://app:pw_Zq81xVn3TtR7@127.0.0.1:1/app',
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('needs the `pg` driver');
+    expect(run.stderr).toContain('fix: npm install pg');
+    expect(run.stderr).not.toContain('pw_Zq81xVn3TtR7');
   });
 });
