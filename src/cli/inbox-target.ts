@@ -25,6 +25,8 @@ export interface OpenInbox {
   inbox: Inbox;
   /** The URL with its password masked, or the file's path. */
   label: string;
+  /** The PostgreSQL URL (to scrub its password from a driver's messages); empty for a file. */
+  url: string;
   close(): Promise<void>;
 }
 
@@ -93,7 +95,7 @@ async function openPostgres(url: string, table: string | undefined): Promise<Ope
   const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
   pool.on('error', () => {}); // an idle connection's failure surfaces on the next query
   const inbox = createPostgresInbox({ client: pool, callTimeoutMs: 10_000, ...(table ? { table } : {}) });
-  return { inbox, label, close: () => pool.end() };
+  return { inbox, label, url, close: () => pool.end() };
 }
 
 function openFile(path: string, table: string | undefined): OpenInbox {
@@ -101,11 +103,10 @@ function openFile(path: string, table: string | undefined): OpenInbox {
   if (!existsSync(path) || !statSync(path).isFile())
     throw new CliError(`No SQLite file at ${path}.`, EXIT.usage, 'file_missing');
   const inbox = createSqliteInbox({ path, callTimeoutMs: 10_000, ...(table ? { table } : {}) });
-  return { inbox, label: path, close: () => inbox.close() };
+  return { inbox, label: path, url: '', close: () => inbox.close() };
 }
 
-/** Opens the inbox the options (or the environment) name. Throws a {@link CliError} otherwise. */
-export async function openInbox(options: TargetOptions, env = process.env): Promise<OpenInbox> {
+async function open(options: TargetOptions, env: NodeJS.ProcessEnv): Promise<OpenInbox> {
   if (options.database !== undefined && options.file !== undefined)
     throw new CliError('Pass --database or --file, not both.', EXIT.usage, 'target_conflict');
   if (options.file !== undefined) return openFile(options.file, options.table);
@@ -128,26 +129,56 @@ export async function openInbox(options: TargetOptions, env = process.env): Prom
   return openFile(target, options.table);
 }
 
+/** Opens the inbox the options (or the environment) name. Throws a {@link CliError} otherwise. */
+export async function openInbox(options: TargetOptions, env = process.env): Promise<OpenInbox> {
+  try {
+    return await open(options, env);
+  } catch (error) {
+    // A table name the inbox refuses, a runtime without SQLite: bad input, said as the library says it.
+    if (isWebhookError(error) && error.code === 'options_invalid')
+      throw new CliError(error.message, EXIT.usage, error.code);
+    throw error;
+  }
+}
+
+/** Failures that mean the server was not reached (or did not answer), not that it refused. */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ECONNRESET',
+]);
+
 /** A failure of the database as a {@link CliError}: the password scrubbed, a missing table named. */
 export function databaseError(error: unknown, target: OpenInbox, options: TargetOptions): unknown {
   if (!isWebhookError(error)) return error;
-  const url = options.database ?? '';
-  const cause = (error as { cause?: { message?: string } }).cause?.message ?? '';
-  const detail = scrub(cause, url);
+  const cause = (error as { cause?: { message?: string; code?: string } }).cause;
+  const detail = scrub(cause?.message ?? '', target.url);
   if (error.code === 'options_invalid')
-    return new CliError(scrub(error.message, url), EXIT.usage, error.code);
-  if (/does not exist|no such table/i.test(detail))
+    return new CliError(scrub(error.message, target.url), EXIT.usage, error.code);
+  if (/relation .* does not exist|no such table/i.test(detail))
     return new CliError(
       `${target.label} has no inbox table ${options.table ?? 'webhook_inbox'} (${detail}).`,
       EXIT.usage,
       'inbox_table_missing',
       'Run inbox.migrate() in your app, or pass --table with the name you gave it.',
     );
-  if (error.code === 'store_unavailable')
+  if (error.code !== 'store_unavailable')
+    return new CliError(scrub(error.message, target.url), EXIT.failed, error.code);
+  if (
+    target.url !== '' &&
+    (cause === undefined || UNREACHABLE.has(cause.code ?? '') || /timeout/i.test(detail))
+  )
     return new CliError(
       `The inbox at ${target.label} did not answer${detail ? `: ${detail}` : ''}.`,
       EXIT.unreachable,
       'database_unavailable',
     );
-  return new CliError(scrub(error.message, url), EXIT.failed, error.code);
+  return new CliError(
+    `The inbox at ${target.label} failed${detail ? `: ${detail}` : ''}.`,
+    EXIT.failed,
+    'database_failed',
+  );
 }

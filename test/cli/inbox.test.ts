@@ -271,7 +271,8 @@ describe('svc-webhooks inbox: target errors', () => {
       '--database',
       `postgres://nobody_here:${secret}@127.0.0.1:${server!.port}/postgres`,
     ]);
-    expect(wrongPassword.code).not.toBe(0);
+    expect(wrongPassword.code).toBe(1); // reached, and refused
+    expect(wrongPassword.stderr).toContain('role "nobody_here" does not exist');
     for (const run of [refused, notPostgres, malformed, wrongPassword])
       expect(run.stdout + run.stderr).not.toContain(secret);
   });
