@@ -29,7 +29,7 @@ for (const stream of [process.stdout, process.stderr]) {
 
 const program = new Command('svc-webhooks')
   .description(
-    "The email and CRM services' webhooks from the shell: send, verify, replay, emulate, recover, list events.",
+    "The email and CRM services' webhooks from the shell: send, verify, replay, emulate, recover, inbox, list events.",
   )
   .version(typeof __CLI_VERSION__ === 'string' ? __CLI_VERSION__ : '0.0.0')
   .showHelpAfterError('(add --help for usage)');

@@ -11,7 +11,7 @@ import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { printJsonLine, printRow, printTable } from '../inbox-output.js';
 import { databaseError, type OpenInbox, openInbox, type TargetOptions } from '../inbox-target.js';
 import type { Output } from '../output.js';
-import { runAction, withJson } from '../run-action.js';
+import { runAction } from '../run-action.js';
 
 interface FilterOptions extends TargetOptions {
   status?: string;
@@ -20,11 +20,12 @@ interface FilterOptions extends TargetOptions {
   key?: string;
 }
 
-function withTarget(command: Command): Command {
-  return withJson(command)
-    .option('--database <url>', `a PostgreSQL inbox: postgres://user:password@host/db (needs pg)`)
+function withTarget(command: Command, json = 'print one JSON document instead of text'): Command {
+  return command
+    .option('--json', json)
+    .option('--database <url>', 'a PostgreSQL inbox: postgres://user:password@host/db (needs pg)')
     .option('--file <path>', 'a SQLite inbox: the database file')
-    .option('--table <name>', 'the inbox table', undefined);
+    .option('--table <name>', 'the inbox table (default webhook_inbox)');
 }
 
 function withFilter(command: Command): Command {
@@ -130,7 +131,7 @@ export function inboxCommand(program: Command): void {
   const inbox = program
     .command('inbox')
     .description('look at the database inbox: list and show rows, re-drive them, purge handled ones');
-  withFilter(withTarget(inbox.command('list')))
+  withFilter(withTarget(inbox.command('list'), 'print one JSON object per row, a line each'))
     .description('rows matching the filters, newest first (a table, or one JSON object per line)')
     .option('--limit <n>', 'rows per page, 1 to 500', '50')
     .option('--before <id>', 'the next page: rows with an id below this one')
