@@ -160,7 +160,11 @@ describe.each(['sqlite', 'postgres'] as const)('svc-webhooks inbox on %s', (name
     expect(key.map((r) => r.status)).toEqual(['dead']);
     expect(hostileKey.map((r) => r.event)).toEqual(['delivered']);
 
-    const page = await run('list', '--limit', '2');
+    const [page, hostile, bad] = await Promise.all([
+      run('list', '--limit', '2'),
+      run('list', '--event', 'delivered'),
+      run('list', '--status', 'lost'),
+    ]);
     expect(page.code).toBe(0);
     const rows = page.stdout.trim().split('\n');
     expect(rows[0]).toMatch(/^ID\s+STATUS\s+SERVICE\s+EVENT/);
@@ -170,18 +174,23 @@ describe.each(['sqlite', 'postgres'] as const)('svc-webhooks inbox on %s', (name
     expect(next).toBeDefined();
     expect(lines((await run('list', '--json', '--before', next!)).stdout)).toHaveLength(3);
 
-    const hostile = await run('list', '--event', 'delivered');
     expect(hostile.stdout).not.toMatch(RAW_CONTROL);
     expect(hostile.stdout).toContain('mail:message:m_\\x1b[2J\\x1b]0;pwned\\x07\\r');
 
-    const bad = await run('list', '--status', 'lost');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('Unknown status "lost"');
   });
 
   it('shows one row with its last error, headers and body escaped, never raw control characters', async () => {
     const [hostileRow] = (await inbox.list({ orderingKey: `mail:message:${HOSTILE}` })).rows;
-    const shown = await run('show', String(hostileRow!.id));
+    const [dead] = (await inbox.list({ status: 'dead' })).rows;
+    const [shown, deadShown, deadJson, missing, notAnId] = await Promise.all([
+      run('show', String(hostileRow!.id)),
+      run('show', String(dead!.id)),
+      run('show', String(dead!.id), '--json'),
+      run('show', '999999'),
+      run('show', 'x1'),
+    ]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).not.toMatch(RAW_CONTROL);
     expect(shown.stdout).toContain('status        handled');
@@ -189,19 +198,16 @@ describe.each(['sqlite', 'postgres'] as const)('svc-webhooks inbox on %s', (name
     expect(shown.stdout).toContain('m_\\x1b[2J\\x1b]0;pwned\\x07\\r'); // key and body
     expect(shown.stdout).toMatch(/x-svcmail-event: delivered/i);
 
-    const [dead] = (await inbox.list({ status: 'dead' })).rows;
-    const deadShown = await run('show', String(dead!.id));
     expect(deadShown.stdout).toMatch(/last error\s+\S+: .*handler \\x1b\[31mfailed/);
     expect(deadShown.stdout).not.toContain('\u001b');
 
-    const json = JSON.parse((await run('show', String(dead!.id), '--json')).stdout);
+    const json = JSON.parse(deadJson.stdout);
     expect(json.row).toMatchObject({ id: dead!.id, event: 'deal.won', status: 'dead' });
     expect(JSON.parse(json.row.body).data.deal_id).toBe('deal_dead');
 
-    const missing = await run('show', '999999');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('No row 999999');
-    expect((await run('show', 'x1')).code).toBe(2);
+    expect(notAnId.code).toBe(2);
   });
 
   it('re-drives a dead row by id (the worker then handles it once) and a quarantined one by filter', async () => {
