@@ -1,0 +1,86 @@
+/**
+ * How `svc-webhooks inbox` prints rows: a table, one row's fields, or JSON lines. Every value of a
+ * row (event, ids, keys, errors, headers, body) is sender-controlled: shown through {@link visible}.
+ */
+import type { InboxRow, InboxRowDetail } from '../inbox/types.js';
+import type { Output } from './output.js';
+import { jsonText, visible } from './visible-text.js';
+
+const time = (ms: number | null): string => (ms === null ? '' : new Date(ms).toISOString());
+
+/** One row as one JSON line on stdout (`--json` of `inbox list`). */
+export function printJsonLine(row: InboxRow): void {
+  process.stdout.write(`${jsonText(row)}\n`);
+}
+
+const COLUMNS: [string, (row: InboxRow) => string][] = [
+  ['ID', (row) => String(row.id)],
+  ['STATUS', (row) => row.status],
+  ['SERVICE', (row) => row.service],
+  ['EVENT', (row) => row.event],
+  ['ATTEMPTS', (row) => String(row.attempts)],
+  ['RECEIVED', (row) => time(row.receivedAt)],
+  ['DELIVERY', (row) => row.deliveryId],
+  ['KEY', (row) => row.orderingKey ?? ''],
+  ['ERROR', (row) => row.lastErrorCode ?? ''],
+];
+
+/** Cuts a cell to `max` characters (after escaping, so an escape is never split into raw bytes). */
+const cell = (text: string, max = 40): string => {
+  const shown = visible(text);
+  return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
+};
+
+/** Rows as an aligned table (or a note that there are none). */
+export function printTable(out: Output, rows: readonly InboxRow[]): void {
+  if (rows.length === 0) {
+    out.note('no rows');
+    return;
+  }
+  const cells = rows.map((row) => COLUMNS.map(([, value]) => cell(value(row))));
+  const widths = COLUMNS.map(([name], i) => Math.max(name.length, ...cells.map((c) => c[i]!.length)));
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  out.line(out.color.bold(line(COLUMNS.map(([name]) => name))));
+  for (const c of cells) out.line(line(c));
+}
+
+/** One row with its body: text, or one JSON document with `--json`. */
+export function printRow(out: Output, row: InboxRowDetail): void {
+  const body = new TextDecoder().decode(row.body);
+  if (out.json) {
+    out.result({ ok: true, row: { ...row, body } });
+    return;
+  }
+  const fields: [string, string | number | null][] = [
+    ['id', row.id],
+    ['status', row.status],
+    ['service', row.service],
+    ['event', row.event],
+    ['delivery id', row.deliveryId],
+    ['dedup key', row.dedupKey],
+    ['ordering key', row.orderingKey],
+    ['event at', time(row.eventAt)],
+    ['received at', time(row.receivedAt)],
+    ['handled at', time(row.handledAt)],
+    ['attempts', row.attempts],
+    ['run at', time(row.runAt)],
+    ['lease until', time(row.leaseUntil)],
+    ['fence', row.fence],
+  ];
+  for (const [name, value] of fields)
+    if (value !== null && value !== '') out.line(`${name.padEnd(13)} ${visible(value)}`);
+  if (row.lastErrorCode !== null || row.lastErrorMessage !== null)
+    out.line(
+      `${out.color.red('last error'.padEnd(13))} ${visible(row.lastErrorCode ?? '')}: ${visible(row.lastErrorMessage ?? '')}`,
+    );
+  out.line();
+  out.line(out.color.dim('headers'));
+  for (const [name, value] of Object.entries(row.headers)) out.line(`  ${visible(name)}: ${visible(value)}`);
+  out.line();
+  out.line(out.color.dim(`body (${row.body.byteLength} bytes)`));
+  out.line(visible(body));
+}
