@@ -7,5 +7,6 @@
  * `./cloudflare-queues`) are built on it.
  */
 
+export type { AcceptedVerdict } from '../core/verdict.js';
 export type { EnqueueResult, HandoffJob, HandoffRunner, HandoffTarget, RunJobOptions } from './job/types.js';
 export { type JobAction, type JobActionOptions, jobAction, jobError } from './job-action.js';

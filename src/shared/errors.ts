@@ -109,6 +109,8 @@ const RETRYABLE: ReadonlySet<WebhookErrorCode> = new Set<WebhookErrorCode>([
   'handler_failed',
   'handler_timeout',
   'handoff_unavailable',
+  // A `secret` function that threw or hung: it may answer next time.
+  'secret_unavailable',
   'lease_lost',
   'internal_error',
   // Management clients: the service may answer next time.

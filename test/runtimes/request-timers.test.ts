@@ -45,7 +45,7 @@ describe('deadlines on Workers: one timer per delivery, of its own request', () 
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('keeps one timer per waiting delivery, the lease turns included', async () => {
+  it('keeps the timers of each waiting delivery, its deadline and its lease turns, on its own request', async () => {
     vi.stubGlobal('navigator', { userAgent: 'Cloudflare-Workers' });
     vi.useFakeTimers();
     const { mail, finish } = receiver();
@@ -53,22 +53,34 @@ describe('deadlines on Workers: one timer per delivery, of its own request', () 
     await vi.advanceTimersByTimeAsync(400);
     const second = mail.handle(request(mailDelivery({ event: 'bounced' })));
     await vi.advanceTimersByTimeAsync(0);
-    expect(vi.getTimerCount()).toBe(2);
+    // Each delivery: its deadline and its lease turns (core/delivery/lease.ts), two entries.
+    expect(vi.getTimerCount()).toBe(4);
     await vi.advanceTimersByTimeAsync(600);
     expect((await first).status).toBe(503);
     await vi.advanceTimersByTimeAsync(400);
     expect((await second).status).toBe(503);
-    // Past their deadlines both handlers still run: each keeps a timer for its lease turns.
+    // Past their deadlines both handlers still run: each keeps the timer of its lease turns.
     expect(vi.getTimerCount()).toBe(2);
     finish();
     await vi.advanceTimersByTimeAsync(0);
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('elsewhere, keeps the one timer of the receiver', async () => {
+  it('elsewhere, the deliveries share the one timer of the receiver, and one that waits for nothing arms none', async () => {
     vi.useFakeTimers();
-    const { mail } = receiver();
+    const { mail, finish } = receiver();
+    // A handler that returns no promise, on the receiver's own memory store: nothing can outlast its
+    // deadline, so no timer is armed (core/delivery/run.ts).
     expect((await mail.handle(request())).status).toBe(200);
+    expect(vi.getTimerCount()).toBe(0);
+    const first = mail.handle(request(mailDelivery({ event: 'bounced' })));
+    const second = mail.handle(request(mailDelivery({ event: 'bounced' })));
+    await vi.advanceTimersByTimeAsync(0);
     expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((await first).status).toBe(503);
+    expect((await second).status).toBe(503);
+    finish();
+    await vi.advanceTimersByTimeAsync(0);
   });
 });

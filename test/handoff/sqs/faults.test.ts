@@ -134,10 +134,14 @@ describe('SQS hand-off: engine paused, workers killed', () => {
       }
     };
     const deliveries = Array.from({ length: DELIVERIES }, () => crmDelivery('deal.won'));
-    const sending = (async () => {
-      for (let i = 0; i < deliveries.length; i += 20)
-        await Promise.all(deliveries.slice(i, i + 20).map(send));
-    })();
+    const sendAll = (list: Delivery[]) =>
+      (async () => {
+        for (let i = 0; i < list.length; i += 20) await Promise.all(list.slice(i, i + 20).map(send));
+      })();
+    // The first half before the pause; the second half sent while the engine is stopped, so the
+    // pause meets deliveries however fast the machine is.
+    const half = Math.floor(DELIVERIES / 2);
+    const sendingFirst = sendAll(deliveries.slice(0, half));
 
     // A worker is killed while its handlers run, then the engine pauses for 1.5 s, then another kill.
     const live = new Set(workers);
@@ -156,11 +160,13 @@ describe('SQS hand-off: engine paused, workers killed', () => {
     await until(() => starts.size >= DELIVERIES / 6, 60_000);
     await killWhileRunning();
     await until(() => starts.size >= DELIVERIES / 3, 60_000);
+    await sendingFirst;
     sqs.child.kill('SIGSTOP');
+    const sendingSecond = sendAll(deliveries.slice(half));
     await sleep(1_500);
     sqs.child.kill('SIGCONT');
     await killWhileRunning();
-    await sending;
+    await sendingSecond;
     expect(await until(() => dones.size === DELIVERIES, 120_000)).toBe(true);
     await sleep(4_500); // past a visibility timeout: a message handed out again would run now
     await http.close();
