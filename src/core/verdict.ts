@@ -20,6 +20,17 @@ interface VerdictFacts {
  * The delivery needs nothing more from the sender: its handlers ran and completion was recorded
  * (`handled`), it had already been handled (`duplicate`), nothing is registered for its event
  * (`ignored`), or a queue engine confirmed the hand-off job (`queued`).
+ *
+ * @example
+ * ```ts
+ * import { jobAction, type AcceptedVerdict } from '@svc/webhooks/handoff';
+ *
+ * const action = jobAction(verdict, { attempt: 1 });
+ * if (action.type === 'done') {
+ *   const accepted: AcceptedVerdict = action.verdict;
+ *   console.log(accepted.kind, accepted.deliveryId);
+ * }
+ * ```
  */
 export interface AcceptedVerdict extends VerdictFacts {
   readonly kind: 'handled' | 'duplicate' | 'ignored' | 'queued';
