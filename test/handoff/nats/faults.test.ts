@@ -7,7 +7,6 @@
  *
  * NATS_FAULT_DELIVERIES sets the count (300 by default, to keep CI short).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { jetstream } from '@nats-io/jetstream';
@@ -18,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRM_SECRET, crmDelivery, type Delivery } from '../../receivers/support.js';
 import { type RedisServer, startRedis } from '../../support/servers.js';
 import { post, serve, until } from '../pg-boss/support.js';
+import { workerProcesses } from '../support/worker-processes.js';
 import {
   connectNats,
   createStreams,
@@ -27,15 +27,8 @@ import {
   uniqueNames,
 } from './support.js';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const WORKER = fileURLToPath(new URL('./fixtures/worker-process.ts', import.meta.url));
 const DELIVERIES = Number(process.env.NATS_FAULT_DELIVERIES ?? 300);
-
-interface Worker {
-  child: ChildProcess;
-  running: Set<string>;
-  exited: Promise<unknown>;
-}
 
 describe.runIf(natsAvailable())(
   'NATS JetStream hand-off: server paused, killed and restarted, workers killed',
@@ -43,7 +36,7 @@ describe.runIf(natsAvailable())(
     let nats: NatsServer;
     let redis: RedisServer;
     let nc: NatsConnection;
-    const workers: Worker[] = [];
+    const { starts, dones, workers, spawnWorker } = workerProcesses(WORKER);
     beforeAll(async () => {
       [nats, redis] = await Promise.all([startNats(), startRedis()]);
       nc = await connectNats(nats.url);
@@ -56,46 +49,6 @@ describe.runIf(natsAvailable())(
       await nats?.close();
       await redis?.close();
     });
-
-    const starts = new Map<string, number>();
-    const dones = new Map<string, number>();
-
-    async function spawnWorker(env: Record<string, string>): Promise<Worker> {
-      const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
-        cwd: ROOT,
-        env: { ...process.env, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const running = new Set<string>();
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      let errors = '';
-      child.stderr?.on('data', (chunk: Buffer) => {
-        if (errors.length < 8_000) errors += chunk.toString();
-      });
-      await new Promise<void>((resolve, reject) => {
-        let buffered = '';
-        child.stdout?.on('data', (chunk: Buffer) => {
-          buffered += chunk.toString();
-          const lines = buffered.split('\n');
-          buffered = lines.pop() ?? '';
-          for (const line of lines) {
-            const [word, id = ''] = line.split(' ');
-            if (word === 'ready') resolve();
-            else if (word === 'start') {
-              starts.set(id, (starts.get(id) ?? 0) + 1);
-              running.add(id);
-            } else if (word === 'done') {
-              dones.set(id, (dones.get(id) ?? 0) + 1);
-              running.delete(id);
-            }
-          }
-        });
-        void exited.then(() => reject(new Error(`worker exited: ${errors}`)));
-      });
-      const worker = { child, running, exited };
-      workers.push(worker);
-      return worker;
-    }
 
     it(`${DELIVERIES} deliveries: server paused, then killed and restarted mid-load, a worker SIGKILLed twice under load: 0 lost, 0 run twice`, async () => {
       const names = uniqueNames();
