@@ -10,7 +10,6 @@
 export { type CapturedDelivery, formatCaptureLine } from './core/capture.js';
 export { rawFields } from './core/fields.js';
 export type {
-  ErrorFacts,
   ErrorHook,
   ErrorInfo,
   ErrorPhase,

@@ -99,26 +99,6 @@ export type ErrorPhase =
   | 'job';
 
 /**
- * What every {@link ErrorInfo} may carry besides its phase and error.
- *
- * @example
- * ```ts
- * import type { ErrorFacts, MailEvent } from '@svc/webhooks';
- *
- * const where = ({ deliveryId, dedupKey }: ErrorFacts<MailEvent>) => `${deliveryId ?? '?'} (${dedupKey ?? 'no key'})`;
- * ```
- */
-export interface ErrorFacts<E> {
-  /** The parsed event, when parsing got that far. */
-  event?: E;
-  deliveryId?: string;
-  /** The dedup key, when one was computed. */
-  dedupKey?: string;
-  /** The raw body, for phases `invalid`, `invalid_hook` and parser failures (`internal`). */
-  body?: Uint8Array;
-}
-
-/**
  * The phases whose error is always a {@link WebhookError} the receiver raised itself: a handler
  * deadline (`handler_timeout`) or a verified body that failed its schema (`invalid_payload`…).
  *
@@ -133,7 +113,8 @@ export type WebhookErrorPhase = 'timeout' | 'invalid';
  * Facts about the failing delivery passed to an error hook, discriminated on `phase`. `error` is the
  * hook's first argument again, typed as precisely as is true: a `WebhookError` for the receiver's own
  * verdicts (`timeout`, `invalid`); `unknown` where user code or a store threw, since JavaScript can
- * throw anything (`throw 'oops'`, a rejected `undefined`). Narrow on `phase` to use it.
+ * throw anything (`throw 'oops'`, a rejected `undefined`). Narrow on `phase` to use it. The other
+ * facts are there when the delivery got that far.
  *
  * @example
  * ```ts
@@ -141,11 +122,21 @@ export type WebhookErrorPhase = 'timeout' | 'invalid';
  *   if (info.phase === 'timeout') metrics.increment('webhooks.timeout', { code: info.error.code });
  *   else if (info.error instanceof Error) console.error(info.phase, info.deliveryId, info.error.stack);
  * });
+ * const where = ({ deliveryId, dedupKey }: ErrorInfo<MailWebhookEvent>) => `${deliveryId ?? '?'} (${dedupKey ?? 'no key'})`;
  * ```
  */
-export type ErrorInfo<E> =
-  | (ErrorFacts<E> & { phase: WebhookErrorPhase; error: WebhookError })
-  | (ErrorFacts<E> & { phase: Exclude<ErrorPhase, WebhookErrorPhase>; error: unknown });
+export type ErrorInfo<E> = {
+  /** The parsed event, when parsing got that far. */
+  event?: E;
+  deliveryId?: string;
+  /** The dedup key, when one was computed. */
+  dedupKey?: string;
+  /** The raw body, for phases `invalid`, `invalid_hook` and parser failures (`internal`). */
+  body?: Uint8Array;
+} & (
+  | { phase: WebhookErrorPhase; error: WebhookError }
+  | { phase: Exclude<ErrorPhase, WebhookErrorPhase>; error: unknown }
+);
 
 /**
  * Called with handler exceptions, store errors and other failures. Errors are delivered here and to

@@ -2,7 +2,7 @@
  * Reporting failures to the user's `onError` hooks and logger. Neither may change the response:
  * what a hook throws (or rejects with) is logged and dropped.
  */
-import type { ErrorFacts, ErrorHook, ErrorInfo, ErrorPhase } from './handler-types.js';
+import type { ErrorHook, ErrorInfo, ErrorPhase } from './handler-types.js';
 import { emit, errField, type LogFields, type LogLevel, type LogSink } from './logger.js';
 
 /** Where failures go: a receiver's `onError` hooks and its logger. */
@@ -12,7 +12,7 @@ export interface Reporter<E> {
 }
 
 /** One failure to report: the log entry (`level`, `message`, `fields`) and what the hooks get. */
-export interface Failure<E> extends ErrorFacts<E> {
+export interface Failure<E> extends Omit<ErrorInfo<E>, 'phase' | 'error'> {
   readonly level: LogLevel;
   readonly message: string;
   readonly fields: LogFields;
@@ -30,7 +30,7 @@ export function report<E>(to: Reporter<E>, failure: Failure<E>): void {
   const { fields, error, phase } = failure;
   if (logger) emit(logger, failure.level, failure.message, { ...fields, phase, err: errField(error) });
   if (hooks.length === 0) return;
-  const info = { phase } as ErrorFacts<E> & { phase: ErrorPhase; error: unknown };
+  const info = { phase } as Omit<ErrorInfo<E>, 'phase' | 'error'> & { phase: ErrorPhase; error: unknown };
   if (failure.event !== undefined) info.event = failure.event;
   if (failure.deliveryId !== undefined) info.deliveryId = failure.deliveryId;
   if (failure.dedupKey !== undefined) info.dedupKey = failure.dedupKey;

@@ -138,9 +138,9 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
     dedup: options.dedup,
     receive,
     runJob: observeRunJob(service, options, runJob),
-    reportJobError(error, facts) {
-      const { deliveryId, dedupKey, message } = facts;
-      if (facts.deadLetter === true && telemetry && telemetryEnabled(telemetry, logger, service))
+    reportJobError(error, info) {
+      const { deliveryId, dedupKey, message } = info;
+      if (info.deadLetter === true && telemetry && telemetryEnabled(telemetry, logger, service))
         reportDeadLetter(telemetry, logger, {
           service,
           code: isWebhookError(error) ? error.code : undefined,

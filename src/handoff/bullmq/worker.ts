@@ -83,7 +83,7 @@ export function createBullmqWorker(
   async function processJob(job: Job, token?: string, signal?: AbortSignal): Promise<string> {
     const attempt = job.attemptsMade + 1;
     const data = job.data as { deliveryId?: unknown; dedupKey?: unknown } | null | undefined;
-    const facts = { deliveryId: text(data?.deliveryId), dedupKey: text(data?.dedupKey) };
+    const info = { deliveryId: text(data?.deliveryId), dedupKey: text(data?.dedupKey) };
     // Read once the run ended: a shutdown that began meanwhile puts the job back without an attempt.
     const actionOptions = () => ({ attempt, maxAttempts: job.opts.attempts ?? 1, busyDelayMs, shuttingDown });
     let action: JobAction;
@@ -97,7 +97,7 @@ export function createBullmqWorker(
     const { error } = action;
     if (action.type === 'dead-letter') {
       receiver.reportJobError(error, {
-        ...facts,
+        ...info,
         message: action.exhausted
           ? `BullMQ job ${job.id} dead-lettered after ${attempt} attempts: ${error.message}`
           : `BullMQ job ${job.id} dead-lettered: ${error.message}`,
@@ -114,7 +114,7 @@ export function createBullmqWorker(
     }
     if (!action.reported)
       receiver.reportJobError(error, {
-        ...facts,
+        ...info,
         message: `BullMQ job ${job.id} failed, retried: ${error.message}`,
       });
     throw error;

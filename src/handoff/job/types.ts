@@ -2,6 +2,8 @@
  * The hand-off contract between a receiver and a queue engine: the job a receiver writes, the target
  * it writes it to, and what the engine's workers call to run the handlers (docs/handoff.md).
  */
+
+import type { ErrorInfo } from '../../core/handler-types.js';
 import type { Verdict } from '../../core/verdict.js';
 import type { DedupStore } from '../../dedup/types.js';
 import type { WebhookError } from '../../shared/errors.js';
@@ -175,11 +177,12 @@ export interface HandoffRunner {
    */
   runJob(job: unknown, options?: RunJobOptions): Promise<Verdict>;
   /**
-   * Reports a worker-side failure (phase `job`) to the receiver's `onError` hooks and logger. A queue
-   * engine sets `deadLetter` when it dead-lettered the job, so the receiver's `telemetry` counts it.
+   * Reports a worker-side failure (phase `job`) to the receiver's `onError` hooks and logger, with the
+   * job's {@link ErrorInfo} facts it knows and a log `message`. A queue engine sets `deadLetter` when it
+   * dead-lettered the job, so the receiver's `telemetry` counts it.
    */
   reportJobError(
     error: unknown,
-    facts: { deliveryId?: string; dedupKey?: string; message: string; deadLetter?: boolean },
+    info: Pick<ErrorInfo<unknown>, 'deliveryId' | 'dedupKey'> & { message: string; deadLetter?: boolean },
   ): void;
 }
