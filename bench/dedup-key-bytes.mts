@@ -47,7 +47,7 @@ async function bytesPerRecord(length: number, wide: boolean, bound: boolean): Pr
 }
 
 const rows: [string, number, boolean, boolean][] = [
-  ['typical delivery key (54 chars)', 54, false, true],
+  ['typical dedup key (54 chars)', 54, false, true],
   [`longest key kept as is (${DEDUP_KEY_HASH_ABOVE} chars, ASCII)`, DEDUP_KEY_HASH_ABOVE, false, true],
   [`longest key kept as is (${DEDUP_KEY_HASH_ABOVE} chars, 2-byte)`, DEDUP_KEY_HASH_ABOVE, true, true],
   ['8,000-char key, hashed by the receiver (76 chars)', 8_000, false, true],

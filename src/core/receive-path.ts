@@ -6,6 +6,7 @@
  * path ends in a {@link Verdict}.
  */
 
+import { dedupKeyOfDeliveryId } from '../dedup/key-strategy.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { toBytes } from '../verify/bytes.js';
 import { getNodeCrypto } from '../verify/node-crypto.js';
@@ -37,7 +38,7 @@ export interface VerifiedDelivery<E extends DispatchableEvent = DispatchableEven
    * `quarantine` instead of `enqueue` (docs/inbox.md "Quarantine").
    */
   readonly quarantine?: WebhookError | undefined;
-  readonly key: string;
+  readonly dedupKey: string;
   readonly body: Uint8Array;
   readonly headers: HeadersInput;
   readonly secretIndex: number;
@@ -118,10 +119,9 @@ export function createReceivePath(
     const deliveryId = readHeaderString(headers, headerNames.deliveryId);
     const name = readHeaderString(headers, headerNames.event);
     if (!isWebhookError(error) || error.code !== 'invalid_payload' || !deliveryId || !name) return undefined;
-    const key = `${service}:delivery:${deliveryId}`;
     return handOff!({
       event: { deliveryId, name } as DispatchableEvent,
-      key,
+      dedupKey: dedupKeyOfDeliveryId(service, deliveryId),
       body,
       headers,
       secretIndex,
@@ -210,10 +210,10 @@ export function createReceivePath(
         emit(logger, 'debug', 'webhook ignored: no handler', { service, deliveryId, event: name });
         return accepted('ignored', service, deliveryId, name);
       }
-      let key: string;
+      let dedupKey: string;
       try {
-        key = spec.dedupKey(event);
-        if (typeof key !== 'string' || key.length === 0)
+        dedupKey = spec.dedupKey(event);
+        if (typeof dedupKey !== 'string' || dedupKey.length === 0)
           throw new TypeError('dedup key must be a non-empty string');
       } catch (error) {
         report(reporter, {
@@ -229,14 +229,14 @@ export function createReceivePath(
       }
       if (handOff) {
         // Hand-off mode (docs/handoff.md): a worker claims and runs it (handoff/job/run-job.ts).
-        return await handOff({ event, key, body, headers, secretIndex: result.secretIndex, receivedAt });
+        return await handOff({ event, dedupKey, body, headers, secretIndex: result.secretIndex, receivedAt });
       }
       // Direct mode: the delivery runs now, inside the request.
       return await runDelivery(settings, {
         service,
         event,
         handlers,
-        key,
+        dedupKey,
         startedAt: receivedAt,
         timeoutMs,
         upstream: input,

@@ -3,7 +3,7 @@
  * services' receivers.
  */
 
-import { dedupKeyOf, deliveryKey } from '../dedup/key-strategy.js';
+import { dedupKeyOf } from '../dedup/key-strategy.js';
 import type { CrmWebhookEvent } from './types.js';
 
 /**
@@ -22,13 +22,6 @@ import type { CrmWebhookEvent } from './types.js';
  * ```
  */
 export type CrmDedupKey = 'delivery-id' | ((event: CrmWebhookEvent) => string);
-
-/**
- * `crm:delivery:<id>`: the key of the `'delivery-id'` strategy, e.g. to inspect or purge a record.
- */
-export function crmDeliveryKey(deliveryId: string): string {
-  return deliveryKey('crm', deliveryId);
-}
 
 /**
  * The function computing a delivery's dedup key under `strategy`. Throws `options_invalid` for an

@@ -5,8 +5,8 @@
 import { WebhookError } from '../shared/errors.js';
 import { boundDedupKey } from './bound-key.js';
 
-/** `<service>:delivery:<id>`, bounded: the key of the `'delivery-id'` strategy. */
-export function deliveryKey(service: string, deliveryId: string): string {
+/** `<service>:delivery:<id>`, bounded: the dedup key of the `'delivery-id'` strategy. */
+export function dedupKeyOfDeliveryId(service: string, deliveryId: string): string {
   return boundDedupKey(service, `${service}:delivery:${deliveryId}`);
 }
 
@@ -29,7 +29,7 @@ export function dedupKeyOf<E extends { readonly deliveryId: string }>(
       return boundDedupKey(service, `${service}:${key}`);
     };
   }
-  if (strategy === 'delivery-id') return (event) => deliveryKey(service, event.deliveryId);
+  if (strategy === 'delivery-id') return (event) => dedupKeyOfDeliveryId(service, event.deliveryId);
   // Own names only: `'toString'` is no strategy.
   const keyOf = Object.hasOwn(named, strategy) ? named[strategy] : undefined;
   if (keyOf === undefined) {
@@ -42,7 +42,7 @@ export function dedupKeyOf<E extends { readonly deliveryId: string }>(
   return (event) => {
     const key = keyOf(event);
     return key === undefined
-      ? deliveryKey(service, event.deliveryId)
+      ? dedupKeyOfDeliveryId(service, event.deliveryId)
       : boundDedupKey(service, `${service}:${key}`);
   };
 }

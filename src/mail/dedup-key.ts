@@ -3,7 +3,7 @@
  * serve both services' receivers.
  */
 
-import { dedupKeyOf, deliveryKey } from '../dedup/key-strategy.js';
+import { dedupKeyOf } from '../dedup/key-strategy.js';
 import type { MailWebhookEvent } from './types.js';
 
 /**
@@ -27,14 +27,6 @@ import type { MailWebhookEvent } from './types.js';
  * ```
  */
 export type MailDedupKey = 'delivery-id' | 'message-event' | ((event: MailWebhookEvent) => string);
-
-/**
- * `mail:delivery:<id>`: the key of the `'delivery-id'` strategy, e.g. to inspect or purge a record
- * (hashed like every key longer than 200 characters).
- */
-export function mailDeliveryKey(deliveryId: string): string {
-  return deliveryKey('mail', deliveryId);
-}
 
 /**
  * The function computing a delivery's dedup key under `strategy`. Throws `options_invalid` for an

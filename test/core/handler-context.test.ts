@@ -11,7 +11,7 @@ function contextOf(upstream: AbortSignal | undefined, clock: Clock = { now: () =
     at: 10_000,
     service: 'mail',
     event: { name: 'delivered', deliveryId: 'd_1' },
-    key: 'mail:delivery:d_1',
+    dedupKey: 'mail:delivery:d_1',
     upstream: { signal: upstream },
     logger: undefined,
   });
@@ -87,7 +87,7 @@ describe('DeliveryContext', () => {
       at: 10_000,
       service: 'mail',
       event: { name: 'delivered', deliveryId: 'd_1' },
-      key: 'mail:delivery:d_1',
+      dedupKey: 'mail:delivery:d_1',
       upstream: source,
       logger: undefined,
     });

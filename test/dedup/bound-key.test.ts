@@ -9,9 +9,10 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { crmDedupKeyOf } from '../../src/crm/dedup-key.js';
 import { boundDedupKey, DEDUP_KEY_HASH_ABOVE } from '../../src/dedup/bound-key.js';
+import { dedupKeyOfDeliveryId } from '../../src/dedup/key-strategy.js';
 import { sha256HexJs } from '../../src/dedup/sha256.js';
 import { MAX_DEDUP_KEY_LENGTH } from '../../src/dedup/validate.js';
-import { mailDedupKeyOf, mailDeliveryKey } from '../../src/mail/dedup-key.js';
+import { mailDedupKeyOf } from '../../src/mail/dedup-key.js';
 import { resetNodeCryptoCache } from '../../src/verify/node-crypto.js';
 
 const nodeSha256 = (text: string | Uint8Array) => createHash('sha256').update(text).digest('hex');
@@ -69,7 +70,7 @@ describe('boundDedupKey', () => {
       secretIndex: 0,
     } as unknown as MailWebhookEvent;
     const keys = [
-      mailDeliveryKey('d'.repeat(256)),
+      dedupKeyOfDeliveryId('mail', 'd'.repeat(256)),
       mailDedupKeyOf('delivery-id')(event),
       mailDedupKeyOf('message-event')(event),
       mailDedupKeyOf(() => 'u'.repeat(10_000))(event),
@@ -79,7 +80,7 @@ describe('boundDedupKey', () => {
     expect(keys[2]).toBe(`mail:sha256:${nodeSha256(`mail:message:delivered:${'m'.repeat(10_000)}`)}`);
     expect(keys[4]).toMatch(/^crm:sha256:[0-9a-f]{64}$/);
     // Short keys read as before.
-    expect(mailDeliveryKey('dlv_1')).toBe('mail:delivery:dlv_1');
+    expect(dedupKeyOfDeliveryId('mail', 'dlv_1')).toBe('mail:delivery:dlv_1');
   });
 });
 

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { MailWebhookEvent } from '@svc/webhooks';
 import { describe, expect, it } from 'vitest';
-import { crmDedupKeyOf, crmDeliveryKey } from '../../src/crm/dedup-key.js';
+import { crmDedupKeyOf } from '../../src/crm/dedup-key.js';
+import { dedupKeyOfDeliveryId } from '../../src/dedup/key-strategy.js';
 import { isWebhookError } from '../../src/index.js';
-import { mailDedupKeyOf, mailDeliveryKey } from '../../src/mail/dedup-key.js';
+import { mailDedupKeyOf } from '../../src/mail/dedup-key.js';
 
 const mailEvent = (name: string, payload: Record<string, unknown>, known = true) =>
   ({ service: 'mail', known, name, deliveryId: 'dlv_1', payload, secretIndex: 0 }) as MailWebhookEvent;
@@ -21,8 +22,8 @@ function optionsError(build: () => unknown): string {
 describe('dedup key strategies of both services', () => {
   it("'delivery-id' (the default) keys by the service and the delivery id", () => {
     expect(mailDedupKeyOf()(mailEvent('delivered', {}))).toBe('mail:delivery:dlv_1');
-    expect(mailDeliveryKey('dlv_1')).toBe('mail:delivery:dlv_1');
-    expect(crmDeliveryKey('5f0c')).toBe('crm:delivery:5f0c');
+    expect(dedupKeyOfDeliveryId('mail', 'dlv_1')).toBe('mail:delivery:dlv_1');
+    expect(dedupKeyOfDeliveryId('crm', '5f0c')).toBe('crm:delivery:5f0c');
     const crmEvent = { deliveryId: '5f0c' } as Parameters<ReturnType<typeof crmDedupKeyOf>>[0];
     expect(crmDedupKeyOf('delivery-id')(crmEvent)).toBe('crm:delivery:5f0c');
   });

@@ -4,12 +4,13 @@
  * (paths and codes, never values) and answered 2xx, so the service neither retries nor pauses the
  * webhook. After the fix (a version whose schema accepts them), a re-drive runs each once.
  */
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMailReceiver } from '@svc/webhooks';
 import { createNodeListener } from '@svc/webhooks/node';
 import { createInboxWorker } from '@svc/webhooks/sqlite';
-import { createMailEmitter, createVirtualClock } from '@svc/webhooks/testing';
+import { createMailEmitter, createSignedRequest, createVirtualClock } from '@svc/webhooks/testing';
 import { afterAll, expect, it } from 'vitest';
 import { MAIL_EVENT_NAMES } from '../../src/mail/event-names.js';
 import { parseMailEvent } from '../../src/mail/parse-event.js';
@@ -111,4 +112,30 @@ it('without a target that quarantines, the same delivery is still refused 400 in
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }
+});
+
+it("a quarantined delivery is keyed like the 'delivery-id' strategy: a long delivery id is bounded the same way", async () => {
+  const table = uniqueTable('quarantine_key');
+  const inbox = db.inbox({ table });
+  await inbox.migrate();
+  const secret = 'whsec_'.padEnd(40, 'k');
+  const receiver = createMailReceiver({ secret, handoff: inbox, logger: () => {} });
+  const deliveryId = `d_${'x'.repeat(240)}`; // 242 characters: `mail:delivery:<id>` is past 200
+  const keyOf = (id: string) =>
+    `mail:sha256:${createHash('sha256').update(`mail:delivery:${id}`).digest('hex')}`;
+  for (const id of [deliveryId, 'd_short']) {
+    const request = await createSignedRequest({
+      service: 'mail',
+      event: 'bounced',
+      payload: { provider: undefined },
+      secret,
+      deliveryId: id,
+    });
+    expect((await receiver.handle(request)).status).toBe(200);
+  }
+  const { rows } = await inbox.list({ status: 'quarantined', limit: 10 });
+  expect(Object.fromEntries(rows.map((row) => [row.deliveryId, row.dedupKey]))).toEqual({
+    [deliveryId]: keyOf(deliveryId),
+    d_short: 'mail:delivery:d_short',
+  });
 });

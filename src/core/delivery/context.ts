@@ -26,7 +26,7 @@ export interface ContextSource {
   readonly logger: LogSink | undefined;
   readonly service: string;
   readonly event: { readonly name: string; readonly deliveryId: string };
-  readonly key: string;
+  readonly dedupKey: string;
   readonly upstream: SignalSource | undefined;
   readonly attempt?: number | undefined;
   readonly tx?: unknown;
@@ -60,7 +60,7 @@ export class DeliveryContext implements HandlerContext {
     const { event } = source;
     this.deadline = source.at;
     this.deliveryId = event.deliveryId;
-    this.dedupKey = source.key;
+    this.dedupKey = source.dedupKey;
     if (source.attempt !== undefined) this.attempt = source.attempt;
     if (source.tx !== undefined) this.tx = source.tx;
     this.#clock = source.clock;

@@ -34,7 +34,7 @@ export interface Delivery<E extends DispatchableEvent = DispatchableEvent> {
   /** The handlers to run, in order (never empty: an event without handlers is acknowledged before). */
   handlers: readonly WebhookHandler<E>[];
   /** The dedup key: the same for every copy and every retry of this delivery. */
-  key: string;
+  dedupKey: string;
   /** When processing started (epoch ms, the receiver's clock); the deadline counts from it. */
   startedAt: number;
   /** Handler time budget from `startedAt`, in ms. */
@@ -131,7 +131,7 @@ class DeliveryRun implements Due, Deadline {
   declare readonly logger: LogSink | undefined;
   declare readonly service: string;
   declare readonly event: DispatchableEvent;
-  declare readonly key: string;
+  declare readonly dedupKey: string;
   declare readonly upstream: SignalSource | undefined;
   declare readonly attempt: number | undefined;
   declare readonly tx: unknown;
@@ -154,7 +154,7 @@ class DeliveryRun implements Due, Deadline {
     this.logger = settings.logger;
     this.service = delivery.service;
     this.event = delivery.event;
-    this.key = delivery.key;
+    this.dedupKey = delivery.dedupKey;
     this.upstream = delivery.upstream;
     this.attempt = delivery.attempt;
     this.tx = delivery.tx;
@@ -203,12 +203,12 @@ class DeliveryRun implements Due, Deadline {
 
   fields(): LogFields {
     if (this.context) return this.context.fields();
-    const { service, event, key } = this;
-    return { service, deliveryId: event.deliveryId, event: event.name, dedupKey: key };
+    const { service, event, dedupKey } = this;
+    return { service, deliveryId: event.deliveryId, event: event.name, dedupKey };
   }
 
   fail(level: 'warn' | 'error', message: string, error: unknown, phase: ErrorPhase): void {
-    const { event, key } = this;
+    const { event, dedupKey } = this;
     report(this.settings, {
       level,
       message,
@@ -217,13 +217,13 @@ class DeliveryRun implements Due, Deadline {
       phase,
       event,
       deliveryId: event.deliveryId,
-      dedupKey: key,
+      dedupKey,
     });
   }
 
   /** Completes (`success`) or releases the claim of `token`; reports a failure or a fenced write. */
   async settle(token: string, success: boolean): Promise<void> {
-    const settled = await settleClaim(this.settings, this.key, token, success);
+    const settled = await settleClaim(this.settings, this.dedupKey, token, success);
     if (settled === true || (settled === false && this.lost)) return; // a lost lease is reported once
     const phase = success ? 'complete' : 'release';
     const error =
@@ -261,12 +261,12 @@ class DeliveryRun implements Due, Deadline {
 /** Claims, runs and settles one delivery; never rejects. */
 export async function runDelivery(settings: DeliverySettings, delivery: Delivery): Promise<Verdict> {
   const { clock, logger, leaseMs, storeInProcess } = settings;
-  const { service, event, key, timeoutMs } = delivery;
+  const { service, event, dedupKey, timeoutMs } = delivery;
   const { deliveryId, name } = event;
   const facts = { deliveryId, event: name };
   const run = new DeliveryRun(settings, delivery);
   try {
-    const claimed = await claim(settings, key, run);
+    const claimed = await claim(settings, dedupKey, run);
     if (claimed.status === 'failed') {
       // Fail closed: no handler runs without a claim.
       run.fail('error', 'dedup store claim failed', claimed.error, 'claim');
@@ -289,7 +289,8 @@ export async function runDelivery(settings: DeliverySettings, delivery: Delivery
     if (pending instanceof Promise) {
       // The lease is kept until the handlers settle, also past the deadline: a retry meanwhile gets
       // delivery_in_progress instead of running them a second time alongside.
-      if (typeof settings.store.extend === 'function') run.lease = new LeaseKeeper(settings, key, token, run);
+      if (typeof settings.store.extend === 'function')
+        run.lease = new LeaseKeeper(settings, dedupKey, token, run);
       const raced = await run.race(pending);
       if (raced === TIMED_OUT) {
         // Answer now (before the sender's 10 s); keep the claim until the handlers settle.

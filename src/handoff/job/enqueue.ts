@@ -40,7 +40,7 @@ export async function enqueueDelivery(
   delivery: VerifiedDelivery,
 ): Promise<Verdict> {
   const { service, headerNames } = spec;
-  const { event, key } = delivery;
+  const { event, dedupKey } = delivery;
   const { deliveryId, name } = event;
   const headers: Record<string, string> = {};
   for (const header of [headerNames.event, headerNames.deliveryId]) {
@@ -52,7 +52,7 @@ export async function enqueueDelivery(
     service,
     deliveryId,
     event: name,
-    dedupKey: key,
+    dedupKey,
     receivedAt: delivery.receivedAt,
     secretIndex: delivery.secretIndex,
     headers,
@@ -64,7 +64,7 @@ export async function enqueueDelivery(
   const job: HandoffJob = { ...signed, body: toBase64(delivery.body), mac };
   const timeoutMs = target.enqueueTimeoutMs ?? options.storeTimeoutMs;
   const controller = new AbortController();
-  const fields = { service, deliveryId, event: name, dedupKey: key };
+  const fields = { service, deliveryId, event: name, dedupKey };
   return new Promise<Verdict>((resolve) => {
     const refuse = (error: unknown): void => {
       report(
@@ -77,7 +77,7 @@ export async function enqueueDelivery(
           phase: 'enqueue',
           ...(delivery.quarantine ? {} : { event }),
           deliveryId,
-          dedupKey: key,
+          dedupKey,
         },
       );
       resolve(failed(service, 'handoff_unavailable', error, { deliveryId, event: name }));

@@ -104,7 +104,7 @@ export function createJobRunner(
     runOptions: RunJobOptions,
     timeoutMs: number,
   ): Promise<Verdict> {
-    const { dedupKey: key } = job;
+    const { dedupKey } = job;
     const handlers = registry.handlersFor(event);
     if (handlers.length === 0) {
       // The receiver acknowledged it for these workers: dead-lettered, to re-drive after the deploy
@@ -114,7 +114,7 @@ export function createJobRunner(
         service,
         deliveryId,
         event: name,
-        dedupKey: key,
+        dedupKey,
       });
       return Promise.resolve(
         refused(
@@ -133,7 +133,7 @@ export function createJobRunner(
       service,
       event,
       handlers,
-      key,
+      dedupKey,
       startedAt: clock.now(),
       timeoutMs,
       upstream: runOptions,

@@ -44,7 +44,7 @@ export interface HandoffJob {
   deliveryId: string;
   /** The event name. */
   event: string;
-  /** The dedup key (`mail:…`, `crm:…`): the engine's unique job id and the worker's claim key. */
+  /** The dedup key (`mail:…`, `crm:…`): the engine's unique job id and the key the worker claims. */
   dedupKey: string;
   /** When the receiver got the delivery, epoch ms of its clock (`maxEventAgeMs` is judged at it). */
   receivedAt: number;
