@@ -1,3 +1,4 @@
+import { systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import { createHttpClient } from './http-client.js';
 import type { CallOptions, HttpClientOptions } from './http-types.js';
@@ -54,7 +55,7 @@ export function createMailClient(options: MailClientOptions) {
     ? { 'X-API-Key': apiKey }
     : { Authorization: `Bearer ${sessionToken}` };
   const http = createHttpClient('email', { ...transport, auth });
-  const clock = transport.clock ?? { now: () => Date.now() };
+  const clock = transport.clock ?? systemClock;
   const webhook = (body: unknown): MailWebhook => recordOf<MailWebhook>(body, 'email', 'webhook');
   const path = (webhookId: string): string => `/api/v1/webhooks/${id(webhookId)}`;
   // email-service §4 does not show PATCH's answer: when it is not the webhook, read it back.

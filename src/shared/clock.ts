@@ -5,10 +5,13 @@
  */
 
 /**
- * A source of time in epoch milliseconds; inject one to test expiry without waiting. A clock that
- * also schedules (`setTimeout` and `clearTimeout`, both or neither) runs the receiver's deadlines
- * (handlers, `onInvalid` hooks) and lease extensions on its own timers, so a virtual clock can move a slow handler past
- * its deadline without waiting; without them the receiver uses the runtime's timers.
+ * The one clock of the package: a source of time in epoch milliseconds, and optionally its timers.
+ * Inject one to test expiry without waiting. A clock that also schedules (`setTimeout` and
+ * `clearTimeout`, both or neither) runs the receiver's deadlines (handlers, `onInvalid` hooks) and
+ * lease extensions on its own timers, so a virtual clock can move a slow handler past its deadline
+ * without waiting; without them the receiver uses the runtime's timers. The test kit's emitters need
+ * every method (`Required<Clock>`): `createVirtualClock()` and `createRealClock()` of
+ * `@svc/webhooks/testing` have them all.
  *
  * @example
  * ```ts
@@ -22,8 +25,11 @@
 export interface Clock {
   /** Epoch milliseconds. */
   now(): number;
-  /** Runs `callback` after `ms` of this clock's time; returns a handle for {@link Clock.clearTimeout}. */
-  setTimeout?(callback: () => void, ms: number): unknown;
+  /**
+   * Runs `callback` after `ms` of this clock's time; returns a handle for {@link Clock.clearTimeout}.
+   * A virtual clock's `advance` awaits the promise an async callback returns.
+   */
+  setTimeout?(callback: () => unknown, ms: number): unknown;
   /** Cancels a timer of {@link Clock.setTimeout} that has not fired. */
   clearTimeout?(handle: unknown): void;
   /**
@@ -31,9 +37,14 @@ export interface Clock {
    * (the management clients' rate-limit waits). Without it, the runtime's timers are used.
    */
   sleep?(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Registers work that runs outside a timer (an emitter's first attempt), so that a virtual clock's
+   * `advance` waits for it before moving time. Returns the same promise.
+   */
+  track?<T>(work: Promise<T>): Promise<T>;
 }
 
-/** The wall clock. */
+/** The wall clock: the default of every `clock` option (the runtime's timers schedule for it). */
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** Waits `ms` on `clock` (its own `sleep`, else the runtime's timers); rejects when `signal` aborts. */

@@ -20,7 +20,6 @@ export {
   type MailApiOptions,
 } from './api/mail-api.js';
 export { createRealClock } from './clock/real-clock.js';
-export type { EmitterClock } from './clock/types.js';
 export { createVirtualClock, type VirtualClock } from './clock/virtual-clock.js';
 export { type CrmEmitter, createCrmEmitter } from './emitter/crm-emitter.js';
 export type { CrmEmitterOptions, CrmEmitterWebhook } from './emitter/crm-types.js';

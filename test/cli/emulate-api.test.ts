@@ -6,9 +6,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScaledClock } from '../../src/cli/emulate/scaled-clock.js';
 import { startEmulatorServer } from '../../src/cli/emulate/server.js';
 import { createEmulatorState } from '../../src/cli/emulate/state.js';
+import { createScaledClock } from '../../src/testing/clock/real-clock.js';
 import { createMailApi, createMailEmitter, createVirtualClock } from '../../src/testing/index.js';
 
 const SPEED = 60;

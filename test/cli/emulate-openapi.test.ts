@@ -17,9 +17,9 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScaledClock } from '../../src/cli/emulate/scaled-clock.js';
 import { startEmulatorServer } from '../../src/cli/emulate/server.js';
 import { createEmulatorState } from '../../src/cli/emulate/state.js';
+import { createScaledClock } from '../../src/testing/clock/real-clock.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);

@@ -21,9 +21,15 @@ describe('testing type names: the emitter view', () => {
     expectTypeOf<Parameters<typeof emitter.onEvent>[0]>().parameter(0).toEqualTypeOf<EmitterReport>();
   });
 
-  it('one Clock: the virtual and the real test clocks are receiver and client clocks', () => {
-    expectTypeOf(createVirtualClock()).toExtend<Clock>();
-    expectTypeOf(createRealClock()).toExtend<Clock>();
+  it('one Clock: the virtual and the real test clocks are full Clocks, the one type the emitters take', () => {
+    expectTypeOf(createVirtualClock()).toExtend<Required<Clock>>();
+    expectTypeOf(createRealClock()).toEqualTypeOf<Required<Clock>>();
+    expectTypeOf<NonNullable<Parameters<typeof createMailEmitter>[0]>['clock']>().toEqualTypeOf<
+      Required<Clock> | undefined
+    >();
+    // A clock without timers (a receiver's `{ now }`) cannot run an emitter's retries.
+    // @ts-expect-error: setTimeout, clearTimeout, sleep and track are missing
+    createMailEmitter({ clock: { now: () => 0 } });
   });
 
   it('the emitter’s webhook record and the management API’s have distinct names', () => {

@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { isWebhookError } from '../../shared/errors.js';
+import { createScaledClock } from '../../testing/clock/real-clock.js';
 import {
   type Forward,
   forwardSecrets,
@@ -13,7 +14,6 @@ import {
   registerForwards,
   sendChecks,
 } from '../emulate/forward.js';
-import { createScaledClock } from '../emulate/scaled-clock.js';
 import { type EmulatorAddress, startEmulatorServer } from '../emulate/server.js';
 import { createEmulatorState } from '../emulate/state.js';
 import { createStreamPrinter } from '../emulate/stream-lines.js';

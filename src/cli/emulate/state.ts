@@ -4,8 +4,8 @@
  * updates.
  */
 
+import type { Clock } from '../../shared/clock.js';
 import { WebhookError } from '../../shared/errors.js';
-import type { EmitterClock } from '../../testing/clock/types.js';
 import { createCrmEmitter } from '../../testing/emitter/crm-emitter.js';
 import { createMailEmitter } from '../../testing/emitter/mail-emitter.js';
 import type { EmittedAttempt, EmittedDelivery, EmitterReport } from '../../testing/emitter/types.js';
@@ -45,7 +45,7 @@ const SHOWN = 200;
 
 /** Both emitters and what the page needs; `clock.wall` turns an emulated time into wall time. */
 export function createEmulatorState(
-  clock: EmitterClock & { wall(ms: number): number },
+  clock: Required<Clock> & { wall(ms: number): number },
   speed: number,
   options: { attemptTimeoutMs?: number } = {},
 ) {

@@ -1,5 +1,5 @@
+import type { Clock } from '../../shared/clock.js';
 import { createTimerHeap, type Timer } from './timer-heap.js';
-import type { EmitterClock, TimerId } from './types.js';
 
 /**
  * Options of {@link createVirtualClock}.
@@ -26,7 +26,7 @@ export interface VirtualClockOptions {
  * await clock.runAll(); // every retry, in virtual time
  * ```
  */
-export interface VirtualClock extends EmitterClock {
+export interface VirtualClock extends Required<Clock> {
   /** Moves time forward by `ms`, firing due timers in order and awaiting their async work. */
   advance(ms: number): Promise<void>;
   /** Moves time to `epochMs` (never backwards), like {@link VirtualClock.advance}. */
@@ -66,7 +66,7 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
   let nextId = 1;
   let seq = 0;
   // Live timers by id; the heap may still hold cleared ones (flagged), skipped when they surface.
-  const timers = new Map<TimerId, Timer>();
+  const timers = new Map<unknown, Timer>();
   const heap = createTimerHeap();
   // Timers scheduled since the heap was last read: most (an attempt's time limit) are cleared before
   // time moves, so they are dropped here without ever being sifted into the heap.
@@ -89,7 +89,7 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
     return changed;
   }
 
-  function schedule(callback: () => unknown, ms: number): TimerId {
+  function schedule(callback: () => unknown, ms: number): number {
     const id = nextId++;
     const timer: Timer = { id, due: now + Math.max(0, ms), seq: seq++, callback, cancelled: false };
     timers.set(id, timer);

@@ -1,4 +1,4 @@
-import type { EmitterClock } from '../clock/types.js';
+import type { Clock } from '../../shared/clock.js';
 
 /**
  * An in-process receiver: the web-standard handler of a receiver or an app, called without a network.
@@ -65,7 +65,7 @@ function describeError(error: unknown): string {
  * crm-service §6 rule 4: redirects are not followed, so a 3xx is a failure), within the time limit.
  */
 export async function performAttempt(
-  clock: EmitterClock,
+  clock: Required<Clock>,
   transport: TransportOptions,
   url: string,
   headers: Record<string, string>,
@@ -75,7 +75,7 @@ export async function performAttempt(
   const { handler, attemptTimeoutMs = 10_000 } = transport;
   const startedAt = clock.now();
   const wallStart = performance.now();
-  let timer: number | undefined;
+  let timer: unknown;
   let statusCode: number;
   let error: string | null;
   let responseBody: string | null;

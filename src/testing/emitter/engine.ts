@@ -1,6 +1,6 @@
+import type { Clock } from '../../shared/clock.js';
 import { signPayload } from '../../verify/sign-payload.js';
 import { isoTime } from '../clock/iso-time.js';
-import type { EmitterClock } from '../clock/types.js';
 import { performAttempt, type TransportOptions } from './attempt.js';
 import type { AttemptKind, EmittedAttempt, EmittedDelivery, EmitterReport } from './types.js';
 
@@ -16,13 +16,13 @@ export interface LiveDelivery {
    */
   signed: { secret: string; headers: Record<string, string> } | undefined;
   createdAtMs: number;
-  timer: number | undefined;
+  timer: unknown;
 }
 
 /** What a service tells the engine. */
 export interface EngineConfig {
   service: 'mail' | 'crm';
-  clock: EmitterClock;
+  clock: Required<Clock>;
   transport: TransportOptions;
   /** Attempts of the automatic schedule. */
   maxAttempts: number;

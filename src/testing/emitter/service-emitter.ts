@@ -1,6 +1,6 @@
+import type { Clock } from '../../shared/clock.js';
 import { WebhookError } from '../../shared/errors.js';
 import { isoTime } from '../clock/iso-time.js';
-import type { EmitterClock } from '../clock/types.js';
 import { createVirtualClock } from '../clock/virtual-clock.js';
 import { createFixtures } from '../fixtures/fixtures.js';
 import { createRandom, randomInt, randomUuid } from '../random.js';
@@ -23,7 +23,7 @@ export function createServiceEmitter<W extends StoredWebhook>(
 ) {
   const { service } = spec;
   const {
-    clock = createVirtualClock() as EmitterClock,
+    clock = createVirtualClock(),
     seed,
     jitterMs = 0,
     onEvent,

@@ -1,4 +1,4 @@
-import type { EmitterClock } from '../clock/types.js';
+import type { Clock } from '../../shared/clock.js';
 import type { UrlPolicyOptions } from '../url-policy.js';
 import type { TransportOptions } from './attempt.js';
 
@@ -128,8 +128,11 @@ export type EmitterReport =
  * ```
  */
 export interface EmitterOptions extends TransportOptions, UrlPolicyOptions {
-  /** The clock every attempt and retry is scheduled on. Default: a new virtual clock. */
-  clock?: EmitterClock;
+  /**
+   * The clock every attempt and retry is scheduled on, with every method of a `Clock` (timers, `sleep`,
+   * `track`): `createVirtualClock()` or `createRealClock()`. Default: a new virtual clock.
+   */
+  clock?: Required<Clock>;
   /** Seed for ids, secrets and jitter; same seed, same run. Default: crypto randomness. */
   seed?: number | string;
   /** The vendor word that replaces "Svc" in header names and the User-Agent. Default `'Svc'`. */

@@ -1,5 +1,5 @@
+import type { Clock } from '../../shared/clock.js';
 import { WebhookError } from '../../shared/errors.js';
-import type { EmitterClock } from '../clock/types.js';
 import type { Random } from '../random.js';
 import { generateSecret, maskSecret } from './secrets.js';
 
@@ -14,7 +14,7 @@ export interface StoredWebhook {
 
 /** What a registry needs from its emitter. */
 interface RegistryHooks {
-  clock: EmitterClock;
+  clock: Required<Clock>;
   random: Random;
   onDelete(webhookId: string): void;
 }

@@ -37,7 +37,7 @@ export const abandonChecks: Check[] = [
         false,
         'complete with the abandoned token',
       );
-      clock.advance(LEASE - 1);
+      await clock.advance(LEASE - 1);
       await store.prune?.();
       same(
         (await store.claim('k', { leaseMs: LEASE, token: 'queued-claim' })).status,
@@ -88,7 +88,7 @@ export const abandonChecks: Check[] = [
     async run({ store, clock }) {
       const abandon = store.abandon!.bind(store);
       claimed(await store.claim('k', { leaseMs: LEASE, token: 'crashed' }), 'claim');
-      clock.advance(LEASE);
+      await clock.advance(LEASE);
       same(await abandon('k', 'first-lost', { leaseMs: LEASE }), true, 'abandon over an expired lease');
       same(await abandon('k', 'second-lost', { leaseMs: LEASE }), true, 'abandon over a marker');
       same(
@@ -112,7 +112,7 @@ export const pruneChecks: Check[] = [
       claimed(await store.claim('live-claim', { leaseMs: LEASE }), 'claim');
       const live = claimed(await store.claim('live-done', { leaseMs: LEASE }), 'claim');
       await store.complete('live-done', live.token, { ttlMs: TTL });
-      clock.advance(1_000);
+      await clock.advance(1_000);
       same(await prune(), 2, 'records pruned');
       same(await prune(), 0, 'records pruned by a second prune');
       same(

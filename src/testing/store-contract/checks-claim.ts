@@ -30,13 +30,13 @@ export const claimChecks: Check[] = [
       const { token } = claimed(await store.claim('k', { leaseMs: LEASE }), 'claim');
       same(await store.complete('k', token, { ttlMs: TTL }), true, 'complete by the owner');
       same(await store.claim('k', { leaseMs: LEASE }), { status: 'completed' }, 'claim after complete');
-      clock.advance(TTL - 1);
+      await clock.advance(TTL - 1);
       same(
         await store.claim('k', { leaseMs: LEASE }),
         { status: 'completed' },
         'claim 1 ms before the ttl ends',
       );
-      clock.advance(1);
+      await clock.advance(1);
       claimed(await store.claim('k', { leaseMs: LEASE }), 'claim once the ttl ended');
     },
   },
@@ -76,13 +76,13 @@ export const claimChecks: Check[] = [
     name: 'lets a claim whose lease ended be taken over, and fences the stale owner',
     async run({ store, clock }) {
       const stale = claimed(await store.claim('k', { leaseMs: LEASE }), 'first claim');
-      clock.advance(LEASE - 1);
+      await clock.advance(LEASE - 1);
       same(
         (await store.claim('k', { leaseMs: LEASE })).status,
         'in_progress',
         'claim 1 ms before the lease ends',
       );
-      clock.advance(1);
+      await clock.advance(1);
       const fresh = claimed(await store.claim('k', { leaseMs: LEASE }), 'claim once the lease ended');
       ok(fresh.token !== stale.token, 'the takeover gets a new token', fresh);
       same(fresh.leaseEndsAt, clock.now() + LEASE, 'leaseEndsAt of the takeover');
@@ -105,7 +105,7 @@ export const claimChecks: Check[] = [
     name: 'refuses writes after the lease ended even if nobody took over',
     async run({ store, clock }) {
       const { token } = claimed(await store.claim('k', { leaseMs: LEASE }), 'claim');
-      clock.advance(LEASE);
+      await clock.advance(LEASE);
       same(await store.complete('k', token, { ttlMs: TTL }), false, 'complete after the lease ended');
       same(await store.release('k', token), false, 'release after the lease ended');
       claimed(await store.claim('k', { leaseMs: LEASE }), 'claim after the lease ended');
@@ -140,7 +140,7 @@ export const claimChecks: Check[] = [
         'extend of a completed record refused',
       );
       same(await store.complete('k', token, { ttlMs: 1 }), false, 'a second complete');
-      clock.advance(LEASE * 2);
+      await clock.advance(LEASE * 2);
       same(await store.claim('k', { leaseMs: LEASE }), { status: 'completed' }, 'claim after those writes');
     },
   },
@@ -161,7 +161,7 @@ export const claimChecks: Check[] = [
     name: 'answers a repeated claim with its own token (a client resending it) with the same lease',
     async run({ store, clock }) {
       const first = claimed(await store.claim('k', { leaseMs: LEASE, token: 'sent-twice' }), 'claim');
-      clock.advance(1_000);
+      await clock.advance(1_000);
       same(await store.claim('k', { leaseMs: LEASE, token: 'sent-twice' }), first, 'the same claim again');
       same((await store.claim('k', { leaseMs: LEASE })).status, 'in_progress', 'a claim with another token');
       same(await store.complete('k', 'sent-twice', { ttlMs: TTL }), true, 'complete');
@@ -179,9 +179,9 @@ export const extendChecks: Check[] = [
     name: 'extends a held lease',
     async run({ store, clock }) {
       const { token } = claimed(await store.claim('k', { leaseMs: LEASE }), 'claim');
-      clock.advance(LEASE - 1_000);
+      await clock.advance(LEASE - 1_000);
       same(await store.extend!('k', token, { leaseMs: LEASE }), true, 'extend by the owner');
-      clock.advance(LEASE - 1);
+      await clock.advance(LEASE - 1);
       same(
         await store.claim('k', { leaseMs: LEASE }),
         { status: 'in_progress', leaseEndsAt: clock.now() + 1 },
@@ -202,7 +202,7 @@ export const extendChecks: Check[] = [
         { status: 'in_progress', leaseEndsAt: owner.leaseEndsAt },
         'claim after the refused extends',
       );
-      clock.advance(LEASE);
+      await clock.advance(LEASE);
       same(await extend('k', owner.token, { leaseMs: LEASE }), false, 'extend once the lease ended');
       const next = claimed(await store.claim('k', { leaseMs: LEASE }), 'claim once the lease ended');
       same(

@@ -1,10 +1,11 @@
 import type { DedupStore } from '../../dedup/types.js';
 import type { Clock } from '../../shared/clock.js';
+import { createVirtualClock } from '../clock/virtual-clock.js';
 import { claimed, rejects, same } from './assert.js';
 import { abandonChecks, pruneChecks } from './checks-abandon.js';
 import { claimChecks, extendChecks } from './checks-claim.js';
 import { inputChecks } from './checks-input.js';
-import { type Check, type ContractClock, LEASE, TTL } from './types.js';
+import { type Check, LEASE, TTL } from './types.js';
 
 /**
  * Options of {@link storeContract}: how to make the store under test, and what it can do.
@@ -91,16 +92,6 @@ const unreachableCheck = (unreachable: NonNullable<StoreContractOptions['unreach
   },
 });
 
-function manualClock(): ContractClock {
-  let now = Date.now(); // real time at the start: a backend's own absolute expiry stays in the future
-  return {
-    now: () => now,
-    advance(ms) {
-      now += ms;
-    },
-  };
-}
-
 /**
  * The {@link DedupStore} contract every shipped store passes, for your own store: atomic claims,
  * leases and takeover, fencing, the completed record's ttl, caller-chosen tokens, abandon in either
@@ -138,7 +129,9 @@ export function storeContract(options: StoreContractOptions): { name: string; ru
   const runs = checks.map((check) => ({
     name: check.name,
     async run(): Promise<void> {
-      const clock = manualClock();
+      // It stands still until a check moves it; it starts at real time, so a backend's own absolute
+      // expiry stays in the future.
+      const clock = createVirtualClock();
       const store = await create({ clock: { now: clock.now } });
       try {
         if (check.needs && typeof store[check.needs] !== 'function') {
