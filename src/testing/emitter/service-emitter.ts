@@ -1,4 +1,3 @@
-import type { Clock } from '../../shared/clock.js';
 import { WebhookError } from '../../shared/errors.js';
 import { isoTime } from '../clock/iso-time.js';
 import { createVirtualClock } from '../clock/virtual-clock.js';
