@@ -163,6 +163,60 @@ describe('src/ layers', () => {
     expect(codeOf(join('receiver', 'create-receiver.ts')).match(/\bdeliverySettings\(/g)).toHaveLength(1);
   });
 
+  it('only the HTTP answer reads the status table: no module but errors.ts and receiver/http-answer.ts names WEBHOOK_ERROR_STATUS', () => {
+    const readers = files.filter((f) =>
+      /\bWEBHOOK_ERROR_STATUS\b/.test(
+        codeOf(f).replace(/export\s*(?:type\s*)?\{[^}]*\}\s*from\s*["'][^"']+["'];?/g, ''),
+      ),
+    );
+    expect(readers.sort()).toEqual([join('receiver', 'http-answer.ts'), join('shared', 'errors.ts')].sort());
+  });
+
+  it('OpenTelemetry stays in its entry: only src/otel imports @opentelemetry/api', () => {
+    const importers = files.filter((f) => /["']@opentelemetry\/api["']/.test(codeOf(f)));
+    expect(importers.length).toBeGreaterThan(0);
+    expect(importers.filter((f) => f.split(sep)[0] !== 'otel')).toEqual([]);
+  });
+
+  it('a worker translates a verdict once: every queue engine and the inbox reach jobAction, nothing else re-derives refused', () => {
+    const engines = ['bullmq', 'pg-boss', 'cloudflare-queues', 'sqs', 'nats'].map((e) => join('handoff', e));
+    const reaches = (dir: string) =>
+      files
+        .filter((f) => f.startsWith(`${dir}${sep}`))
+        .some((f) => /\bjobAction\(|\brunMessage\(/.test(codeOf(f)));
+    expect([...engines, 'inbox'].filter((dir) => !reaches(dir))).toEqual([]);
+    // runMessage (the shared message loop of SQS and NATS) is itself one jobAction call.
+    expect(codeOf(join('handoff', 'run-message.ts')).match(/\bjobAction\(/g)).toHaveLength(1);
+  });
+
+  it('one name per concept: one Clock interface (VirtualClock is the Clock a test moves), one ErrorInfo, no second dedup key field', () => {
+    const declared = (pattern: RegExp) =>
+      files.flatMap((f) => [...codeOf(f).matchAll(pattern)].map((m) => `${f}:${m[1]}`));
+    expect(
+      declared(/^\s*(?:export\s+)?(?:interface|type)\s+(\w*Clock)\b\s*(?:[<={]|extends)/gm).sort(),
+    ).toEqual(
+      [
+        `${join('shared', 'clock.ts')}:Clock`,
+        `${join('testing', 'clock', 'virtual-clock.ts')}:VirtualClock`,
+      ].sort(),
+    );
+    expect(
+      declared(
+        /^\s*(?:export\s+)?(?:interface|type)\s+(\w*(?:ErrorFacts|ErrorDetails|ErrorContext|TimerId))\b/gm,
+      ),
+    ).toEqual([]);
+    // The delivery's dedup key is `dedupKey` wherever the pipeline carries it (the stores' own
+    // parameter stays `key`: a store keys any string).
+    const carriers = [
+      join('core', 'receive-path.ts'),
+      join('core', 'delivery', 'run.ts'),
+      join('core', 'delivery', 'context.ts'),
+    ];
+    expect(
+      carriers.filter((f) => /^\s*(?:readonly\s+|declare\s+readonly\s+)?key\??:/m.test(codeOf(f))),
+    ).toEqual([]);
+  });
+
   it('the hand-off job loads only in apps that hand off: nothing below the queue engines imports it statically', () => {
     const staticImport = /\bfrom\s*["'](\.[^"']*handoff\/job\/[^"']+)["']/g;
     const found = files
