@@ -77,7 +77,7 @@ const section = [
   "- tsup's own `treeshake` (a rollup pass over our output) stays off: turned on, it changed no row by more",
   '  than 130 bytes. The one shared chunk per format (`WebhookError` defined once) is unchanged.',
   '- An import that validates carries zod: the receivers and `construct*Event` validate with `zod/mini`',
-  '  (src/shared/mini-parse.ts; schemas built on first use), about 20 KB of zod minified where full zod',
+  '  (src/shared/mini-parse.ts; schemas built on first use), about 30 KB of zod minified where full zod',
   "  was about 83 KB. `./schemas` keeps full zod (the same definitions built with full zod's functions),",
   '  and so does an app that imports zod itself. Issues, messages and the `ZodError` cause of',
   '  `invalid_payload` are the same (test/shared/mini-parse.test.ts); see "Cold start" below and',
