@@ -62,7 +62,9 @@ function expectSameResult(full: Parser, mini: z.core.$ZodType, value: unknown): 
   expect(error.name).toBe('ZodError');
   expect(error.flatten()).toEqual(expected.error.flatten());
   expect(error.format()).toEqual(expected.error.format());
-  expect(invalidPayload('payload', actual.error).message).toBe(invalidPayload('payload', expected.error).message);
+  expect(invalidPayload('payload', actual.error).message).toBe(
+    invalidPayload('payload', expected.error).message,
+  );
   return false;
 }
 
@@ -95,7 +97,9 @@ describe('zod/mini parse and full zod give users the same result', () => {
   it('crm: the envelope of an unknown event', () => {
     const { anyEnvelope } = crmParseSchemas();
     const sample = envelope('deal.split', { anything: true });
-    const refused = corpus(sample).filter((value) => !expectSameResult(crmAnyEnvelopeSchema, anyEnvelope, value));
+    const refused = corpus(sample).filter(
+      (value) => !expectSameResult(crmAnyEnvelopeSchema, anyEnvelope, value),
+    );
     expect(refused.length).toBeGreaterThan(Object.keys(sample).length);
   });
 
