@@ -36,6 +36,7 @@ export const NAV: NavGroup[] = [
       { text: 'NestJS', target: 'docs/adapters.md#nestjs' },
       { text: 'Cloudflare Workers', target: 'docs/adapters.md#cloudflare-workers' },
       { text: 'AWS Lambda', target: 'docs/adapters.md#aws-lambda' },
+      { text: 'Bundling for Workers and Lambda', target: 'docs/bundling.md' },
       { text: 'Bun', target: 'docs/bun.md' },
       { text: 'Deno', target: 'docs/deno.md' },
       { text: 'fetch, node:http and others', target: 'docs/adapters.md' },

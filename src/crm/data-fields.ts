@@ -1,20 +1,23 @@
-import * as z from 'zod';
-import { define } from '../shared/define.js';
+import type * as z from 'zod';
+import type { SchemaApi } from '../shared/schema-api.js';
 
-// crm-service §2: "ISO 8601 UTC with milliseconds". UTC (`Z`) is required; any fractional precision
-// is accepted, so a timestamp without milliseconds is not a lost event.
-export const isoTimestamp = /* @__PURE__ */ define(() => z.iso.datetime());
-
-// crm-service §6 does not show the types of data fields. Identifiers are strings, like the
-// envelope's id and tenant_id (§2); see docs/events.md.
-export const id = /* @__PURE__ */ define(() => z.string());
-
-/**
- * A string whose known values are offered by the editor, while any other string is accepted: the
- * spec does not list the allowed values, and the service may send values we do not know.
- */
-export function knownString<const T extends readonly string[]>(_known: T) {
-  return z.string() as unknown as z.ZodType<T[number] | (string & {}), string>;
+/** The field types the CRM schemas share (crm-service §2, §6), built with one zod API. */
+export function dataFields(z: SchemaApi) {
+  return {
+    // crm-service §2: "ISO 8601 UTC with milliseconds". UTC (`Z`) is required; any fractional
+    // precision is accepted, so a timestamp without milliseconds is not a lost event.
+    isoTimestamp: z.isoDatetime(),
+    // crm-service §6 does not show the types of data fields. Identifiers are strings, like the
+    // envelope's id and tenant_id (§2); see docs/events.md.
+    id: z.string(),
+    /**
+     * A string whose known values are offered by the editor, while any other string is accepted: the
+     * spec does not list the allowed values, and the service may send values we do not know.
+     */
+    knownString<const T extends readonly string[]>(_known: T) {
+      return z.string() as unknown as z.ZodType<T[number] | (string & {}), string>;
+    },
+  };
 }
 
 /**

@@ -1,18 +1,6 @@
-import * as z from 'zod';
 import { define } from '../shared/define.js';
-import { isoTimestamp } from './data-fields.js';
-
-/** The fields every CRM envelope has besides `event` and `data` (crm-service §2). */
-export const envelopeFields = /* @__PURE__ */ define(() => ({
-  /**
-   * The delivery id: a UUID, equal to `X-Svc-Delivery`, the same across attempts. Checked as the
-   * 8-4-4-4-12 hex form without insisting on an RFC version or variant: the spec says "UUID" only, and
-   * a sender using another UUID version must not have every delivery refused.
-   */
-  id: z.guid(),
-  timestamp: isoTimestamp,
-  tenant_id: z.string(),
-}));
+import { fullSchemaApi } from '../shared/schema-api.js';
+import { buildCrmAnyEnvelopeSchema } from './envelope-schemas.js';
 
 /**
  * The envelope of any CRM delivery (crm-service §2), whatever its event: `data` is not validated.
@@ -25,10 +13,4 @@ export const envelopeFields = /* @__PURE__ */ define(() => ({
  * const { id, event, tenant_id } = crmAnyEnvelopeSchema.parse(JSON.parse(text));
  * ```
  */
-export const crmAnyEnvelopeSchema = /* @__PURE__ */ define(() =>
-  z.looseObject({
-    ...envelopeFields,
-    event: z.string(),
-    data: z.unknown(),
-  }),
-);
+export const crmAnyEnvelopeSchema = /* @__PURE__ */ define(() => buildCrmAnyEnvelopeSchema(fullSchemaApi));

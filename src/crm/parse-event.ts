@@ -1,14 +1,13 @@
-import type * as z from 'zod';
 import { assertFresh, checkMaxEventAge } from '../core/event-age.js';
 import { readHeaderString } from '../core/read-header.js';
 import type { HeadersInput } from '../core/receiver-types.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
+import { parseWithMini } from '../shared/mini-parse.js';
 import { invalidPayload, parseJsonObject } from '../shared/parse-json.js';
 import { type RawBody, toBytes } from '../verify/bytes.js';
-import { crmAnyEnvelopeSchema } from './envelope.js';
 import { type CrmHeaderNames, resolveCrmHeaderNames } from './header-names.js';
-import { crmEnvelopeSchemas } from './schemas.js';
+import { crmParseSchemas } from './parse-schemas.js';
 import type { CrmAnyEnvelope, CrmEvent, CrmWebhookEvent } from './types.js';
 
 /**
@@ -35,12 +34,6 @@ export interface ParseCrmEventOptions {
 
 // crm-service §2: the id is a UUID. The 8-4-4-4-12 hex form, any version (as the envelope schema).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-// Marked pure: an app that never parses CRM events leaves the table and the schemas out of
-// its bundle (src/shared/define.ts).
-const schemas: ReadonlyMap<string, z.ZodType<CrmAnyEnvelope>> = /* @__PURE__ */ new Map(
-  /* @__PURE__ */ Object.entries(crmEnvelopeSchemas),
-);
 
 /**
  * The parse step after the signature was verified: JSON, event name, delivery id, envelope and data
@@ -91,8 +84,9 @@ export function parseCrmEvent(
     );
   }
 
-  const schema = schemas.get(name);
-  const result = (schema ?? crmAnyEnvelopeSchema).safeParse(json);
+  const { byName, anyEnvelope } = crmParseSchemas();
+  const schema = byName.get(name);
+  const result = parseWithMini<CrmAnyEnvelope>(schema ?? anyEnvelope, json);
   if (!result.success) throw invalidPayload(`${name} envelope`, result.error);
   const envelope = result.data;
   const { secretIndex } = options;

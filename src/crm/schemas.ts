@@ -1,29 +1,10 @@
 import * as z from 'zod';
 import { define } from '../shared/define.js';
-import {
-  contactCreatedDataSchema,
-  contactUnsubscribedDataSchema,
-  contactUpdatedDataSchema,
-  formSubmittedDataSchema,
-  scoreRuleFiredDataSchema,
-  surveyRespondedDataSchema,
-} from './contact-schemas.js';
-import {
-  dealCreatedDataSchema,
-  dealLostDataSchema,
-  dealStageChangedDataSchema,
-  dealWonDataSchema,
-} from './deal-schemas.js';
-import {
-  campaignCompletedDataSchema,
-  journeyCompletedDataSchema,
-  journeyEnrolledDataSchema,
-} from './engagement-schemas.js';
-import { envelopeFields } from './envelope.js';
-import type { CrmEventName } from './event-names.js';
+import { fullSchemaApi } from '../shared/schema-api.js';
+import { buildCrmDataSchemas, buildCrmEnvelopeSchemas } from './envelope-schemas.js';
 
 /**
- * The `data` schema of every known CRM event, by name.
+ * The `data` schema of every known CRM event, by name, on full zod.
  *
  * @example
  * ```ts
@@ -32,29 +13,11 @@ import type { CrmEventName } from './event-names.js';
  * const result = crmDataSchemas['deal.won'].safeParse(envelope.data);
  * ```
  */
-export const crmDataSchemas = {
-  'contact.created': contactCreatedDataSchema,
-  'form.submitted': formSubmittedDataSchema,
-  'deal.stage_changed': dealStageChangedDataSchema,
-  'deal.won': dealWonDataSchema,
-  'deal.lost': dealLostDataSchema,
-  'contact.updated': contactUpdatedDataSchema,
-  'deal.created': dealCreatedDataSchema,
-  'survey.responded': surveyRespondedDataSchema,
-  'campaign.completed': campaignCompletedDataSchema,
-  'journey.enrolled': journeyEnrolledDataSchema,
-  'journey.completed': journeyCompletedDataSchema,
-  'contact.unsubscribed': contactUnsubscribedDataSchema,
-  'score.rule_fired': scoreRuleFiredDataSchema,
-} as const satisfies { readonly [N in CrmEventName]: z.ZodType };
-
-function envelopeOf<N extends CrmEventName>(name: N) {
-  return z.looseObject({ ...envelopeFields, event: z.literal(name), data: crmDataSchemas[name] });
-}
+export const crmDataSchemas = /* @__PURE__ */ define(() => buildCrmDataSchemas(fullSchemaApi));
 
 /**
- * The whole envelope schema (crm-service §2) of every known CRM event, by name: the parser's one
- * lookup per request (no union parse on the hot path).
+ * The whole envelope schema (crm-service §2) of every known CRM event, by name, on full zod. The
+ * receivers parse with the same definitions built on `zod/mini` (same paths, codes and messages).
  *
  * @example
  * ```ts
@@ -63,23 +26,8 @@ function envelopeOf<N extends CrmEventName>(name: N) {
  * const envelope = crmEnvelopeSchemas['contact.created'].parse(JSON.parse(text));
  * ```
  */
-export const crmEnvelopeSchemas = /* @__PURE__ */ define(
-  () =>
-    ({
-      'contact.created': envelopeOf('contact.created'),
-      'form.submitted': envelopeOf('form.submitted'),
-      'deal.stage_changed': envelopeOf('deal.stage_changed'),
-      'deal.won': envelopeOf('deal.won'),
-      'deal.lost': envelopeOf('deal.lost'),
-      'contact.updated': envelopeOf('contact.updated'),
-      'deal.created': envelopeOf('deal.created'),
-      'survey.responded': envelopeOf('survey.responded'),
-      'campaign.completed': envelopeOf('campaign.completed'),
-      'journey.enrolled': envelopeOf('journey.enrolled'),
-      'journey.completed': envelopeOf('journey.completed'),
-      'contact.unsubscribed': envelopeOf('contact.unsubscribed'),
-      'score.rule_fired': envelopeOf('score.rule_fired'),
-    }) as const satisfies { readonly [N in CrmEventName]: z.ZodType },
+export const crmEnvelopeSchemas = /* @__PURE__ */ define(() =>
+  buildCrmEnvelopeSchemas(fullSchemaApi, crmDataSchemas),
 );
 
 /**

@@ -4,11 +4,11 @@ import { readHeaderString } from '../core/read-header.js';
 import type { HeadersInput } from '../core/receiver-types.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
-import { invalidPayload, parseJsonObject } from '../shared/parse-json.js';
+import { parseWithMini } from '../shared/mini-parse.js';
+import { invalidPayload, type JsonObject, parseJsonObject } from '../shared/parse-json.js';
 import { type RawBody, toBytes } from '../verify/bytes.js';
-import type { MailEventName } from './event-names.js';
 import { type MailHeaderNames, resolveMailHeaderNames } from './header-names.js';
-import { mailPayloadSchemas } from './schemas.js';
+import { mailParseSchemas } from './parse-schemas.js';
 import type { MailEvent, MailWebhookEvent } from './types.js';
 
 /**
@@ -38,12 +38,6 @@ export interface ParseMailEventOptions {
   /** Source of time (epoch ms) for `maxEventAgeMs`; default the wall clock. */
   clock?: Clock;
 }
-
-// Marked pure: an app that never parses email-service events leaves the table and the schemas out of
-// its bundle (src/shared/define.ts).
-const schemas: ReadonlyMap<string, (typeof mailPayloadSchemas)[MailEventName]> = /* @__PURE__ */ new Map(
-  /* @__PURE__ */ Object.entries(mailPayloadSchemas),
-);
 
 /**
  * The parse step after the signature was verified: JSON, event name, delivery id, schema and, when
@@ -104,12 +98,12 @@ export function parseMailEvent(
 
   const { secretIndex } = options;
   const maxEventAgeMs = checkMaxEventAge('parseMailEvent', options.maxEventAgeMs);
-  const schema = schemas.get(name);
+  const schema = mailParseSchemas().get(name);
   if (schema === undefined) {
     if (maxEventAgeMs !== undefined) checkAge(payload.timestamp, maxEventAgeMs, options.clock);
     return { service: 'mail', known: false, name, deliveryId, payload, secretIndex };
   }
-  const result = schema.safeParse(payload);
+  const result = parseWithMini<JsonObject>(schema, payload);
   if (!result.success) throw invalidPayload(`${name} payload`, result.error);
   if (maxEventAgeMs !== undefined) checkAge(payload.timestamp, maxEventAgeMs, options.clock);
   return { service: 'mail', known: true, name, deliveryId, payload: result.data, secretIndex } as MailEvent;

@@ -1,27 +1,12 @@
 import * as z from 'zod';
 import { define } from '../shared/define.js';
-import {
-  billingThresholdReachedPayloadSchema,
-  domainVerifiedPayloadSchema,
-  incidentEscalatedPayloadSchema,
-  ipPausedPayloadSchema,
-  reputationDroppedPayloadSchema,
-} from './account-schemas.js';
+import { fullSchemaApi } from '../shared/schema-api.js';
 import type { MailEventName } from './event-names.js';
-import {
-  blockedPayloadSchema,
-  bouncedPayloadSchema,
-  clickedPayloadSchema,
-  complainedPayloadSchema,
-  deferredPayloadSchema,
-  deliveredPayloadSchema,
-  openedPayloadSchema,
-  unsubscribedPayloadSchema,
-} from './message-schemas.js';
+import { buildMailPayloadSchemas } from './payload-schemas.js';
 
 /**
- * The payload schema of every known email-service event, by name: the parser's one lookup per
- * request (no union parse on the hot path).
+ * The payload schema of every known email-service event, by name, on full zod. The receivers parse
+ * with the same definitions built on `zod/mini` (same paths, codes and messages).
  *
  * @example
  * ```ts
@@ -30,21 +15,7 @@ import {
  * const result = mailPayloadSchemas.bounced.safeParse(payload);
  * ```
  */
-export const mailPayloadSchemas = {
-  delivered: deliveredPayloadSchema,
-  deferred: deferredPayloadSchema,
-  bounced: bouncedPayloadSchema,
-  complained: complainedPayloadSchema,
-  opened: openedPayloadSchema,
-  clicked: clickedPayloadSchema,
-  unsubscribed: unsubscribedPayloadSchema,
-  blocked: blockedPayloadSchema,
-  domain_verified: domainVerifiedPayloadSchema,
-  ip_paused: ipPausedPayloadSchema,
-  reputation_dropped: reputationDroppedPayloadSchema,
-  billing_threshold_reached: billingThresholdReachedPayloadSchema,
-  incident_escalated: incidentEscalatedPayloadSchema,
-} as const satisfies { readonly [N in MailEventName]: z.ZodType };
+export const mailPayloadSchemas = /* @__PURE__ */ define(() => buildMailPayloadSchemas(fullSchemaApi));
 
 function entry<N extends MailEventName>(name: N) {
   return z.object({ name: z.literal(name), payload: mailPayloadSchemas[name] });

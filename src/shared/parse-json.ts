@@ -2,7 +2,7 @@
  * Body parsing shared by the mail and crm parsers: the JSON object at the top of every delivery and
  * the invalid_payload error of a zod failure.
  */
-import type * as z from 'zod';
+import type { $ZodError } from 'zod/v4/core';
 import { WebhookError } from './errors.js';
 
 // fatal: bytes that are not UTF-8 are invalid JSON (RFC 8259 §8.1), not silently replaced.
@@ -36,7 +36,7 @@ function invalidJson(message: string, cause?: unknown): WebhookError {
  * invalid_payload with the zod error as `cause`. The message names the failing paths and issue
  * codes, never values: payloads carry personal data (addresses) that must not reach logs.
  */
-export function invalidPayload(what: string, error: z.ZodError): WebhookError {
+export function invalidPayload(what: string, error: $ZodError): WebhookError {
   const seen = new Set<string>();
   for (const issue of error.issues.slice(0, 10)) {
     seen.add(`${issue.path.length === 0 ? '(root)' : issue.path.join('.')} (${issue.code})`);
