@@ -47,7 +47,9 @@ function kyselyTransactions<DB>(db: Kysely<DB>): InboxTransactions<Transaction<D
 function prismaTransactions(prisma: PrismaLike): InboxTransactions<PrismaTx> {
   return {
     transaction: (work) =>
-      prisma.$transaction((tx) => work(tx, async (text) => (await tx.$queryRawUnsafe(text)).length)),
+      prisma.$transaction((tx) => work(tx, async (text) => (await tx.$queryRawUnsafe(text)).length), {
+        timeout: 30_000,
+      }),
   };
 }
 
