@@ -36,7 +36,8 @@ export function postgresJsTransactions<T extends PostgresJsTransactionLike>(
     throw new WebhookError('options_invalid', 'postgresJsTransactions: pass a postgres.js `sql` instance.');
   return {
     async transaction<R>(work: (tx: T, execute: (text: string) => Promise<number>) => Promise<R>) {
-      // postgres.js resolves `begin` with what the callback returned, after COMMIT; a throw rolls back.
+      // postgres.js resolves `begin` with what the callback returned, after COMMIT (a throw rolls back);
+      // boxed, because it would run the items of a returned array as queries.
       const box = (await sql.begin('read write', async (tx) => ({
         result: await work(tx, async (text) => (await tx.unsafe(text)).length),
       }))) as { result: R };
