@@ -19,7 +19,12 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PostgresServer, postgresAvailable, startPostgres } from '../support/servers.js';
 import { exactlyOnce, type Target } from './fixtures/exactly-once.js';
-import { generatePrismaClient, type PrismaLike, type PrismaTx } from './fixtures/prisma.js';
+import {
+  generatePrismaClient,
+  type PrismaLike,
+  type PrismaTx,
+  removePrismaClient,
+} from './fixtures/prisma.js';
 import { runSqliteCases } from './fixtures/sqlite-orm.js';
 import { uniqueTable } from './support.js';
 
@@ -125,6 +130,7 @@ describe.runIf(postgresAvailable())('inbox with ORM and driver transactions on P
       );
     } finally {
       await prisma.$disconnect();
+      removePrismaClient();
     }
   }, 120_000);
 
