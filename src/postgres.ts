@@ -11,6 +11,7 @@ export type { PostgresQueryable } from './inbox/db.js';
 export type { Inbox, InboxCommonOptions } from './inbox/inbox.js';
 export type { OrderingInput } from './inbox/ordering.js';
 export { createPostgresInbox, type PostgresInboxOptions } from './inbox/postgres-inbox.js';
+export { postgresJsTransactions } from './inbox/postgres-js-transactions.js';
 export { postgresInboxDDL } from './inbox/sql.js';
 export { type InboxTransactions, pgTransactions } from './inbox/transactions.js';
 export type {

@@ -11,6 +11,7 @@ import {
   type EmitterReport,
 } from '@svc/webhooks/testing';
 import { startHandoffDemoReceiver } from './handoff-receiver.js';
+import { type InboxChapterSummary, inboxChapter } from './inbox-chapter.js';
 import { startDemoReceiver } from './receiver-app.js';
 import { type TracedSpan, traceChapter } from './trace-chapter.js';
 
@@ -42,6 +43,8 @@ export interface DemoSummary {
   } | null;
   /** Chapter 9 (one handed-off delivery traced), or null when it was skipped (no redis-server binary). */
   trace: TracedSpan[] | null;
+  /** Chapter 10: a crash in the middle of a handler, with the database inbox. */
+  inbox: InboxChapterSummary;
 }
 
 const START = Date.parse('2025-06-02T09:00:00.000Z');
@@ -258,6 +261,11 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
     const traced = await traceChapter(print);
     if ('skipped' in traced) print(`            skipped: ${traced.skipped}`);
 
+    section(
+      '10. A crash in the middle of a handler, with the database inbox (SQLite): the handler writes in the app’s transaction, the process is SIGKILLed before the commit',
+    );
+    const inbox = await inboxChapter(print, crm, clock, () => time());
+
     const rows = (['mail', 'crm'] as const).map((service) => {
       const deliveries =
         service === 'mail'
@@ -290,6 +298,7 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
       crmRetryOffsetsMs,
       handoff: handoffSummary,
       trace: 'skipped' in traced ? null : traced,
+      inbox,
     };
     section('Summary');
     const header = [

@@ -2,7 +2,8 @@
  * @module
  * `@svc/webhooks/testing`: a reference emitter of both services on a virtual clock, fixtures, a
  * signed-request helper, the services' webhook-management APIs as `Request => Response` functions,
- * and the dedup store contract to run on a store of your own. For tests and demos only: nothing
+ * the dedup store contract to run on a store of your own, and the database inbox's contract to run
+ * on your own inbox setup. For tests and demos only: nothing
  * else in the package imports it. It needs only zod; the msw handlers of the management APIs live
  * in `@svc/webhooks/testing/msw`, the one entry that needs the optional peer `msw`.
  */
@@ -40,4 +41,6 @@ export {
 } from './fixtures/fixtures.js';
 export type { Overrides } from './fixtures/overrides.js';
 export { createSignedRequest } from './fixtures/signed-request.js';
+export { type InboxContractOptions, inboxContract } from './inbox-contract/contract.js';
+export type { InboxContractEffects } from './inbox-contract/types.js';
 export { type StoreContractOptions, storeContract } from './store-contract/contract.js';

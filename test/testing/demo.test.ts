@@ -37,6 +37,19 @@ describe('the demo scenario (npm run demo)', () => {
     expect(text).toContain('opened not sent: webhook paused');
     expect(text).toMatch(/attempt 2: 500 handler_failed, next attempt 09:02:09\.000/);
     expect(text).toContain('== Summary');
+    // Chapter 10: a real process SIGKILLed after its handler's write, before the commit; the CRM
+    // service retries the delivery it sent meanwhile; each deal has exactly one business row.
+    expect(summary.inbox).toEqual({
+      businessRows: { deal_42: 1, deal_43: 1 },
+      rows: [
+        { deal: 'deal_42', status: 'handled', attempts: 2 },
+        { deal: 'deal_43', status: 'handled', attempts: 1 },
+      ],
+      killedBeforeCommit: true,
+      refusedWhileDown: true,
+      retry: { attempts: 2, status: 200 },
+    });
+    expect(text).toContain('SIGKILL before the commit: deals rows for deal_42: 0');
     // Chapter 8: the same outage in hand-off mode (needs the machine's redis-server).
     if (redisAvailable()) {
       expect(summary.handoff).toMatchObject({
