@@ -20,6 +20,7 @@ export const PAGE_SCRIPT = `
   const shown = (v) => String(v == null ? '' : v).replace(ONE_LINE, esc);
   const shownBlock = (v) => String(v == null ? '' : v).replace(BLOCK, esc);
   const $ = (id) => document.getElementById(id);
+  const short = (ms) => new Date(ms).toISOString().slice(5, 19).replace('T', ' ');
   const time = (ms) => (ms == null ? '' : new Date(ms).toISOString().replace('T', ' ').replace('Z', ''));
 
   function el(tag, attrs, ...children) {
@@ -37,6 +38,8 @@ export const PAGE_SCRIPT = `
   const newer = [];
   let selected;
   let pending;
+  /** The latest list request: an earlier one answering late must not replace what it shows. */
+  let loading = 0;
 
   async function api(path, init) {
     const response = await fetch(path, init);
@@ -71,9 +74,10 @@ export const PAGE_SCRIPT = `
     const query = new URLSearchParams(filter);
     query.set('limit', String(PAGE));
     if (before !== undefined) query.set('before', String(before));
+    const mine = ++loading;
     try {
       const page = await api('/api/rows?' + query);
-      render(page);
+      if (mine === loading) render(page);
     } catch (error) {
       notice(error.message, true);
     }
@@ -87,10 +91,10 @@ export const PAGE_SCRIPT = `
         el('td', { class: 'num' }, String(row.id)),
         el('td', {}, el('span', { class: 'badge ' + row.status }, row.status)),
         el('td', {}, shown(row.service)),
-        el('td', { class: 'mono' }, shown(row.event)),
+        el('td', { class: 'mono event' }, shown(row.event)),
         el('td', { class: 'mono key' }, shown(row.orderingKey)),
         el('td', { class: 'num' }, String(row.attempts)),
-        el('td', { class: 'num' }, time(row.receivedAt)),
+        el('td', { class: 'num', title: time(row.receivedAt) }, short(row.receivedAt)),
         el('td', { class: 'error-code' }, shown(row.lastErrorCode)));
       if (row.id === selected) tr.className = 'selected';
       tr.addEventListener('click', () => void open(row.id));

@@ -16,12 +16,13 @@ const STYLE = `
   h2 { font-size: 1rem; margin: 0 0 .6rem; } h3 { font-size: .9rem; margin: .8rem 0 .3rem; }
   .muted { color: #5b6470; } .small { font-size: 12px; }
   .mono, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
-  main { padding: 1.25rem 1.5rem; display: grid; gap: 1.25rem; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); align-items: start; }
+  main { padding: 1.25rem 1.5rem; display: grid; gap: 1.25rem; grid-template-columns: minmax(0, 7fr) minmax(0, 5fr); align-items: start; }
   section.card { background: #fff; border: 1px solid #e2e5ea; border-radius: 8px; padding: .9rem 1rem; overflow-x: auto; }
   table { border-collapse: collapse; width: 100%; }
-  th, td { text-align: left; padding: .3rem .45rem; border-bottom: 1px solid #eceef2; vertical-align: top; overflow-wrap: anywhere; }
+  th, td { text-align: left; padding: .3rem .45rem; border-bottom: 1px solid #eceef2; vertical-align: top; white-space: nowrap; }
+  td.mono, #detail-fields td, #detail-headers td, #detail-error { white-space: normal; overflow-wrap: anywhere; }
   th { font-weight: 600; color: #4a5260; font-size: 12.5px; background: #f7f8fa; }
-  td.num { font-variant-numeric: tabular-nums; white-space: nowrap; } td.key { max-width: 14rem; }
+  td.num { font-variant-numeric: tabular-nums; white-space: nowrap; } td.key { min-width: 8rem; max-width: 16rem; } td.event { min-width: 6rem; }
   tr[data-row] { cursor: pointer; } tr[data-row]:hover td { background: #f5f8ff; } tr.selected td { background: #e8f0fe; }
   #detail-fields th { width: 8rem; background: none; }
   .badge { padding: .05rem .45rem; border-radius: 9px; font-size: 12px; font-weight: 600; white-space: nowrap; background: #eceef2; color: #4a5260; }
