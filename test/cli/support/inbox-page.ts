@@ -58,7 +58,7 @@ export async function seedPageRows(inbox: Inbox, sql: (text: string) => Promise<
   expect(
     await inbox.enqueue(
       {
-        v: 1,
+        v: 2,
         service: 'crm',
         deliveryId: 'dlv_<i>hostile</i>',
         event: HOSTILE_EVENT,
