@@ -115,8 +115,10 @@ export function inboxStatements(table: string, dialect: Dialect) {
   const { quoted: t } = quoteTable(table, dialect);
   const pg = dialect === 'postgres';
   const insert = `INSERT INTO ${t} (dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, secret_index, headers, traceparent, mac, body, last_error_code, last_error_message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT (dedup_key) DO NOTHING RETURNING id`;
-  // A row may run when it is waiting and due, or when its run's lease ended (the worker died).
-  const runnable = `((r.status IN ('received', 'failed') AND r.run_at <= $1) OR (r.status = 'processing' AND r.lease_until <= $1))`;
+  // A row may run when it is waiting and due, or when its run's lease ended (the worker died). The
+  // leading status list repeats the runnable index's own condition: without it SQLite cannot prove the
+  // OR implies it, and scans the whole table (handled rows included) on every claim.
+  const runnable = `r.status IN ('received', 'failed', 'processing') AND ((r.status IN ('received', 'failed') AND r.run_at <= $1) OR (r.status = 'processing' AND r.lease_until <= $1))`;
   // Its key's turn: no row of the key running under a live lease, none earlier still pending.
   const inTurn = `(r.ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM ${t} e WHERE e.ordering_key = r.ordering_key AND e.id <> r.id AND ((e.status = 'processing' AND e.lease_until > $1) OR (e.status IN ('received', 'failed', 'processing') AND (e.event_at < r.event_at OR (e.event_at = r.event_at AND e.id < r.id))))))`;
   return {

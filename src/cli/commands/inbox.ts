@@ -1,5 +1,5 @@
 /**
- * `svc-webhooks inbox list|show|redrive|purge`: the database inbox's library functions from the
+ * `svc-webhooks inbox list|show|redrive|purge|serve`: the database inbox's library functions from the
  * shell, against a PostgreSQL URL or a SQLite file. Every value of a row came from a sender, so it is
  * printed escaped.
  */
@@ -9,6 +9,7 @@ import { INBOX_STATUSES, type InboxStatus } from '../../inbox/types.js';
 import { parseService } from '../events.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { printJsonLine, printRow, printTable } from '../inbox-output.js';
+import { DEFAULT_INBOX_PAGE_PORT, serveInbox } from '../inbox-page/serve.js';
 import { databaseError, type OpenInbox, openInbox, type TargetOptions } from '../inbox-target.js';
 import type { Output } from '../output.js';
 import { runAction } from '../run-action.js';
@@ -130,7 +131,9 @@ async function purge(out: Output, options: TargetOptions & { olderThan: string }
 export function inboxCommand(program: Command): void {
   const inbox = program
     .command('inbox')
-    .description('look at the database inbox: list and show rows, re-drive them, purge handled ones');
+    .description(
+      'look at the database inbox: list and show rows, re-drive them, purge handled ones, or serve a page',
+    );
   withFilter(withTarget(inbox.command('list'), 'print one JSON object per row, a line each'))
     .description('rows matching the filters, newest first (a table, or one JSON object per line)')
     .option('--limit <n>', 'rows per page, 1 to 500', '50')
@@ -148,4 +151,8 @@ export function inboxCommand(program: Command): void {
     .description('delete handled and superseded rows handled more than N days ago')
     .option('--older-than <days>', 'days', '90')
     .action(runAction(purge as never));
+  withTarget(inbox.command('serve'), 'print one JSON line (where it listens) instead of text')
+    .description('a page on 127.0.0.1 to filter rows, read one (headers, body, last error) and re-drive')
+    .option('--port <port>', 'the port (0 picks a free one)', String(DEFAULT_INBOX_PAGE_PORT))
+    .action(runAction(serveInbox as never));
 }
