@@ -4,6 +4,9 @@
  * `A:<until>:<token>` for an abandoned token (free for every claimer but that token's own claim; epoch ms). Times are compared in the script against `ARGV` "now" (the injected clock) or, when it is
  * `-1`, against the Redis server's `TIME`, so app hosts with skewed clocks agree on lease ends.
  * Keys also get a `PX` expiry (relative, so skew-free) and disappear by themselves.
+ *
+ * A claim of a free key is no script: a plain `SET key L::<token> NX PX leaseMs` (redis.ts), whose
+ * empty lease end means "when the key expires": the scripts read it as now + the key's `PTTL`.
  */
 
 // Shared prologue: resolves `now` in epoch ms.
@@ -13,26 +16,36 @@ if now < 0 then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
+-- A record's end: its own, or for an empty one (a claim made by SET NX) the key's expiry.
+local function ends(at)
+  if at ~= '' then return tonumber(at) end
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then return now + ttl end
+  return nil
+end
 `;
 
 // Compare-and-set prologue: the key must still hold this token's unexpired claim.
 const OWNED = `${NOW}
 local v = redis.call('GET', KEYS[1])
 if not v then return 0 end
-local at, tok = string.match(v, '^L:(%d+):(.+)$')
-if tok ~= ARGV[1] or tonumber(at) <= now then return 0 end
+local at, tok = string.match(v, '^L:(%d*):(.+)$')
+if tok ~= ARGV[1] then return 0 end
+at = ends(at)
+if not at or at <= now then return 0 end
 `;
 
 /**
- * ARGV: token, leaseMs, now|-1. Returns {'claimed', leaseEndsAt} | {'in_progress', leaseEndsAt} |
- * {'completed'}. A claim whose own token was abandoned first gets {'in_progress', now} and writes nothing;
- * one whose token already holds the lease (a client resending it after a reconnect) gets that lease.
+ * ARGV: token, leaseMs, now|-1: the claim of a key that `SET NX` found taken (or of a client without
+ * `set`). Returns {'claimed', leaseEndsAt} | {'in_progress', leaseEndsAt} | {'completed'}. A claim
+ * whose own token was abandoned first gets {'in_progress', now} and writes nothing; one whose token
+ * already holds the lease (a client resending it after a reconnect) gets that lease.
  */
 export const CLAIM_SCRIPT = `${NOW}
 local v = redis.call('GET', KEYS[1])
 if v then
-  local kind, at, tok = string.match(v, '^(%a):(%d+):?(.*)$')
-  at = tonumber(at)
+  local kind, at, tok = string.match(v, '^(%a):(%d*):?(.*)$')
+  if kind then at = ends(at) end
   if at and at > now then
     if kind == 'D' then return {'completed'} end
     if kind == 'L' then
@@ -73,8 +86,8 @@ return 1
 export const ABANDON_SCRIPT = `${NOW}
 local v = redis.call('GET', KEYS[1])
 if v then
-  local kind, at, tok = string.match(v, '^(%a):(%d+):?(.*)$')
-  at = tonumber(at)
+  local kind, at, tok = string.match(v, '^(%a):(%d*):?(.*)$')
+  if kind then at = ends(at) end
   if at and at > now then
     if kind == 'D' then return 1 end
     if kind == 'L' and tok ~= ARGV[1] then return 0 end
