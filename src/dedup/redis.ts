@@ -11,8 +11,10 @@ import {
   ABANDON_SCRIPT,
   CLAIM_SCRIPT,
   COMPLETE_SCRIPT,
+  DROP_SCRIPT,
   EXTEND_SCRIPT,
   RELEASE_SCRIPT,
+  SWAP_SCRIPT,
 } from './redis-scripts.js';
 import { callTimeout, storeUnavailable, withTimeout } from './store-error.js';
 import { storeFromBackend } from './store-kit.js';
@@ -74,6 +76,8 @@ const completeScript = defineScript(COMPLETE_SCRIPT);
 const releaseScript = defineScript(RELEASE_SCRIPT);
 const extendScript = defineScript(EXTEND_SCRIPT);
 const abandonScript = defineScript(ABANDON_SCRIPT);
+const swapScript = defineScript(SWAP_SCRIPT);
+const dropScript = defineScript(DROP_SCRIPT);
 
 /**
  * A {@link DedupStore} on Redis 5 or later. A claim of a free key is one `SET NX PX` (no script: the
@@ -152,7 +156,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       );
   }
   // Hash the scripts now, so that each later call goes out in the caller's tick (evalScript).
-  for (const script of [claimScript, completeScript, releaseScript, extendScript, abandonScript]) {
+  const scripts = [claimScript, completeScript, releaseScript, extendScript, abandonScript];
+  for (const script of [...scripts, swapScript, dropScript]) {
     script.sha1.catch(() => undefined);
   }
   /** Settles with `sent`, or `store_unavailable` on its failure or past `bound` ms (0: none). */
@@ -178,13 +183,30 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   async function compareAndSet(
     script: typeof claimScript,
     key: string,
-    token: string,
-    ms: string,
+    args: string[],
     options: StoreCallOptions | undefined,
   ) {
-    const reply = await run(script, key, [token, ms, now()], callTimeout(options, callTimeoutMs));
+    const reply = await run(script, key, args, callTimeout(options, callTimeoutMs));
     if (reply !== 1 && reply !== 0) throw unexpected(reply);
     return reply === 1;
+  }
+
+  /**
+   * A write of `token`'s own lease: on the server's time, compared value for value (its lease is
+   * `L::<token>`); with an injected clock, by the script that reads the lease's end.
+   */
+  function owned(
+    onClock: typeof claimScript,
+    onServer: typeof claimScript,
+    key: string,
+    token: string,
+    value: string,
+    ms: number,
+    options: StoreCallOptions | undefined,
+  ) {
+    if (clock) return compareAndSet(onClock, key, [token, String(ms), now()], options);
+    const args = onServer === dropScript ? [`L::${token}`] : [`L::${token}`, value, String(ms)];
+    return compareAndSet(onServer, key, args, options);
   }
 
   const store = storeFromBackend({
@@ -208,15 +230,15 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       return fromScript(reply, token, () => replicated(key, options));
     },
     async complete(key, token, ttlMs, options) {
-      const completed = await compareAndSet(completeScript, key, token, String(ttlMs), options);
+      const completed = await owned(completeScript, swapScript, key, token, 'D:', ttlMs, options);
       if (completed) await replicated(key, options);
       return completed;
     },
-    release: (key, token, options) => compareAndSet(releaseScript, key, token, '0', options),
+    release: (key, token, options) => owned(releaseScript, dropScript, key, token, '', 0, options),
     abandon: (key, token, leaseMs, options) =>
-      compareAndSet(abandonScript, key, token, String(leaseMs), options),
+      compareAndSet(abandonScript, key, [token, String(leaseMs), now()], options),
     extend: (key, token, leaseMs, options) =>
-      compareAndSet(extendScript, key, token, String(leaseMs), options),
+      owned(extendScript, swapScript, key, token, `L::${token}`, leaseMs, options),
   });
   return store;
 }

@@ -50,11 +50,12 @@ forEachStore(
         const store = createRedisStore({ client: scriptsOnly, prefix: 'svc-test-scripts:' });
         const first = await store.claim('k', { leaseMs: 60_000 });
         if (first.status !== 'claimed') throw new Error('not claimed');
-        expect(await redis.get('svc-test-scripts:k')).toBe(`L:${first.leaseEndsAt}:${first.token}`);
-        expect(await store.claim('k', { leaseMs: 60_000 })).toEqual({
-          status: 'in_progress',
-          leaseEndsAt: first.leaseEndsAt,
-        });
+        expect(await redis.get('svc-test-scripts:k')).toBe(`L::${first.token}`);
+        const other = await store.claim('k', { leaseMs: 60_000 });
+        expect(other.status).toBe('in_progress');
+        expect(Math.abs((other as { leaseEndsAt: number }).leaseEndsAt - first.leaseEndsAt)).toBeLessThan(
+          1_000,
+        );
         expect(await store.complete('k', first.token, { ttlMs: 60_000 })).toBe(true);
         await redis.del('svc-test-scripts:k');
       });
@@ -83,7 +84,10 @@ forEachStore(
           5_000,
         );
         await store.complete('server-time', result.token, { ttlMs: 90 * 86_400_000 });
-        expect(await redis.get('svc-test:server-time')).toMatch(/^D:\d+$/);
+        // So does a completed record's.
+        expect(await redis.get('svc-test:server-time')).toBe('D:');
+        expect(await redis.pttl('svc-test:server-time')).toBeGreaterThan(89 * 86_400_000);
+        expect(await store.claim('server-time', { leaseMs: 60_000 })).toEqual({ status: 'completed' });
         await redis.del('svc-test:server-time');
       });
 
@@ -137,7 +141,7 @@ forEachStore(
         expect(await store.release('held', 'another-token')).toBe(false);
         expect(await store.abandon('held', 'another-token', { leaseMs: 60_000 })).toBe(false);
         expect(await store.extend('held', held.token, { leaseMs: 120_000 })).toBe(true);
-        expect(await value('held')).toMatch(new RegExp(`^L:\\d+:${held.token.replace('.', '\\.')}$`));
+        expect(await value('held')).toBe(`L::${held.token}`);
         expect(await store.complete('held', held.token, { ttlMs: 60_000 })).toBe(true);
         expect(await store.claim('held', { leaseMs: 60_000 })).toEqual({ status: 'completed' });
 
@@ -151,6 +155,15 @@ forEachStore(
           status: 'in_progress',
         });
         expect((await store.claim('abandoned', { leaseMs: 60_000 })).status).toBe('claimed');
+
+        // The lease ends when its key expires: its token can no longer write, another claim takes it.
+        const lapsed = await store.claim('lapsed', { leaseMs: 50 });
+        if (lapsed.status !== 'claimed') throw new Error('lapsed not claimed');
+        await new Promise((resolve) => setTimeout(resolve, 120));
+        expect(await store.extend('lapsed', lapsed.token, { leaseMs: 60_000 })).toBe(false);
+        expect(await store.complete('lapsed', lapsed.token, { ttlMs: 60_000 })).toBe(false);
+        expect(await store.release('lapsed', lapsed.token)).toBe(false);
+        expect((await claim('lapsed')).token).not.toBe(lapsed.token);
       });
     });
 
