@@ -173,14 +173,15 @@ function rawRedis(): Contender {
   };
 }
 
-const postgresStore = (factories: Factories, table: string) => {
-  const made = factories.postgres.createPostgresStore({ client: pool, table });
-  return made;
-};
+const postgresStore = (factories: Factories, table: string, preparedStatements?: boolean) =>
+  factories.postgres.createPostgresStore({ client: pool, table, preparedStatements });
 const storeBefore = postgresStore(before, 'before_dedup');
 const storeAfter = postgresStore(after, 'after_dedup');
+// What the named statements are worth: the same store sending unnamed ones, planned on every call.
+const storeUnnamed = postgresStore(after, 'unnamed_dedup', false);
 await storeBefore.migrate();
 await storeAfter.migrate();
+await storeUnnamed.migrate();
 
 const afterSqlite = sqliteFile('after');
 const sqliteAfter = after.sqlite.createSqliteStore({ database: afterSqlite });
@@ -192,6 +193,7 @@ const contenders: Contender[] = [
   await rawPostgres(),
   store('PostgreSQL', 'store before', storeBefore),
   store('PostgreSQL', 'store after', storeAfter),
+  store('PostgreSQL', 'store after, unnamed statements (`preparedStatements: false`)', storeUnnamed),
   rawRedis(),
   store('Redis', 'store before', before.redis.createRedisStore({ client: redis, prefix: 'before:' })),
   store('Redis', 'store after', after.redis.createRedisStore({ client: redis, prefix: 'after:' })),
@@ -208,9 +210,10 @@ async function serverMicros(): Promise<number> {
 
 async function rates(
   contender: Contender,
-): Promise<{ sequential: number; concurrent: number; micros: number }> {
+): Promise<{ sequential: number; concurrent: number; micros: number; cpu: number }> {
   const redisGroup = contender.group === 'Redis';
   const m0 = redisGroup ? await serverMicros() : 0;
+  const cpu0 = process.cpuUsage();
   let t0 = performance.now();
   for (let i = 0; i < N; i++) await contender.deliver(keyOf());
   const sequential = N / ((performance.now() - t0) / 1000);
@@ -222,24 +225,28 @@ async function rates(
     }),
   );
   const concurrent = N / ((performance.now() - t0) / 1000);
+  const { user, system } = process.cpuUsage(cpu0);
+  const cpu = (user + system) / (2 * N);
   // INFO itself costs a few µs: nothing beside N × 2 deliveries.
   const micros = redisGroup ? ((await serverMicros()) - m0) / (2 * N) : 0;
-  return { sequential, concurrent, micros };
+  return { sequential, concurrent, micros, cpu };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const results = new Map<Contender, { sequential: number[]; concurrent: number[]; micros: number[] }>();
+type Rounds = { sequential: number[]; concurrent: number[]; micros: number[]; cpu: number[] };
+const results = new Map<Contender, Rounds>();
 for (const contender of contenders) for (let i = 0; i < 200; i++) await contender.deliver(keyOf()); // warm-up
 for (let round = 0; round < ROUNDS; round++) {
   for (const contender of contenders) {
-    const { sequential, concurrent, micros } = await rates(contender);
-    const entry = results.get(contender) ?? { sequential: [], concurrent: [], micros: [] };
+    const { sequential, concurrent, micros, cpu } = await rates(contender);
+    const entry = results.get(contender) ?? { sequential: [], concurrent: [], micros: [], cpu: [] };
+    entry.cpu.push(cpu);
     entry.sequential.push(sequential);
     entry.concurrent.push(concurrent);
     entry.micros.push(micros);
     results.set(contender, entry);
     console.log(
-      `round ${round + 1}/${ROUNDS} ${contender.group} ${contender.name}: ${Math.round(sequential)}/s, ${Math.round(concurrent)}/s at ${CONCURRENCY}${micros ? `, server ${micros.toFixed(2)} µs/delivery` : ''}`,
+      `round ${round + 1}/${ROUNDS} ${contender.group} ${contender.name}: ${Math.round(sequential)}/s, ${Math.round(concurrent)}/s at ${CONCURRENCY}, this process ${cpu.toFixed(1)} µs${micros ? `, server ${micros.toFixed(2)} µs` : ''} of CPU per delivery`,
     );
   }
 }
@@ -250,23 +257,26 @@ const rate = (value: number) => Math.round(value).toLocaleString('en-US');
 const spread = (values: number[]) =>
   `${rate(median(values))} (${rate(Math.min(...values))}–${rate(Math.max(...values))})`;
 const rows: string[] = [];
-const serverRows: string[] = [];
+const cpuRows: string[] = [];
+const us = (values: number[]) =>
+  `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})`;
 for (const group of ['SQLite', 'PostgreSQL', 'Redis'] as const) {
   const members = contenders.filter((c) => c.group === group);
   const raw = members[0];
   if (!raw) continue;
   const rawSequential = median(results.get(raw)!.sequential);
   const rawConcurrent = median(results.get(raw)!.concurrent);
-  const rawMicros = median(results.get(raw)!.micros);
+  const total = ({ cpu, micros }: Rounds) => median(cpu.map((c, i) => c + micros[i]!));
+  const rawTotal = total(results.get(raw)!);
   for (const member of members) {
-    const { sequential, concurrent, micros } = results.get(member)!;
+    const rounds = results.get(member)!;
+    const { sequential, concurrent, micros, cpu } = rounds;
     rows.push(
       `| ${group} | ${member.name} | ${spread(sequential)} | ${(median(sequential) / rawSequential).toFixed(2)}× | ${spread(concurrent)} | ${(median(concurrent) / rawConcurrent).toFixed(2)}× |`,
     );
-    if (group === 'Redis')
-      serverRows.push(
-        `| ${member.name} | ${median(micros).toFixed(2)} (${Math.min(...micros).toFixed(2)}–${Math.max(...micros).toFixed(2)}) | ${(rawMicros / median(micros)).toFixed(2)}× |`,
-      );
+    cpuRows.push(
+      `| ${group} | ${member.name} | ${us(cpu)} | ${group === 'Redis' ? us(micros) : '–'} | ${(rawTotal / total(rounds)).toFixed(2)}× |`,
+    );
   }
 }
 const version = commandVersion;
@@ -276,7 +286,7 @@ const sqliteVersion = (
 // On a machine busier than its cores, say what the timings can and cannot show.
 const busy = (loadavg()[0] ?? 0) > cpus().length;
 const BUSY_NOTE = `The load average was above the number of cores: single rounds swing by up to 2×, so read the
-medians beside their spread, and the Redis server's CPU time per delivery over the rates.
+medians beside their spread, and the CPU time per delivery over the rates.
 `;
 const section = `### Stores against their raw statements (\`bench/stores-raw.mts\`)
 
@@ -291,18 +301,17 @@ row of its group: the same work as raw statements on the same client and table.
 | backend | contender | deliveries/s, one at a time | ÷ raw | deliveries/s, ${CONCURRENCY} in flight | ÷ raw |
 |---|---|---:|---:|---:|---:|
 ${rows.join('\n')}
-${
-  serverRows.length
-    ? `
-Redis server CPU time per delivery (µs, \`INFO commandstats\` over both passes of a round, the commands
-scripts run included), and the raw statements' time ÷ each contender's:
 
-| contender | server µs per delivery | raw ÷ contender |
-|---|---:|---:|
-${serverRows.join('\n')}
-`
-    : ''
-}
+CPU time per delivery (µs, over both passes of a round, medians with the lowest and highest round):
+this process's (\`process.cpuUsage()\`: the store's code, the driver, and for SQLite the database
+itself), and the Redis server's (\`INFO commandstats\`, the commands scripts run included). A
+PostgreSQL backend's time is not counted. Last column: the raw statements' CPU time (process plus
+Redis server) ÷ the contender's; on a machine this busy it is the steadier figure.
+
+| backend | contender | this process | Redis server | raw ÷ contender |
+|---|---|---:|---:|---:|
+${cpuRows.join('\n')}
+
 ${busy ? BUSY_NOTE : ''}`;
 console.log(`\n${section}`);
 if (write) writeBenchSection('stores-raw', section);

@@ -156,10 +156,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       );
   }
   // Hash the scripts now, so that each later call goes out in the caller's tick (evalScript).
-  const scripts = [claimScript, completeScript, releaseScript, extendScript, abandonScript];
-  for (const script of [...scripts, swapScript, dropScript]) {
+  for (const script of [claimScript, completeScript, releaseScript, extendScript, abandonScript]) {
     script.sha1.catch(() => undefined);
   }
+  for (const script of [swapScript, dropScript]) script.sha1.catch(() => undefined);
   /** Settles with `sent`, or `store_unavailable` on its failure or past `bound` ms (0: none). */
   async function call<T>(sent: Promise<T>, bound: number): Promise<T> {
     try {
