@@ -285,8 +285,8 @@ const sqliteVersion = (
 ).v;
 // On a machine busier than its cores, say what the timings can and cannot show.
 const busy = (loadavg()[0] ?? 0) > cpus().length;
-const BUSY_NOTE = `The load average was above the number of cores: single rounds swing by up to 2×, so read the
-medians beside their spread, and the CPU time per delivery over the rates.
+const BUSY_NOTE = `The load average was above the number of cores: single rounds swing widely (the spread in
+parentheses), so read the CPU time per delivery over the rates.
 `;
 const section = `### Stores against their raw statements (\`bench/stores-raw.mts\`)
 
