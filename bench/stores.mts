@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -37,7 +37,6 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-bench-stores-'));
 const redisServer = await startRedis();
 const postgresServer = await startPostgres();
 const redis = new Redis(redisServer.port, '127.0.0.1');
-const admin = new Redis(redisServer.port, '127.0.0.1');
 const pool = new pg.Pool({ connectionString: postgresServer.connectionString, max: CONCURRENCY });
 pool.on('error', () => {});
 
@@ -50,19 +49,34 @@ interface Contender {
 
 let pgQueries = 0;
 const countingPool = {
-  query: (text: string, params?: unknown[]) => {
+  // Text and params, or a named statement's config (`{ name, text, values }`): passed on as they came.
+  query: (text: string | pg.QueryConfig, params?: unknown[]) => {
     pgQueries++;
-    return pool.query(text, params);
+    return pool.query(text as string, params);
   },
 };
-const postgres = createPostgresStore({ client: countingPool, table: 'bench_dedup' });
+// Named statements, as the store sends them to a pg Pool (it cannot tell the wrapper is one).
+const postgres = createPostgresStore({
+  client: countingPool,
+  table: 'bench_dedup',
+  preparedStatements: true,
+});
 await postgres.migrate();
 
-async function redisCommands(): Promise<number> {
-  const info = await admin.info('commandstats');
-  const calls = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
-  return calls('evalsha') + calls('eval');
-}
+// Redis round trips: the commands this client sends (INFO commandstats would also count the commands
+// a script runs inside the server).
+let redisSent = 0;
+const countingRedis = new Proxy(redis, {
+  get(target, name) {
+    const value = Reflect.get(target, name, target);
+    if (typeof value !== 'function') return value;
+    const counted = name === 'set' || name === 'evalsha' || name === 'eval';
+    return (...args: unknown[]) => {
+      if (counted) redisSent++;
+      return value.apply(target, args);
+    };
+  },
+});
 
 /** A SQLite store on its own file through a database that counts the statements it runs. */
 function sqlite(synchronous: 'normal' | 'full'): Contender {
@@ -103,8 +117,8 @@ const contenders: Contender[] = [
   sqlite('full'),
   {
     name: 'Redis (ioredis)',
-    store: createRedisStore({ client: redis, prefix: 'bench:' }),
-    count: redisCommands,
+    store: createRedisStore({ client: countingRedis, prefix: 'bench:' }),
+    count: async () => redisSent,
   },
   { name: 'PostgreSQL (pg Pool)', store: postgres, count: async () => pgQueries },
 ];
@@ -113,7 +127,10 @@ const contenders: Contender[] = [
 const COUNTED = 200;
 const trips = new Map<string, { claim: number; complete: number; duplicate: number }>();
 for (const { name, store, count } of contenders) {
-  await deliver(store); // first use: scripts loaded, statements prepared
+  // First use: scripts loaded (a duplicate's too), statements prepared.
+  const first = keyOf();
+  await deliver(store, first);
+  await store.claim(first, LEASE);
   const keys = Array.from({ length: COUNTED }, keyOf);
   const claims: ClaimResult[] = [];
   const start = await count();
@@ -218,14 +235,14 @@ const sqliteVersion = (
 ).v;
 const section = `### Dedup stores side by side (\`bench/stores.mts\`)
 
-Machine: ${cpus()[0]?.model ?? 'unknown'} (${cpus().length} vCPU, shared with the servers), Node ${process.version},
+Machine: ${cpus()[0]?.model ?? 'unknown'} (${cpus().length} vCPU, shared with the servers; load average ${loadavg()[0]?.toFixed(1)} at the end of the run), Node ${process.version},
 SQLite ${sqliteVersion} (${rawSqliteDriver()}) on a file in ${tmpdir()}, redis-server ${version('redis-server', ['--version'], /v=(\S+)/)} and
 PostgreSQL ${version(join(postgresBinDir() ?? '', 'postgres'), ['--version'], /(\d+\.\d+)/)} on 127.0.0.1 (the test setup's servers: PostgreSQL runs with
 \`fsync=off\` and \`synchronous_commit=off\`, so its commits wait for no disk), ioredis ${packageVersion('ioredis')},
 pg ${packageVersion('pg')}; ${N} deliveries per round, ${ROUNDS} rounds interleaved, medians; run
 ${new Date().toISOString().slice(0, 10)}.
 
-Round trips per operation (Redis: commands sent, from \`INFO commandstats\`; PostgreSQL: queries sent;
+Round trips per operation (Redis: commands the client sent; PostgreSQL: queries sent, named statements;
 SQLite: statements run in the process, no network; ${COUNTED} operations each after the first use):
 
 | store | per claim | per complete | per duplicate claim |
@@ -243,7 +260,6 @@ console.log(`\n${section}`);
 if (write) writeBenchSection('stores', section);
 
 redis.disconnect();
-admin.disconnect();
 await pool.end();
 await redisServer.close();
 await postgresServer.close();

@@ -117,6 +117,32 @@ export async function evalScript(
   }
 }
 
+type SetNx = {
+  // ioredis: SET key value PX ms NX
+  set(key: string, value: string, px: 'PX', ms: number, nx: 'NX'): Promise<unknown>;
+};
+type NodeRedisSetNx = {
+  // node-redis v4 and later (the v4 option names, which v5 and v6 still read)
+  set(key: string, value: string, options: { PX: number; NX: true }): Promise<unknown>;
+};
+
+/**
+ * `SET key value NX PX ms` (no script: the cheapest write Redis has): `true` when it wrote (the key was
+ * absent), `false` when the key exists. `undefined`, nothing sent, for a client without `set`.
+ */
+export function setIfAbsent(
+  client: RedisClientLike,
+  key: string,
+  value: string,
+  ms: number,
+): Promise<boolean> | undefined {
+  if (typeof (client as Partial<SetNx>).set !== 'function') return undefined;
+  const reply = isNodeRedis(client)
+    ? (client as unknown as NodeRedisSetNx).set(key, value, { PX: ms, NX: true })
+    : (client as unknown as SetNx).set(key, value, 'PX', ms, 'NX');
+  return reply.then((answer) => answer === 'OK');
+}
+
 /**
  * What `WAIT` needs of a Redis client: ioredis (`wait`, a Cluster's `slots` and master `nodes`) or
  * node-redis (`sendCommand`; a cluster's `getSlotMaster`). Structural, as every client type here.

@@ -3,16 +3,18 @@
  * `@svc/webhooks/redis`: a {@link DedupStore} on Redis for receivers running on several processes or
  * hosts. Works with `ioredis` and node-redis (`redis` v4+) clients that you create and connect.
  */
-import type { Clock } from '../shared/clock.js';
+import { type Clock, systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import type { RedisClientLike, WaitClient } from './redis-client.js';
-import { defineScript, evalScript, isRedisClient, waitForReplicas } from './redis-client.js';
+import { defineScript, evalScript, isRedisClient, setIfAbsent, waitForReplicas } from './redis-client.js';
 import {
   ABANDON_SCRIPT,
   CLAIM_SCRIPT,
   COMPLETE_SCRIPT,
+  DROP_SCRIPT,
   EXTEND_SCRIPT,
   RELEASE_SCRIPT,
+  SWAP_SCRIPT,
 } from './redis-scripts.js';
 import { callTimeout, storeUnavailable, withTimeout } from './store-error.js';
 import { storeFromBackend } from './store-kit.js';
@@ -74,10 +76,14 @@ const completeScript = defineScript(COMPLETE_SCRIPT);
 const releaseScript = defineScript(RELEASE_SCRIPT);
 const extendScript = defineScript(EXTEND_SCRIPT);
 const abandonScript = defineScript(ABANDON_SCRIPT);
+const swapScript = defineScript(SWAP_SCRIPT);
+const dropScript = defineScript(DROP_SCRIPT);
 
 /**
- * A {@link DedupStore} on Redis 5 or later. Every operation is one Lua script on one key: one round
- * trip per claim and per complete, atomic, and safe on Redis Cluster. Client errors and timeouts become
+ * A {@link DedupStore} on Redis 5 or later. A claim of a free key is one `SET NX PX` (no script: the
+ * lightest write, which matters when many deliveries are in flight); a key found taken is judged by a
+ * Lua script. complete, release, extend and abandon are one script each. Every call touches one key:
+ * atomic, one round trip per fresh claim and per complete, and safe on Redis Cluster. Client errors and timeouts become
  * `WebhookError('store_unavailable')` (503): the receiver fails closed and the sender retries.
  *
  * @example
@@ -153,6 +159,15 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   for (const script of [claimScript, completeScript, releaseScript, extendScript, abandonScript]) {
     script.sha1.catch(() => undefined);
   }
+  for (const script of [swapScript, dropScript]) script.sha1.catch(() => undefined);
+  /** Settles with `sent`, or `store_unavailable` on its failure or past `bound` ms (0: none). */
+  async function call<T>(sent: Promise<T>, bound: number): Promise<T> {
+    try {
+      return await withTimeout(sent, bound, 'Redis');
+    } catch (error) {
+      throw storeUnavailable('Redis', error);
+    }
+  }
   // '-1' tells the scripts to read the server's TIME.
   const now = (): string => (clock ? String(clock.now()) : '-1');
 
@@ -160,56 +175,87 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     script: typeof claimScript,
     key: string,
     args: string[],
-    options: StoreCallOptions | undefined,
+    bound: number,
   ): Promise<unknown> {
-    const bound = callTimeout(options, callTimeoutMs);
-    try {
-      return await withTimeout(evalScript(client, script, prefix + key, args), bound, 'Redis');
-    } catch (error) {
-      throw storeUnavailable('Redis', error);
-    }
+    return call(evalScript(client, script, prefix + key, args), bound);
   }
 
   async function compareAndSet(
     script: typeof claimScript,
     key: string,
-    token: string,
-    ms: string,
+    args: string[],
     options: StoreCallOptions | undefined,
   ) {
-    const reply = await run(script, key, [token, ms, now()], options);
+    const reply = await run(script, key, args, callTimeout(options, callTimeoutMs));
     if (reply !== 1 && reply !== 0) throw unexpected(reply);
     return reply === 1;
+  }
+
+  /**
+   * A write of `token`'s own lease: on the server's time, compared value for value (its lease is
+   * `L::<token>`); with an injected clock, by the script that reads the lease's end.
+   */
+  function owned(
+    onClock: typeof claimScript,
+    onServer: typeof claimScript,
+    key: string,
+    token: string,
+    value: string,
+    ms: number,
+    options: StoreCallOptions | undefined,
+  ) {
+    if (clock) return compareAndSet(onClock, key, [token, String(ms), now()], options);
+    const args = onServer === dropScript ? [`L::${token}`] : [`L::${token}`, value, String(ms)];
+    return compareAndSet(onServer, key, args, options);
   }
 
   const store = storeFromBackend({
     name: 'Redis',
     async claim(key, token, leaseMs, options): Promise<ClaimResult> {
-      const reply = await run(claimScript, key, [token, String(leaseMs), now()], options);
-      if (!Array.isArray(reply)) throw unexpected(reply);
-      const [status, endsAt] = reply as unknown[];
-      if (status === 'completed') return { status };
-      const leaseEndsAt = Number(endsAt);
-      if (!Number.isFinite(leaseEndsAt)) throw unexpected(reply);
-      if (status === 'claimed') {
+      const bound = callTimeout(options, callTimeoutMs);
+      const started = performance.now();
+      // A free key: SET NX, no script. Its lease end is the key's expiry (empty in the value) unless a
+      // clock is injected; the answer's `leaseEndsAt` is then read on this host's clock.
+      const endsAt = clock ? clock.now() + leaseMs : undefined;
+      const leaseEndsAt = endsAt ?? systemClock.now() + leaseMs;
+      const fresh = setIfAbsent(client, prefix + key, `L:${endsAt ?? ''}:${token}`, leaseMs);
+      if (fresh !== undefined && (await call(fresh, bound))) {
         await replicated(key, options);
-        return { status, token, leaseEndsAt };
+        return { status: 'claimed', token, leaseEndsAt };
       }
-      if (status === 'in_progress') return { status, leaseEndsAt };
-      throw unexpected(reply);
+      // Taken: the script judges the record, within what is left of the bound (never sent past it).
+      const left = bound > 0 ? bound - (performance.now() - started) : 0;
+      if (bound > 0 && left < 1) throw storeUnavailable('Redis', new Error(`no answer within ${bound} ms`));
+      const reply = await run(claimScript, key, [token, String(leaseMs), now()], left);
+      return fromScript(reply, token, () => replicated(key, options));
     },
     async complete(key, token, ttlMs, options) {
-      const completed = await compareAndSet(completeScript, key, token, String(ttlMs), options);
+      const completed = await owned(completeScript, swapScript, key, token, 'D:', ttlMs, options);
       if (completed) await replicated(key, options);
       return completed;
     },
-    release: (key, token, options) => compareAndSet(releaseScript, key, token, '0', options),
+    release: (key, token, options) => owned(releaseScript, dropScript, key, token, '', 0, options),
     abandon: (key, token, leaseMs, options) =>
-      compareAndSet(abandonScript, key, token, String(leaseMs), options),
+      compareAndSet(abandonScript, key, [token, String(leaseMs), now()], options),
     extend: (key, token, leaseMs, options) =>
-      compareAndSet(extendScript, key, token, String(leaseMs), options),
+      owned(extendScript, swapScript, key, token, `L::${token}`, leaseMs, options),
   });
   return store;
+}
+
+/** The claim script's answer as a claim's result; `granted` runs before a `claimed` is returned. */
+async function fromScript(reply: unknown, token: string, granted: () => Promise<void>): Promise<ClaimResult> {
+  if (!Array.isArray(reply)) throw unexpected(reply);
+  const [status, endsAt] = reply as unknown[];
+  if (status === 'completed') return { status };
+  const leaseEndsAt = Number(endsAt);
+  if (!Number.isFinite(leaseEndsAt)) throw unexpected(reply);
+  if (status === 'claimed') {
+    await granted();
+    return { status, token, leaseEndsAt };
+  }
+  if (status === 'in_progress') return { status, leaseEndsAt };
+  throw unexpected(reply);
 }
 
 function unexpected(reply: unknown): WebhookError {

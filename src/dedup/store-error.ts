@@ -21,14 +21,23 @@ export function storeUnavailable(store: string, cause: unknown): WebhookError {
  */
 export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, store: string): Promise<T> {
   if (timeoutMs <= 0) return promise;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
+  // One promise and one timer per call (no race, no finally): it is on every store call's path.
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
       () => reject(storeUnavailable(store, new Error(`no answer within ${timeoutMs} ms`))),
       timeoutMs,
     );
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**
