@@ -1,5 +1,6 @@
 /**
- * HTTP benchmark of the Node framework adapters: for bare node:http, Express 5 and Fastify 5, in one
+ * HTTP benchmark of the Node framework adapters: for bare node:http, Express 5, Fastify 5 and Hono 4
+ * (on @hono/node-server), in one
  * run, interleaved, >= 3 rounds, medians:
  *   (a) raw   the framework's raw-body route answering 204, no verification
  *   (b) hmac  hand-written: raw body + node:crypto HMAC + timingSafeEqual + JSON.parse (the ceiling)
@@ -24,7 +25,7 @@ import { buildDist } from '../test/package/dist.js';
 import { writeBenchSection } from './docs-section.mjs';
 import { deliveryHeaders } from './support.mjs';
 
-const FRAMEWORKS = ['node', 'express', 'fastify'] as const;
+const FRAMEWORKS = ['node', 'express', 'fastify', 'hono'] as const;
 const SCENARIOS = ['raw', 'hmac', 'ours', 'octokit', 'async', 'before'] as const;
 type Framework = (typeof FRAMEWORKS)[number];
 type Scenario = (typeof SCENARIOS)[number];
@@ -121,6 +122,7 @@ async function serve(framework: Framework, scenario: Scenario): Promise<number> 
     if (scenario === 'octokit') app.use(octokit);
     return listenNode(createServer(app));
   }
+  if (framework === 'hono') return serveHono(scenario, receiver, octokitWeb(webhooks), baseline);
   const { default: Fastify } = await import('fastify');
   const { createFastifyPlugin } = await ours<typeof import('../src/adapters/fastify.js')>(
     'fastify',
@@ -151,6 +153,45 @@ async function serve(framework: Framework, scenario: Scenario): Promise<number> 
   }
   await app.listen({ port: 0, host: '127.0.0.1' });
   return (app.server.address() as { port: number }).port;
+}
+
+/** @octokit/webhooks' fetch-style middleware, the peer of (d) on Hono. */
+function octokitWeb(webhooks: import('@octokit/webhooks').Webhooks) {
+  return import('@octokit/webhooks').then(({ createWebMiddleware }) =>
+    createWebMiddleware(webhooks, { path: PATH }),
+  );
+}
+
+/**
+ * Hono on @hono/node-server. (a) and (b) read the body as a Hono route does, `c.req.arrayBuffer()`
+ * (which @hono/node-server reads straight from the Node request).
+ */
+async function serveHono(
+  scenario: Scenario,
+  receiver: Parameters<typeof import('../src/adapters/hono.js').createHonoMiddleware>[0],
+  octokit: ReturnType<typeof octokitWeb>,
+  baseline: string | undefined,
+): Promise<number> {
+  const { Hono } = await import('hono');
+  const { createAdaptorServer } = await import('@hono/node-server');
+  const { createHonoMiddleware } = await ours<typeof import('../src/adapters/hono.js')>('hono', baseline);
+  const app = new Hono();
+  if (scenario === 'raw')
+    app.post(PATH, async (c) => {
+      await c.req.arrayBuffer();
+      return c.body(null, 204);
+    });
+  else if (scenario === 'hmac')
+    app.post(PATH, async (c) => {
+      const body = Buffer.from(await c.req.arrayBuffer());
+      const status = verifyByHand(body, c.req.header('x-svcmail-sig'));
+      return c.body('{"ok":true}', status as 200, { 'content-type': 'application/json' });
+    });
+  else if (scenario === 'octokit') {
+    const middleware = await octokit;
+    app.post(PATH, (c) => middleware(c.req.raw));
+  } else app.post(PATH, createHonoMiddleware(receiver));
+  return listenNode(createAdaptorServer({ fetch: app.fetch }) as ReturnType<typeof createServer>);
 }
 
 async function listenNode(server: ReturnType<typeof createServer>): Promise<number> {
