@@ -105,7 +105,7 @@ function serve(scope: FastifyInstance, options: ServeOptions): void {
     },
   );
   // The body deadline of each request, from the start of Fastify's reading (one shared timer).
-  scope.decorateRequest(DEADLINE, null);
+  if (!scope.hasRequestDecorator(DEADLINE)) scope.decorateRequest(DEADLINE, null);
   const preParsing = (request: FastifyRequest, _reply: unknown, _payload: unknown, next: () => void) => {
     const deadline = new TimeoutEntry(() => stopReading(request.raw, bodyTimeout(timeoutMs)));
     (request as Deadlined)[DEADLINE] = deadline;
