@@ -51,11 +51,12 @@ interface ServeOptions extends FastifyRouteOptions {
 /**
  * A Fastify plugin serving `receiver` on `POST path`, registered like any plugin (route options may
  * also be given at registration, e.g. with a `prefix`). Inside its own encapsulated scope it swaps
- * every content-type parser for one that leaves the body unread, and the route hands the receiver a
- * reader of the raw stream: the signature is checked over the exact bytes while the rest of the app
- * keeps Fastify's JSON parser. The receiver reads within its own limits (or `bodyLimit` and
- * `bodyTimeoutMs`, when given) and answers every refusal: 413 `body_too_large`, 408 `body_timeout`,
- * with the receiver's error body. The handlers' `signal` aborts if the client disconnects before the
+ * every content-type parser for Fastify's own buffer parser bounded by the receiver's `maxBodyBytes`
+ * (or `bodyLimit`, if lower), with the receiver's `bodyTimeoutMs` (or the plugin's) as a deadline:
+ * the signature is checked over the exact bytes while the rest of the app keeps Fastify's JSON
+ * parser. Every refusal is the receiver's, with its error body: 413 `body_too_large`, 408
+ * `body_timeout`, 400 `body_unreadable`. A receiver not built by this library gets the default limits
+ * (1 MiB, 5 s) unless `bodyLimit` and `bodyTimeoutMs` are given. The handlers' `signal` aborts if the client disconnects before the
  * answer. Do not wrap it in `fastify-plugin` (that would leak the parser into your app).
  *
  * @example
