@@ -9,7 +9,7 @@ import type { BodyReader } from '../core/receiver-types.js';
 import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
 import { toResponse } from '../receiver/http-answer.js';
 import { WebhookError } from '../shared/errors.js';
-import { nodeServerRequest, readNodeServerBody } from './hono/node-server-body.js';
+import { type NodeServerRequest, nodeServerRequest, readNodeServerBody } from './hono/node-server-body.js';
 
 /**
  * What the handler reads of a Hono `Context`, typed structurally (`hono` is not a dependency):
@@ -42,13 +42,12 @@ async function keptBytes(kept: unknown): Promise<Uint8Array> {
   throw rawBodyUnavailable(FIX);
 }
 
-function honoBody({ req, env }: HonoContextLike): BodyReader {
+function honoBody(req: HonoContextLike['req'], node: NodeServerRequest | undefined): BodyReader {
   const kept = req.bodyCache?.arrayBuffer ?? req.bodyCache?.blob;
   if (kept !== undefined) return () => keptBytes(kept);
   const request = req.raw;
   // On @hono/node-server the server's own read of the Node request, a fraction of the cost of a web
   // stream over it (docs/benchmarks.md "Hono and Fastify"); it checks what was read before itself.
-  const node = nodeServerRequest(request, env);
   if (node !== undefined) return (limits) => readNodeServerBody(request, node, limits, FIX);
   if (bodyTaken(request)) return () => Promise.reject(rawBodyUnavailable(FIX));
   return async ({ maxBodyBytes, bodyTimeoutMs }) => {
@@ -85,9 +84,12 @@ export function createHonoMiddleware<C extends HonoContextLike>(
   return async (c) => {
     ready ??= (receiver as (c: C) => WebhookReceiverLike)(c);
     const request = c.req.raw;
+    const node = nodeServerRequest(request, c.env);
     const verdict = await ready.receive({
-      body: honoBody(c),
-      headers: request.headers,
+      body: honoBody(c.req, node),
+      // On @hono/node-server the Node headers as they are: its web `Headers` check and normalise
+      // every name and value on each read.
+      headers: node === undefined ? request.headers : node.incoming.headers,
       method: request.method,
       // Made on first read: most deliveries never need the request's signal.
       get signal() {
