@@ -3,17 +3,14 @@
  * `@svc/webhooks/fastify`: a receiver as a Fastify 5 (and 4) plugin that hands the receiver the raw body.
  */
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
-import { bodyTimeout, bodyTooLarge } from '../core/read-body.js';
-import type { BodyReader } from '../core/receiver-types.js';
+import type { BodyLimits, BodyReader } from '../core/receiver-types.js';
 import { failed, type Verdict } from '../core/verdict.js';
-import { bodyLimitsOf } from '../receiver/body-limits.js';
 import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
 import { httpAnswer } from '../receiver/http-answer.js';
-import { systemClock } from '../shared/clock.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
-import { Scheduler, TimeoutEntry } from '../shared/scheduler.js';
 import { lingerThenClose } from './node/linger.js';
 import { NodeInput } from './node/node-input.js';
+import { readNodeBody } from './node/read-body.js';
 
 /**
  * Options of the route a {@link createFastifyPlugin} plugin serves: given when creating it, or when
@@ -51,12 +48,11 @@ interface ServeOptions extends FastifyRouteOptions {
 /**
  * A Fastify plugin serving `receiver` on `POST path`, registered like any plugin (route options may
  * also be given at registration, e.g. with a `prefix`). Inside its own encapsulated scope it swaps
- * every content-type parser for Fastify's own buffer parser bounded by the receiver's `maxBodyBytes`
- * (or `bodyLimit`, if lower), with the receiver's `bodyTimeoutMs` (or the plugin's) as a deadline:
- * the signature is checked over the exact bytes while the rest of the app keeps Fastify's JSON
- * parser. Every refusal is the receiver's, with its error body: 413 `body_too_large`, 408
- * `body_timeout`, 400 `body_unreadable`. A receiver not built by this library gets the default limits
- * (1 MiB, 5 s) unless `bodyLimit` and `bodyTimeoutMs` are given. The handlers' `signal` aborts if the client disconnects before the
+ * every content-type parser for one that leaves the body unread, and the route hands the receiver a
+ * reader of the raw stream: the signature is checked over the exact bytes while the rest of the app
+ * keeps Fastify's JSON parser. The receiver reads within its own limits (or `bodyLimit` and
+ * `bodyTimeoutMs`, when given) and answers every refusal: 413 `body_too_large`, 408 `body_timeout`,
+ * with the receiver's error body. The handlers' `signal` aborts if the client disconnects before the
  * answer. Do not wrap it in `fastify-plugin` (that would leak the parser into your app).
  *
  * @example
@@ -90,82 +86,42 @@ function definedOf(registered: FastifyRouteOptions | undefined): FastifyRouteOpt
 
 function serve(scope: FastifyInstance, options: ServeOptions): void {
   const { receiver, path = '/', bodyLimit, bodyTimeoutMs } = options;
-  const limits = bodyLimitsOf(receiver);
-  const maxBodyBytes = Math.min(bodyLimit ?? limits.maxBodyBytes, limits.maxBodyBytes);
-  const timeoutMs = bodyTimeoutMs ?? limits.bodyTimeoutMs;
-  // Not wrapped in fastify-plugin on purpose: this parser stays inside this scope. Fastify reads the
-  // body itself within maxBodyBytes (a declared length past it refused unread, a stream cut at it)
-  // and keeps a copy of the exact bytes; its reading has no deadline, so the route adds one.
+  // Not wrapped in fastify-plugin on purpose: this parser stays inside this scope. It reads nothing:
+  // Fastify's own reading has no deadline (slow-loris), and the receiver owns the body's limits.
   scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser(
-    '*',
-    { parseAs: 'buffer', bodyLimit: maxBodyBytes },
-    (request: FastifyRequest, body: unknown, parsed: ParserDone) => {
-      bodyRead(request);
-      parsed(null, body);
-    },
+  scope.addContentTypeParser('*', (_request: FastifyRequest, _payload: unknown, parsed: ParserDone) =>
+    parsed(null, undefined),
   );
-  // The body deadline of each request, from the start of Fastify's reading (one shared timer).
-  if (!scope.hasRequestDecorator(DEADLINE)) scope.decorateRequest(DEADLINE, null);
-  const preParsing = (request: FastifyRequest, _reply: unknown, _payload: unknown, next: () => void) => {
-    const deadline = new TimeoutEntry(() => stopReading(request.raw, bodyTimeout(timeoutMs)));
-    (request as Deadlined)[DEADLINE] = deadline;
-    deadlines.add(deadline, systemClock.now() + timeoutMs);
-    next();
-  };
-  // What Fastify refuses itself (the body past its limit, a malformed Content-Type, a client gone
-  // mid-body, the deadline) is answered by the receiver too, with its error body.
-  scope.setErrorHandler((error, request, reply) => {
-    bodyRead(request);
-    return answer(receiver, request, reply, () => Promise.reject(toWebhookError(error, maxBodyBytes)));
-  });
-  scope.post(path, { preParsing }, (request, reply) =>
-    answer(receiver, request, reply, (request.body as Uint8Array | undefined) ?? EMPTY),
+  const reader =
+    (raw: FastifyRequest['raw']): BodyReader =>
+    (limits: BodyLimits) =>
+      readNodeBody(
+        raw,
+        bodyLimit === undefined ? limits.maxBodyBytes : Math.min(bodyLimit, limits.maxBodyBytes),
+        bodyTimeoutMs ?? limits.bodyTimeoutMs,
+      );
+  // What Fastify refuses itself (a malformed Content-Type) is answered by the receiver too, with its
+  // error body, through a reader that refuses.
+  scope.setErrorHandler((error, request, reply) =>
+    answer(receiver, request, reply, () => Promise.reject(toWebhookError(error))),
   );
+  scope.post(path, (request, reply) => answer(receiver, request, reply, reader(request.raw)));
 }
 
 type ParserDone = (error: Error | null, body?: unknown) => void;
-
-const EMPTY = new Uint8Array(0);
-/** The request decoration holding its body deadline while Fastify reads. */
-const DEADLINE = 'svcWebhooksBodyDeadline';
-type Deadlined = FastifyRequest & { [DEADLINE]: TimeoutEntry | null };
-
-/**
- * The body deadlines of every Fastify read in this process, on one unref'd timer: a runtime timer set
- * and cleared per request cost more than the rest of the read (docs/benchmarks.md).
- */
-const deadlines = new Scheduler(systemClock);
-
-function bodyRead(request: FastifyRequest): void {
-  const deadline = (request as Deadlined)[DEADLINE];
-  if (deadline === null) return;
-  deadlines.remove(deadline);
-  (request as Deadlined)[DEADLINE] = null;
-}
-
-/**
- * Ends Fastify's read of a body at its deadline: Fastify's reader listens for the request's `error`
- * and answers it through the error handler (408 here), with the rest of the upload left unread.
- * Only while that reader is still attached; once it is gone there is nothing to stop.
- */
-function stopReading(raw: FastifyRequest['raw'], error: WebhookError): void {
-  if (raw.readableEnded || raw.listenerCount('data') === 0 || raw.listenerCount('error') === 0) return;
-  raw.emit('error', error);
-}
 
 async function answer(
   receiver: WebhookReceiverLike,
   request: FastifyRequest,
   reply: FastifyReply,
-  body: Uint8Array | BodyReader,
+  body: BodyReader,
 ): Promise<unknown> {
   let verdict: Verdict;
   try {
     verdict = await receiver.receive(new NodeInput(body, request.raw, reply.raw));
   } catch (error) {
     // Our receivers never reject; one built elsewhere might (or throw), and must still get an answer.
-    verdict = failed(receiver.service, 'internal_error', toWebhookError(error, 0));
+    verdict = failed(receiver.service, 'internal_error', toWebhookError(error));
   }
   // An upload the receiver stopped reading: answer, then cut the connection once the answer had its
   // chance, instead of reading the rest.
@@ -174,12 +130,10 @@ async function answer(
   return reply.code(status).headers(headers).send(text);
 }
 
-function toWebhookError(error: unknown, maxBodyBytes: number): WebhookError {
+function toWebhookError(error: unknown): WebhookError {
   if (isWebhookError(error)) return error;
   const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return bodyTooLarge(maxBodyBytes, error);
-  // Fastify's refusals of a body (FST_ERR_CTP_*) and a client that went away mid-body.
-  if ((typeof code === 'string' && code.startsWith('FST_ERR_CTP_')) || code === 'ECONNRESET') {
+  if (typeof code === 'string' && code.startsWith('FST_ERR_CTP_')) {
     return new WebhookError('body_unreadable', 'The request body could not be read.', { cause: error });
   }
   return new WebhookError('internal_error', 'The request failed.', { cause: error });
