@@ -11,8 +11,9 @@ import { bodyTimeout, bodyTooLarge } from '../../core/read-body.js';
 import type { BodyLimits } from '../../core/receiver-types.js';
 import { systemClock } from '../../shared/clock.js';
 import { WebhookError } from '../../shared/errors.js';
-import { Scheduler, TimeoutEntry } from '../../shared/scheduler.js';
+import { TimeoutEntry } from '../../shared/scheduler.js';
 import { lingerThenClose } from '../node/linger.js';
+import { bodyDeadlines as deadlines } from '../node/read-body.js';
 
 /** The Node request and response @hono/node-server hands every request as `c.env`. */
 export interface NodeServerRequest {
@@ -45,12 +46,6 @@ export function nodeServerRequest(request: Request, env: unknown): NodeServerReq
     length: Number(declared),
   };
 }
-
-/**
- * The body deadlines of every such read in this process, on one unref'd timer: a runtime timer set
- * and cleared per request cost more than the rest of the read (docs/benchmarks.md).
- */
-const deadlines = new Scheduler(systemClock);
 
 /**
  * Reads the body of a {@link nodeServerRequest} within `limits`: a declared length over the limit is
