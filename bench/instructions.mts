@@ -4,7 +4,7 @@
  * pays. The process runs under callgrind with counting off; after a warm-up (JIT) counting is turned
  * on for `--requests` requests only (`callgrind_control`), so start-up never enters the count.
  *
- *   npx tsx bench/instructions.mts http <node|express|fastify> <hmac|ours|octokit|raw> [--requests 6000] [--warm 3000]
+ *   npx tsx bench/instructions.mts http <node|express|fastify|hono> <hmac|ours|octokit|raw> [--requests 6000] [--warm 3000]
  *   npx tsx bench/instructions.mts receive <bytes> <ceiling|receive> [--requests 20000] [--warm 20000]
  *
  * `http` runs a server of bench/adapters-http.mts (1 KB deliveries, `--connections 1` keep-alive);

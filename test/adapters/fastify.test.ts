@@ -1,3 +1,5 @@
+import { createHmac } from 'node:crypto';
+import { connect } from 'node:net';
 import { createMailReceiver } from '@svc/webhooks';
 import { createFastifyPlugin } from '@svc/webhooks/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -134,6 +136,76 @@ describe('createFastifyPlugin', () => {
       const large = await fetch(`${target.baseUrl}${PATHS.crm}`, { method: 'POST', body: 'x'.repeat(101) });
       expect(large.status).toBe(413);
       expect((await fetch(`${target.baseUrl}/ignored`, { method: 'POST', body: '{}' })).status).toBe(404);
+    } finally {
+      await target.close();
+    }
+  });
+});
+
+describe("Fastify plugin: Fastify's own body reading", () => {
+  it('a client that goes away mid-body: no handler, no crash, the next delivery handled', async () => {
+    const { mail, handled, logs } = createTestReceivers();
+    const app = Fastify();
+    await app.register(createFastifyPlugin(mail, { path: PATHS.mail }));
+    const target = await fastifyTarget(app, handled);
+    try {
+      const gone = mailDelivery();
+      const { hostname, port } = new URL(target.baseUrl);
+      const socket = connect(Number(port), hostname);
+      await new Promise((resolve) => socket.once('connect', resolve));
+      const head = Object.entries({ ...gone.headers, host: 'localhost', 'content-length': '100000' })
+        .map(([name, value]) => `${name}: ${value}`)
+        .join('\r\n');
+      socket.write(`POST ${PATHS.mail} HTTP/1.1\r\n${head}\r\n\r\n${gone.body}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.destroy();
+      // The receiver saw a body it could not read (400 body_unreadable, logged), not a server error.
+      await expect
+        .poll(() => logs.some((entry) => JSON.stringify(entry).includes('body_unreadable')), {
+          timeout: 5_000,
+        })
+        .toBe(true);
+      expect(logs.some((entry) => JSON.stringify(entry).includes('internal_error'))).toBe(false);
+      const next = mailDelivery();
+      const response = await fetch(`${target.baseUrl}${PATHS.mail}`, {
+        method: 'POST',
+        body: next.body,
+        headers: next.headers,
+      });
+      expect(response.status).toBe(200);
+      expect(handled(next.deliveryId)).toBe(1);
+      expect(handled(gone.deliveryId)).toBe(0);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it("keeps the receiver's bytes exact whatever the Content-Type (a BOM and bytes that are not UTF-8)", async () => {
+    const { mail, handled } = createTestReceivers();
+    const app = Fastify();
+    await app.register(createFastifyPlugin(mail, { path: PATHS.mail }));
+    const target = await fastifyTarget(app, handled);
+    try {
+      const delivery = mailDelivery();
+      // Signed over these exact bytes by node:crypto: a BOM, then the JSON with a byte that is not UTF-8.
+      const bytes = Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from(delivery.body.replace('"gmail"', '"gm\u0000ail"')),
+      ]);
+      bytes[bytes.indexOf(0)] = 0xff;
+      const signature = `sha256=${createHmac('sha256', MAIL_SECRET).update(bytes).digest('hex')}`;
+      for (const type of ['application/json', 'text/plain; charset=utf-8', 'application/octet-stream']) {
+        const response = await fetch(`${target.baseUrl}${PATHS.mail}`, {
+          method: 'POST',
+          body: bytes,
+          headers: { ...delivery.headers, 'content-type': type, 'x-svcmail-sig': signature },
+        });
+        // Verified over the exact bytes (not 401), then refused as a body that is not JSON.
+        expect(response.status).toBe(400);
+        expect(((await response.json()) as { error: { code: string } }).error.code).not.toBe(
+          'signature_mismatch',
+        );
+      }
     } finally {
       await target.close();
     }

@@ -11,6 +11,9 @@ import { Scheduler, TimeoutEntry } from '../../shared/scheduler.js';
  */
 const deadlines = new Scheduler(systemClock);
 
+/** The same timer, for the Hono adapter's read on @hono/node-server (src/adapters/hono/node-server-body.ts). */
+export { deadlines as bodyDeadlines };
+
 /**
  * Reads a Node request stream into one `Uint8Array`, stopping past `maxBodyBytes` or `timeoutMs`. A
  * declared `Content-Length` over the limit is refused before a single byte is read; a stream that

@@ -1,0 +1,95 @@
+/**
+ * The body of a Hono request served by `@hono/node-server`, read through the server's own direct
+ * read (`c.req.raw.arrayBuffer()`: the Node request's chunks, no web stream over them) when its
+ * length is declared and within the limit, with the body deadline on one shared timer and the
+ * connection cut once the answer is out when the read stopped early. Everywhere else (Bun, Deno,
+ * workerd, an undeclared length, a request a middleware replaced) the web stream reader is used.
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { rawBodyUnavailable } from '../../core/raw-body-unavailable.js';
+import { bodyTimeout, bodyTooLarge } from '../../core/read-body.js';
+import type { BodyLimits } from '../../core/receiver-types.js';
+import { systemClock } from '../../shared/clock.js';
+import { WebhookError } from '../../shared/errors.js';
+import { TimeoutEntry } from '../../shared/scheduler.js';
+import { lingerThenClose } from '../node/linger.js';
+import { bodyDeadlines as deadlines } from '../node/read-body.js';
+
+/** The Node request and response @hono/node-server hands every request as `c.env`. */
+export interface NodeServerRequest {
+  readonly incoming: IncomingMessage;
+  readonly outgoing: ServerResponse;
+  /** The declared `Content-Length`. */
+  readonly length: number;
+}
+
+type Bindings = { incoming?: Partial<IncomingMessage>; outgoing?: Partial<ServerResponse> };
+
+/**
+ * `c.env`'s Node request and response when `request` is the request @hono/node-server made for them
+ * (not one a middleware put in its place), over HTTP/1 (cutting an HTTP/2 request's socket would cut
+ * its whole session), with a declared length (Node's parser then delivers exactly that many bytes, so
+ * reading them whole is bounded). Anything else is read through the web stream reader.
+ */
+export function nodeServerRequest(request: Request, env: unknown): NodeServerRequest | undefined {
+  const { incoming, outgoing } = (env ?? {}) as Bindings;
+  if (typeof incoming !== 'object' || incoming === null || incoming.httpVersionMajor !== 1) return undefined;
+  if (typeof outgoing?.once !== 'function') return undefined;
+  // @hono/node-server's request is an object of its own whose prototype extends Request's; a
+  // `new Request(…)` a middleware made from it has Request's prototype itself.
+  if (Object.getPrototypeOf(request) === Request.prototype) return undefined;
+  const declared = (incoming.headers as IncomingHttpHeaders)['content-length'];
+  if (declared === undefined || !/^\d{1,15}$/.test(declared)) return undefined;
+  return {
+    incoming: incoming as IncomingMessage,
+    outgoing: outgoing as ServerResponse,
+    length: Number(declared),
+  };
+}
+
+/**
+ * Reads the body of a {@link nodeServerRequest} within `limits`: a declared length over the limit is
+ * refused unread (413), a body still incomplete at the deadline answered 408 while the server's read,
+ * bounded by the declared length, is left to end when the connection is cut after the answer.
+ */
+export function readNodeServerBody(
+  request: Request,
+  { incoming, outgoing, length }: NodeServerRequest,
+  { maxBodyBytes, bodyTimeoutMs }: BodyLimits,
+  fix: string,
+): Promise<Uint8Array> {
+  if (length > maxBodyBytes) return Promise.reject(stopped(bodyTooLarge(maxBodyBytes)));
+  // Read before (`c.req.raw.text()` in a middleware): the server's request says so without reading.
+  if (request.bodyUsed) return Promise.reject(rawBodyUnavailable(fix));
+  return new Promise((resolve, reject) => {
+    const deadline = new TimeoutEntry(() => reject(stopped(bodyTimeout(bodyTimeoutMs))));
+    deadlines.add(deadline, systemClock.now() + bodyTimeoutMs);
+    request.arrayBuffer().then(
+      (bytes) => {
+        deadlines.remove(deadline);
+        resolve(new Uint8Array(bytes));
+      },
+      (cause: unknown) => {
+        deadlines.remove(deadline);
+        reject(stopped(unread(cause, fix)));
+      },
+    );
+  });
+
+  /** The refusal, with the rest of the upload discarded once the answer is out, then cut. */
+  function stopped(error: WebhookError): WebhookError {
+    if (!incoming.readableEnded) lingerThenClose(incoming, outgoing);
+    return error;
+  }
+}
+
+/**
+ * Why the server's read failed: a body a middleware locked (a reader holding `c.req.raw.body`) or
+ * read is refused as `raw_body_unavailable`, as on the stream path; anything else (the client went
+ * away) is `body_unreadable`.
+ */
+function unread(cause: unknown, fix: string): WebhookError {
+  if (cause instanceof TypeError && cause.message.startsWith('Body is unusable'))
+    return rawBodyUnavailable(fix);
+  return new WebhookError('body_unreadable', 'The request body could not be read to its end.', { cause });
+}
