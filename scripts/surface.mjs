@@ -14,10 +14,10 @@ const root = fileURLToPath(new URL('../', import.meta.url));
  * public signature reaches (a user's `declaration: true` build must name every one of them:
  * .ci/consumer/types/inferred.ts) and for the entries added since: `./handoff` (the hand-off
  * contract for engines of your own), `./sqs`, `./nats` and the inbox of `./postgres` and `./sqlite`.
- * +6: the inbox's direct mode and depth (`createDirectInbox`, `DirectInboxOptions`, `InboxStats` in
- * `./postgres` and `./sqlite`).
+ * +8: the inbox's direct mode and depth (`createDirectInbox`, `DirectInboxOptions`, `InboxStats` in
+ * `./postgres` and `./sqlite`; `createInboxMetrics`, `InboxMetricsOptions` in `./otel`).
  */
-export const LIMITS = { rootValues: 30, rootTypes: 60, total: 296 };
+export const LIMITS = { rootValues: 30, rootTypes: 60, total: 298 };
 
 /** Subpath -> file: the built `.d.ts` under `dist`, or the source entries when `dist` is omitted. */
 export function entryFiles(dist) {
