@@ -135,7 +135,8 @@ export function createDirectInbox<Tx>(options: DirectInboxOptions<Tx>): HandoffT
         message: 'inbox row could not be updated after its run',
       });
     }
-    if (!action.reported)
+    // A dead row is reported (and counted as a dead letter) even when runJob reported its failure.
+    if (dead || !action.reported)
       runner.reportJobError(error, {
         ...facts,
         message: dead ? 'inbox row dead' : 'inbox row failed; the retry runs it again',

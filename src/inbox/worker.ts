@@ -192,7 +192,8 @@ export function createInboxWorker<Tx>(options: InboxWorkerOptions<Tx>): InboxWor
       // The lease ends and the row runs again: nothing is lost.
       report(settleError, row, 'inbox row could not be updated after its run');
     }
-    if (!action.reported)
+    // A dead row is reported (and counted as a dead letter) even when runJob reported its failure.
+    if (dead || !action.reported)
       report(error, row, dead ? 'inbox row dead' : 'inbox row failed; it will run again', dead);
   }
 

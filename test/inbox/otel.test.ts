@@ -243,4 +243,43 @@ describe('inbox spans and outcomes (SQLite file)', () => {
     expect(attributes).not.toContain('secretive_body_value');
     expect(run!.attributes['messaging.message.id']).toBe(id);
   });
+
+  it('a row moved to dead counts as a dead letter once, by the worker and by direct mode', async () => {
+    const reader = new TestReader();
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    const deadLetters = async () => {
+      const { resourceMetrics } = (await reader.collect()) as { resourceMetrics: ResourceMetrics };
+      return resourceMetrics.scopeMetrics
+        .flatMap((scope) => scope.metrics)
+        .filter((metric) => metric.descriptor.name === 'svc_webhooks.dead_letters')
+        .flatMap((metric) => metric.dataPoints as DataPoint<number>[])
+        .map((p) => [p.attributes['messaging.system'], p.attributes['error.type'], p.value]);
+    };
+    const telemetry = createOtelTelemetry({ meterProvider });
+    const failing = async () => {
+      throw new Error('always');
+    };
+    const queued = db.inbox({ table: uniqueTable('otel_dead') });
+    await queued.migrate();
+    const worked = createCrmReceiver({ secret: CRM_SECRET, handoff: queued, logger: quiet, telemetry });
+    worked.on('deal.won', failing);
+    expect((await deliver(worked, crmDelivery('deal.won'))).status).toBe(200);
+    await createInboxWorker({ receiver: worked, inbox: queued, maxAttempts: 1 }).runOnce();
+    expect(await deadLetters()).toEqual([['crm', 'handler_failed', 1]]);
+
+    const directInbox = db.inbox({ table: uniqueTable('otel_dead_direct') });
+    await directInbox.migrate();
+    const direct = createMailReceiver({
+      secret: MAIL_SECRET,
+      handoff: createDirectInbox({ inbox: directInbox, transactions: db.transactions(), maxAttempts: 1 }),
+      logger: quiet,
+      telemetry,
+    });
+    direct.on('delivered', failing);
+    expect((await deliver(direct, mailDelivery('delivered'))).status).toBe(200);
+    expect(await deadLetters()).toEqual([
+      ['crm', 'handler_failed', 1],
+      ['mail', 'handler_failed', 1],
+    ]);
+  });
 });
