@@ -266,6 +266,35 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
       expect(await businessRows()).toEqual([a.deliveryId]);
     });
 
+    it('the inbox worker shares the run: a handler past its budget keeps the transaction, its late write commits once', async () => {
+      const table = uniqueTable('worker_late');
+      const business = uniqueTable('business');
+      await db.sql(`CREATE TABLE ${business} (delivery_id TEXT NOT NULL)`);
+      const inbox = db.inbox({ table });
+      await inbox.migrate();
+      // runJob's budget is the receiver's leaseMs minus 1 s: 500 ms here.
+      const receiver = createCrmReceiver({
+        secret: CRM_SECRET,
+        handoff: inbox,
+        logger: quiet,
+        leaseMs: 1_500,
+        timeoutMs: 1_000,
+      });
+      receiver.on('deal.won', async (event, context) => {
+        await sleep(800);
+        await db.insertBusiness(context.tx, business, event.deliveryId);
+      });
+      const a = crmDelivery('deal.won');
+      expect((await deliver(receiver, a)).status).toBe(200);
+      const worker = createInboxWorker({ receiver, inbox, transactions: db.transactions(), leaseMs: 1_500 });
+      await worker.runOnce();
+      await worker.runOnce();
+      const rows = await db.sql(`SELECT delivery_id FROM ${business}`);
+      expect(rows.map((r) => String(r.delivery_id))).toEqual([a.deliveryId]);
+      const [row] = (await inbox.list()).rows;
+      expect(row!.status).toBe('handled');
+    });
+
     it('quarantines an authentic delivery that fails the schema, as inbox mode does', async () => {
       const table = uniqueTable('direct_q');
       const inbox = db.inbox({ table });
