@@ -7,11 +7,10 @@
 
 import { accepted, failed, type Verdict } from '../core/verdict.js';
 import type { HandoffJob, HandoffRunner, HandoffTarget } from '../handoff/job/types.js';
-import { jobAction } from '../handoff/job-action.js';
 import { WebhookError } from '../shared/errors.js';
-import type { DbRow } from './db.js';
+import { afterBusy, knownAnswer, recordFailure } from './direct-answer.js';
 import { directClaimStatement, directSupersedeStatement } from './direct-sql.js';
-import { type Inbox, type InboxQueue, queueOf } from './inbox.js';
+import { type Inbox, queueOf } from './inbox.js';
 import { type RowRun, runRow } from './run-row.js';
 import type { InboxTransactions } from './transactions.js';
 
@@ -40,8 +39,6 @@ export interface DirectInboxOptions<Tx = unknown> {
   /** Runs of a row before it is `dead` (then answered 200: the service's retries cannot fix it). Default 10. */
   maxAttempts?: number;
 }
-
-const DONE_STATUSES = new Set(['handled', 'superseded', 'dead', 'quarantined']);
 
 function positive(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1)
@@ -91,66 +88,11 @@ export function createDirectInbox<Tx>(options: DirectInboxOptions<Tx>): HandoffT
   // Nothing aborts a run in the request but its deadline.
   const signal = new AbortController().signal;
 
-  /** The answer to a delivery whose row is past running, or held by a live run; undefined to run it. */
-  function known(row: DbRow, runner: HandoffRunner, job: HandoffJob): Verdict | undefined {
-    const facts = { deliveryId: job.deliveryId, event: job.event };
-    if (DONE_STATUSES.has(String(row.status)))
-      return accepted('duplicate', runner.service, job.deliveryId, job.event);
-    const leaseUntil = row.lease_until === null ? 0 : Number(row.lease_until);
-    const now = queue.clock.now();
-    if (row.status === 'processing' && leaseUntil > now)
-      return failed(
-        runner.service,
-        'delivery_in_progress',
-        undefined,
-        facts,
-        Math.max(1_000, leaseUntil - now),
-      );
-    return undefined;
-  }
-
-  /** A failed run, after its rollback: the row records it, and the answer is its verdict. */
-  async function recordFailure(
-    runner: HandoffRunner,
-    job: HandoffJob,
-    row: { id: number; fence: number; attempt: number },
-    verdict: Verdict,
-  ): Promise<Verdict> {
-    const action = jobAction(verdict, { attempt: row.attempt, maxAttempts });
-    if (action.type === 'done') return verdict;
-    const dead = action.type === 'dead-letter';
-    const { error } = action;
-    const facts = { deliveryId: job.deliveryId, dedupKey: job.dedupKey };
-    try {
-      await queue.record(row.id, row.fence, {
-        status: dead ? 'dead' : 'failed',
-        // An inbox worker on the same table leaves it to the service's retries for a lease.
-        runAt: queue.clock.now() + runner.leaseMs,
-        code: error.code,
-        message: error.message,
-      });
-    } catch (recordError) {
-      runner.reportJobError(recordError, {
-        ...facts,
-        message: 'inbox row could not be updated after its run',
-      });
-    }
-    // A dead row is reported (and counted as a dead letter) even when runJob reported its failure.
-    if (dead || !action.reported)
-      runner.reportJobError(error, {
-        ...facts,
-        message: dead ? 'inbox row dead' : 'inbox row failed; the retry runs it again',
-        deadLetter: dead,
-      });
-    // A dead row is kept for a re-drive; the service's retries cannot fix it, so they stop here.
-    return dead ? accepted('ignored', runner.service, job.deliveryId, job.event) : verdict;
-  }
-
   async function deliver(job: HandoffJob, runner: HandoffRunner): Promise<Verdict> {
     const startedAt = queue.clock.now();
     const facts = { deliveryId: job.deliveryId, event: job.event };
     const row = await queue.admit(job, runner.leaseMs);
-    const answer = known(row, runner, job);
+    const answer = knownAnswer(queue, row, runner, job);
     if (answer) return answer;
     const id = Number(row.id);
     const fence = Number(row.fence);
@@ -198,7 +140,8 @@ export function createDirectInbox<Tx>(options: DirectInboxOptions<Tx>): HandoffT
       };
       runRow(runner, queue, transactions, run)
         .then(async ({ verdict, completed }) => {
-          if (!completed) reply(await recordFailure(runner, job, { id, fence, attempt }, verdict));
+          if (!completed)
+            reply(await recordFailure(queue, maxAttempts, runner, job, { id, fence, attempt }, verdict));
           else if (claimed) reply(verdict);
           else reply(await afterBusy(queue, job, runner, verdict));
         })
@@ -219,17 +162,4 @@ export function createDirectInbox<Tx>(options: DirectInboxOptions<Tx>): HandoffT
     quarantine: (job, problem, quarantineOptions) => inbox.quarantine!(job, problem, quarantineOptions),
     deliver,
   };
-}
-
-/** The claim found the row taken: by a run that finished meanwhile (a duplicate), or one still running. */
-async function afterBusy(
-  queue: InboxQueue,
-  job: HandoffJob,
-  runner: HandoffRunner,
-  busy: Verdict,
-): Promise<Verdict> {
-  const row = await queue.state(job.dedupKey);
-  return row && DONE_STATUSES.has(String(row.status))
-    ? accepted('duplicate', runner.service, job.deliveryId, job.event)
-    : busy;
 }
