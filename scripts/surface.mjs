@@ -16,8 +16,10 @@ const root = fileURLToPath(new URL('../', import.meta.url));
  * contract for engines of your own), `./sqs`, `./nats` and the inbox of `./postgres` and `./sqlite`
  * (+4: postgresJsTransactions, the inbox's postgres.js transaction adapter; inboxContract with its
  * InboxContractOptions and InboxContractEffects, the inbox's contract in ./testing).
+ * +8: the inbox's direct mode and depth (`createDirectInbox`, `DirectInboxOptions`, `InboxStats` in
+ * `./postgres` and `./sqlite`; `createInboxMetrics`, `InboxMetricsOptions` in `./otel`).
  */
-export const LIMITS = { rootValues: 30, rootTypes: 60, total: 294 };
+export const LIMITS = { rootValues: 30, rootTypes: 60, total: 302 };
 
 /** Subpath -> file: the built `.d.ts` under `dist`, or the source entries when `dist` is omitted. */
 export function entryFiles(dist) {

@@ -8,6 +8,7 @@
 
 export * from './dedup/postgres.js';
 export type { PostgresQueryable } from './inbox/db.js';
+export { createDirectInbox, type DirectInboxOptions } from './inbox/direct.js';
 export type { Inbox, InboxCommonOptions } from './inbox/inbox.js';
 export type { OrderingInput } from './inbox/ordering.js';
 export { createPostgresInbox, type PostgresInboxOptions } from './inbox/postgres-inbox.js';
@@ -20,6 +21,7 @@ export type {
   InboxPage,
   InboxRow,
   InboxRowDetail,
+  InboxStats,
   InboxStatus,
 } from './inbox/types.js';
 export {

@@ -8,6 +8,7 @@
  */
 
 export * from './dedup/sqlite.js';
+export { createDirectInbox, type DirectInboxOptions } from './inbox/direct.js';
 export type { Inbox, InboxCommonOptions } from './inbox/inbox.js';
 export type { OrderingInput } from './inbox/ordering.js';
 export { sqliteInboxDDL } from './inbox/sql.js';
@@ -19,6 +20,7 @@ export type {
   InboxPage,
   InboxRow,
   InboxRowDetail,
+  InboxStats,
   InboxStatus,
 } from './inbox/types.js';
 export {

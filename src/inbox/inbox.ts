@@ -18,6 +18,8 @@ import {
   type InboxListOptions,
   type InboxPage,
   type InboxRowDetail,
+  type InboxStats,
+  type InboxStatus,
 } from './types.js';
 
 const DAY_MS = 86_400_000;
@@ -51,6 +53,12 @@ export interface Inbox extends HandoffTarget {
    * row. Resolves how many rows moved.
    */
   redrive(target: { id: number } | InboxFilter): Promise<number>;
+  /**
+   * The table's depth: rows by status, and the age of the oldest pending (`received`, `failed`,
+   * `processing`) row in ms, `null` when none is pending. What `createInboxMetrics` of
+   * `@svc/webhooks/otel` reports. One scan of the table: call it every few seconds at most.
+   */
+  stats(): Promise<InboxStats>;
   /** Deletes `handled` and `superseded` rows handled more than `olderThanDays` ago (default 90); returns how many. */
   purge(options?: { olderThanDays?: number }): Promise<number>;
   /** Closes the connection the inbox opened itself (SQLite `path`); a client you passed stays open. */
@@ -84,6 +92,8 @@ export interface InboxQueue {
   readonly db: InboxDb;
   readonly clock: Clock;
   readonly table: string;
+  /** The table's statements (direct mode inlines the stale guard's). */
+  readonly statements: ReturnType<typeof inboxStatements>;
   /** PostgreSQL: the LISTEN/NOTIFY channel of the table. */
   readonly channel: string;
   /** Claims up to `limit` runnable rows of `service`. */
@@ -96,6 +106,19 @@ export interface InboxQueue {
     to: { status: 'failed' | 'dead'; runAt: number; code: string; message: string; refund: boolean },
   ): Promise<boolean>;
   complete(id: number, fence: number): string;
+  /**
+   * Direct mode: the state of `job`'s row, inserted first (`received`, due for a worker only after
+   * `delayMs`) unless its dedup key has one.
+   */
+  admit(job: HandoffJob, delayMs: number): Promise<DbRow>;
+  /** A row's state (id, status, attempts, fence, lease) by dedup key. */
+  state(dedupKey: string): Promise<DbRow | undefined>;
+  /** Direct mode: records a failed run (after its transaction rolled back) on the row at `fence`. */
+  record(
+    id: number,
+    fence: number,
+    to: { status: 'failed' | 'dead'; runAt: number; code: string; message: string },
+  ): Promise<boolean>;
 }
 
 const queues = new WeakMap<Inbox, InboxQueue>();
@@ -141,7 +164,7 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
     return conditions;
   }
 
-  async function enqueue(job: HandoffJob, problem?: WebhookError): Promise<EnqueueResult> {
+  async function enqueue(job: HandoffJob, problem?: WebhookError, delayMs = 0): Promise<EnqueueResult> {
     const body = fromBase64(job.body);
     const payload = parsePayload(body);
     const input = { service: job.service, event: job.event, payload };
@@ -154,7 +177,7 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
       eventTime(payload, job.receivedAt),
       boundedKey(orderingKey(input)),
       problem ? 'quarantined' : 'received',
-      now,
+      now + delayMs,
       job.receivedAt,
       job.secretIndex,
       JSON.stringify(job.headers),
@@ -236,6 +259,21 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
       }
     },
 
+    async stats() {
+      const rows = Object.fromEntries(INBOX_STATUSES.map((status) => [status, 0])) as Record<
+        InboxStatus,
+        number
+      >;
+      for (const row of await db.query(sql.depth, []))
+        if (INBOX_STATUSES.includes(row.status as InboxStatus))
+          rows[row.status as InboxStatus] = Number(row.n);
+      const [oldest] = await db.query(sql.oldestPending, []);
+      const at = oldest?.at;
+      const oldestPendingAgeMs =
+        at === null || at === undefined ? null : Math.max(0, clock.now() - Number(at));
+      return { rows, oldestPendingAgeMs };
+    },
+
     close: () => db.close(),
   };
 
@@ -243,6 +281,7 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
     db,
     clock,
     table: sql.table,
+    statements: sql,
     channel: db.dialect === 'postgres' ? notifyChannel(table) : '',
     claim: (limit, leaseMs, service) => db.query(sql.claim, [clock.now(), leaseMs, limit, service]),
     supersede: async (id, fence) => (await db.query(sql.supersede, [id, fence, clock.now()])).length === 1,
@@ -261,6 +300,20 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
         ])
       ).length === 1,
     complete: (id, fence) => completeStatement(sql.table, id, fence, clock.now()),
+    async admit(job, delayMs) {
+      // A retry reads its row first: on PostgreSQL an insert that meets a row whose run holds it in an
+      // open transaction would wait for that transaction.
+      const [known] = await db.query(sql.state, [job.dedupKey]);
+      if (known) return known;
+      await enqueue(job, undefined, delayMs);
+      const [row] = await db.query(sql.state, [job.dedupKey]);
+      if (!row) throw new WebhookError('store_unavailable', 'inbox: the row just written is not there.');
+      return row;
+    },
+    state: async (dedupKey) => (await db.query(sql.state, [dedupKey]))[0],
+    record: async (id, fence, to) =>
+      (await db.query(sql.record, [id, fence, to.status, to.runAt, to.code, to.message.slice(0, 500)]))
+        .length === 1,
   });
   return inbox;
 }

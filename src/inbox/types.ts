@@ -127,3 +127,20 @@ export interface InboxPage {
   /** Pass as `before` for the next page; absent on the last one. */
   next?: number;
 }
+
+/**
+ * The depth of an inbox table (`inbox.stats()`): rows by status, and how long the oldest pending
+ * (`received`, `failed` or `processing`) row has waited since its receipt.
+ *
+ * @example
+ * ```ts
+ * const { rows, oldestPendingAgeMs }: InboxStats = await inbox.stats();
+ * if (rows.quarantined > 0 || (oldestPendingAgeMs ?? 0) > 60_000) console.warn('webhook inbox needs a look');
+ * ```
+ */
+export interface InboxStats {
+  /** Rows in each status (every status present, 0 for none). */
+  rows: Record<InboxStatus, number>;
+  /** Milliseconds since the receipt of the oldest pending row; `null` when none is pending. */
+  oldestPendingAgeMs: number | null;
+}

@@ -5,14 +5,13 @@
  * becomes a row update through the one hand-off mapping, `jobAction`.
  */
 
-import type { Verdict } from '../core/verdict.js';
-import type { DedupStore } from '../dedup/types.js';
 import type { HandoffRunner } from '../handoff/job/types.js';
 import { type JobAction, jobAction, jobActionOfError } from '../handoff/job-action.js';
 import { WebhookError } from '../shared/errors.js';
 import type { DbRow } from './db.js';
 import { type Inbox, queueOf } from './inbox.js';
 import { jobOf } from './rows.js';
+import { runRow } from './run-row.js';
 import type { InboxTransactions } from './transactions.js';
 
 /**
@@ -91,11 +90,6 @@ export interface InboxWorker {
 
 const defaultBackoff = (attempt: number) => Math.min(1_000 * 2 ** (attempt - 1), 300_000);
 
-/** Rolls the transaction back while carrying the verdict out. */
-class Rollback {
-  constructor(readonly verdict: Verdict) {}
-}
-
 function positive(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1)
     throw new WebhookError(
@@ -162,62 +156,17 @@ export function createInboxWorker<Tx>(options: InboxWorkerOptions<Tx>): InboxWor
     });
   }
 
-  /** The row as the run's claim: completion is the UPDATE `execute` runs (in the app's transaction). */
-  function rowClaim(
-    id: number,
-    fence: number,
-    execute: (sql: string) => Promise<number>,
-    done: { completed: boolean },
-  ): DedupStore {
-    const claim: DedupStore = {
-      claim: async (_key, claimOptions) => ({
-        status: 'claimed',
-        token: claimOptions.token ?? 'inbox',
-        leaseEndsAt: queue.clock.now() + claimOptions.leaseMs,
-      }),
-      complete: async () => {
-        done.completed = (await execute(queue.complete(id, fence))) === 1;
-        return done.completed;
-      },
-      release: async () => true,
-    };
-    if (extendLease) claim.extend = (_key, _token, o) => queue.extend(id, fence, o.leaseMs);
-    return claim;
-  }
-
-  async function runRow(row: DbRow): Promise<void> {
+  async function runOne(row: DbRow): Promise<void> {
     const id = Number(row.id);
     const fence = Number(row.fence);
     const attempt = Number(row.attempts);
     let action: JobAction;
     try {
       if (row.ordering_key !== null && (await queue.supersede(id, fence))) return;
-      const job = jobOf(row);
-      const done = { completed: false };
-      const runOptions = { attempt, signal: controller.signal };
-      let verdict: Verdict;
-      if (transactions) {
-        try {
-          verdict = await transactions.transaction(async (tx, execute) => {
-            const result = await receiver.runJob(job, {
-              ...runOptions,
-              claim: rowClaim(id, fence, execute, done),
-              tx,
-            });
-            // Commit only a run that moved its row to handled: otherwise the handlers' writes go too.
-            if (!done.completed) throw new Rollback(result);
-            return result;
-          });
-        } catch (error) {
-          if (!(error instanceof Rollback)) throw error;
-          verdict = error.verdict;
-        }
-      } else {
-        const execute = async (sql: string) => (await queue.db.query(sql, [])).length;
-        verdict = await receiver.runJob(job, { ...runOptions, claim: rowClaim(id, fence, execute, done) });
-      }
-      // A handled verdict whose completion was fenced off: another run owns the row now.
-      if (done.completed) return;
+      const run = { id, fence, attempt, job: jobOf(row), signal: controller.signal, extendLease };
+      const { verdict, completed } = await runRow(receiver, queue, transactions, run);
+      // Handled, or a handled verdict whose completion was fenced off: another run owns the row now.
+      if (completed) return;
       action = jobAction(verdict, { attempt, maxAttempts, shuttingDown: stopping });
     } catch (error) {
       action = jobActionOfError(error, { attempt, maxAttempts });
@@ -243,7 +192,8 @@ export function createInboxWorker<Tx>(options: InboxWorkerOptions<Tx>): InboxWor
       // The lease ends and the row runs again: nothing is lost.
       report(settleError, row, 'inbox row could not be updated after its run');
     }
-    if (!action.reported)
+    // A dead row is reported (and counted as a dead letter) even when runJob reported its failure.
+    if (dead || !action.reported)
       report(error, row, dead ? 'inbox row dead' : 'inbox row failed; it will run again', dead);
   }
 
@@ -258,7 +208,7 @@ export function createInboxWorker<Tx>(options: InboxWorkerOptions<Tx>): InboxWor
       return 0;
     }
     for (const row of rows) {
-      const run = runRow(row).finally(() => {
+      const run = runOne(row).finally(() => {
         running.delete(run);
         wake?.();
       });

@@ -5,4 +5,5 @@
  * the package imports it.
  */
 export type { Telemetry } from '../core/telemetry.js';
+export { createInboxMetrics, type InboxMetricsOptions } from './inbox-metrics.js';
 export { createOtelTelemetry, type OtelTelemetryOptions } from './otel-telemetry.js';

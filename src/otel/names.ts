@@ -20,6 +20,8 @@ export const ATTR = {
   errorType: 'error.type',
   verdict: 'svc_webhooks.verdict',
   attempt: 'svc_webhooks.attempt',
+  inboxStatus: 'svc_webhooks.inbox.status',
+  inboxName: 'svc_webhooks.inbox.name',
 } as const;
 
 export const METRIC = {
@@ -29,6 +31,16 @@ export const METRIC = {
   deliveries: 'svc_webhooks.deliveries',
   /** Counter: hand-off jobs a worker dead-lettered. */
   deadLetters: 'svc_webhooks.dead_letters',
+} as const;
+
+/** The gauges of a database inbox's depth (inbox-metrics.ts). */
+export const INBOX_METRIC = {
+  /** Gauge: rows by status. */
+  rows: 'svc_webhooks.inbox.rows',
+  /** Gauge, seconds: since the receipt of the oldest pending row. */
+  oldestPendingAge: 'svc_webhooks.inbox.oldest_pending_age',
+  /** Gauge: quarantined rows. */
+  quarantined: 'svc_webhooks.inbox.quarantined',
 } as const;
 
 /** The messaging conventions' recommended buckets of `messaging.process.duration`, in seconds. */

@@ -109,7 +109,13 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
   let handOff: HandOff | undefined;
   if (handoff) {
     const step = import('../handoff/job/enqueue.js').then(({ createHandOff }) =>
-      createHandOff(spec as ServiceSpec, options, registry.errorHooks, handoff),
+      createHandOff(spec as ServiceSpec, options, registry.errorHooks, handoff, {
+        service,
+        leaseMs: options.leaseMs,
+        // Not the observed one: a delivery run in the request is one outcome, the request's.
+        runJob: (job, runOptions) => runJob(job, runOptions),
+        reportJobError: (error, facts) => receiver.reportJobError(error, facts),
+      }),
     );
     step.catch(() => undefined); // a failed load answers each delivery through receive's catch
     handOff = Object.assign(async (delivery: VerifiedDelivery) => (await step)(delivery), {

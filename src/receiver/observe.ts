@@ -23,8 +23,10 @@ export function observeReceive(service: string, options: ResolvedOptions, receiv
   const { onOutcome, telemetry, clock, logger } = options;
   if (!onOutcome && !telemetry) return receive;
   const now = durationClock(clock);
-  const mode = options.handoff ? 'enqueue' : 'direct';
-  const start: TraceStart = Object.freeze({ service, operation: options.handoff ? 'send' : 'process' });
+  // A hand-off target that runs deliveries in the request (the database inbox's direct mode) is direct.
+  const enqueues = options.handoff !== undefined && typeof options.handoff.deliver !== 'function';
+  const mode = enqueues ? 'enqueue' : 'direct';
+  const start: TraceStart = Object.freeze({ service, operation: enqueues ? 'send' : 'process' });
   async function observedReceive(input: ReceiveInput, recording: Telemetry | undefined): Promise<Verdict> {
     const startedAt = now();
     const verdict = recording

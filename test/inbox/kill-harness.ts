@@ -3,75 +3,21 @@
  * a receiving process in inbox mode (fixtures/receiving-process.ts) that is SIGKILLed while rows run
  * and restarted on the same port; then the services' retries, and the counts checked.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import {
   createCrmEmitter,
   createMailEmitter,
   createVirtualClock,
   type EmitterReport,
 } from '@svc/webhooks/testing';
-import { build } from 'esbuild';
 import { expect } from 'vitest';
 import { freePort } from '../support/servers.js';
+import { spawnReceiving } from './spawn-receiving.js';
 import { type InboxDatabase, uniqueTable } from './support.js';
 
 const DEFAULT_DELIVERIES = Number(process.env.INBOX_KILL_DELIVERIES ?? 180);
 const DEFAULT_KILLS = Number(process.env.INBOX_KILLS ?? 5);
 export const TIMEOUT_MS = Math.max(240_000, DEFAULT_DELIVERIES * 500);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PROCESS = fileURLToPath(new URL('./fixtures/receiving-process.ts', import.meta.url));
-
-interface Receiving {
-  child: ChildProcess;
-  exited: Promise<NodeJS.Signals | null>;
-  stderr(): string;
-}
-
-// Bundled once (esbuild, as tsx would compile it) so each restart after a SIGKILL takes a fraction of
-// a second rather than a TypeScript compile.
-const BUNDLE = join(ROOT, 'node_modules/.cache/inbox-test/receiving-process.mjs');
-let bundled: Promise<unknown> | undefined;
-
-async function spawnReceiving(env: Record<string, string>): Promise<Receiving> {
-  bundled ??= build({
-    entryPoints: [PROCESS],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: BUNDLE,
-    tsconfig: join(ROOT, 'tsconfig.json'),
-    external: ['pg', 'better-sqlite3', 'drizzle-orm', 'kysely'],
-    banner: {
-      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-    },
-    logLevel: 'silent',
-  });
-  await bundled;
-  const child = spawn(process.execPath, [BUNDLE], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let errors = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    if (errors.length < 8_000) errors += chunk.toString();
-  });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    child.once('exit', (_code, signal) => resolve(signal)),
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve();
-    });
-    void exited.then(() => reject(new Error(`receiving process exited: ${errors}`)));
-    setTimeout(() => reject(new Error(`receiving process not ready in 30 s: ${errors}`)), 30_000).unref();
-  });
-  return { child, exited, stderr: () => errors };
-}
 
 export async function killRun(
   db: InboxDatabase,

@@ -16,16 +16,20 @@ import { jobTraceparent } from '../../core/telemetry.js';
 import { accepted, failed, type Verdict } from '../../core/verdict.js';
 import { toBase64 } from './job-codec.js';
 import { jobMac, type SignedFields } from './job-mac.js';
-import { HANDOFF_JOB_VERSION, type HandoffJob, type HandoffTarget } from './types.js';
+import { HANDOFF_JOB_VERSION, type HandoffJob, type HandoffRunner, type HandoffTarget } from './types.js';
 
-/** The hand-off step of a receiver with `target`: each delivery goes to {@link enqueueDelivery}. */
+/**
+ * The hand-off step of a receiver with `target`: each delivery goes to {@link enqueueDelivery}, with
+ * `runner` (the receiver) for a target that runs deliveries in the request (`deliver`).
+ */
 export function createHandOff(
   spec: ServiceSpec,
   options: PipelineOptions,
   hooks: readonly ErrorHook<DispatchableEvent>[],
   target: HandoffTarget,
+  runner?: HandoffRunner,
 ): HandOff {
-  return (delivery) => enqueueDelivery(spec, options, hooks, target, delivery);
+  return (delivery) => enqueueDelivery(spec, options, hooks, target, delivery, runner);
 }
 
 /**
@@ -38,6 +42,7 @@ export async function enqueueDelivery(
   hooks: readonly ErrorHook<DispatchableEvent>[],
   target: HandoffTarget,
   delivery: VerifiedDelivery,
+  runner?: HandoffRunner,
 ): Promise<Verdict> {
   const { service, headerNames } = spec;
   const { event, dedupKey } = delivery;
@@ -65,22 +70,33 @@ export async function enqueueDelivery(
   const timeoutMs = target.enqueueTimeoutMs ?? options.storeTimeoutMs;
   const controller = new AbortController();
   const fields = { service, deliveryId, event: name, dedupKey };
+  const unavailable = (error: unknown): Verdict => {
+    report(
+      { hooks, logger: options.logger },
+      {
+        level: 'error',
+        message: 'hand-off enqueue failed',
+        fields,
+        error,
+        phase: 'enqueue',
+        ...(delivery.quarantine ? {} : { event }),
+        deliveryId,
+        dedupKey,
+      },
+    );
+    return failed(service, 'handoff_unavailable', error, { deliveryId, event: name });
+  };
+  if (target.deliver && runner && !delivery.quarantine) {
+    // Direct mode of a target that runs it here (the database inbox): its verdict is the answer.
+    try {
+      return await target.deliver(job, runner);
+    } catch (error) {
+      return unavailable(error);
+    }
+  }
   return new Promise<Verdict>((resolve) => {
     const refuse = (error: unknown): void => {
-      report(
-        { hooks, logger: options.logger },
-        {
-          level: 'error',
-          message: 'hand-off enqueue failed',
-          fields,
-          error,
-          phase: 'enqueue',
-          ...(delivery.quarantine ? {} : { event }),
-          deliveryId,
-          dedupKey,
-        },
-      );
-      resolve(failed(service, 'handoff_unavailable', error, { deliveryId, event: name }));
+      resolve(unavailable(error));
     };
     // Past the bound the sender gets 503 even if the engine writes the job later: its retry then
     // finds the job (the engine's uniqueness on `dedupKey`) and is acknowledged as a duplicate.

@@ -106,6 +106,13 @@ export interface HandoffTarget {
     problem: WebhookError,
     options: { signal: AbortSignal },
   ): Promise<EnqueueResult | undefined>;
+  /**
+   * Optional: runs the delivery now, in the request, instead of leaving it to a worker, and resolves
+   * the verdict the sender is answered with (the database inbox's direct mode, docs/inbox.md "Direct
+   * mode"). `runner` is the receiver, whose `runJob` runs the handlers. It bounds its own time (the
+   * receiver's `enqueueTimeoutMs` does not apply) and resolves failures as verdicts.
+   */
+  deliver?(job: HandoffJob, runner: HandoffRunner): Promise<Verdict>;
   /** How long the receiver waits for `enqueue`, in ms; then 503. Default 2 000 (`storeTimeoutMs`'s). */
   readonly enqueueTimeoutMs?: number;
   /**

@@ -1,0 +1,134 @@
+/**
+ * One run of an inbox row, shared by the inbox worker and direct mode: `receiver.runJob` with the row
+ * as the claim and, with a transaction adapter, inside the app's transaction, where the row's move to
+ * `handled` commits with the handlers' writes. The transaction ends only once the handlers settled:
+ * handlers still running at their deadline keep it (and the row) until they finish, then it commits if
+ * they completed the row and rolls back otherwise, so a late write never commits outside it.
+ */
+
+import type { Verdict } from '../core/verdict.js';
+import type { DedupStore } from '../dedup/types.js';
+import type { HandoffJob, HandoffRunner } from '../handoff/job/types.js';
+import type { InboxQueue } from './inbox.js';
+import type { InboxTransactions } from './transactions.js';
+
+/** Runs a statement without parameters in the run's transaction; resolves how many rows it returned. */
+export type Execute = (sql: string) => Promise<number>;
+
+/** Rolls the transaction back while carrying the verdict out. */
+class Rollback {
+  constructor(readonly verdict: Verdict) {}
+}
+
+/** A run of one row. */
+export interface RowRun {
+  readonly id: number;
+  /** The fencing token of the claim this run holds (the completion matches it). */
+  readonly fence: number;
+  readonly attempt: number;
+  readonly job: HandoffJob;
+  readonly signal: AbortSignal;
+  /** Handler budget in ms (runJob's `timeoutMs`); default runJob's. */
+  readonly timeoutMs?: number | undefined;
+  /** Whether the claim's lease is extended from the inbox's connection while the handlers run. */
+  readonly extendLease: boolean;
+  /**
+   * Direct mode: work at the start of the transaction (the claim of the row, the stale guard). A
+   * verdict ends the run there: committed, without running the handlers.
+   */
+  readonly begin?: ((execute: Execute) => Promise<Verdict | undefined>) | undefined;
+  /** Called with the verdict as soon as `runJob` gives it, before the transaction ends. */
+  readonly onVerdict?: ((verdict: Verdict) => void) | undefined;
+}
+
+/** How a run ended: its verdict, and whether the row's move to `handled` (or the `begin` verdict) committed. */
+export interface RowRunResult {
+  readonly verdict: Verdict;
+  readonly completed: boolean;
+}
+
+/**
+ * The row as the run's claim: completion is the UPDATE `execute` runs (in the app's transaction).
+ * `settled` resolves once runJob completed or released it (after late handlers too).
+ */
+function rowClaim(queue: InboxQueue, run: RowRun, execute: Execute) {
+  const state = { claimed: false, completed: false };
+  let done!: () => void;
+  const settled = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  const claim: DedupStore = {
+    claim: async (_key, claimOptions) => {
+      state.claimed = true;
+      return {
+        status: 'claimed',
+        token: claimOptions.token ?? 'inbox',
+        leaseEndsAt: queue.clock.now() + claimOptions.leaseMs,
+      };
+    },
+    complete: async () => {
+      try {
+        state.completed = (await execute(queue.complete(run.id, run.fence))) === 1;
+        return state.completed;
+      } finally {
+        done();
+      }
+    },
+    release: async () => {
+      done();
+      return true;
+    },
+  };
+  if (run.extendLease) claim.extend = (_key, _token, o) => queue.extend(run.id, run.fence, o.leaseMs);
+  return { claim, state, settled };
+}
+
+async function runJobOnce(
+  receiver: HandoffRunner,
+  queue: InboxQueue,
+  run: RowRun,
+  execute: Execute,
+  tx?: unknown,
+): Promise<RowRunResult> {
+  const { claim, state, settled } = rowClaim(queue, run, execute);
+  const options = { attempt: run.attempt, signal: run.signal, claim, tx };
+  if (run.timeoutMs !== undefined) Object.assign(options, { timeoutMs: run.timeoutMs });
+  const verdict = await receiver.runJob(run.job, options);
+  run.onVerdict?.(verdict);
+  // Handlers past their deadline still run: the claim (and the transaction) wait for them.
+  if (state.claimed) await settled;
+  return { verdict, completed: state.completed };
+}
+
+/**
+ * Runs `run`'s row once: in a transaction of `transactions` when given (committed only when the row
+ * moved to `handled`, or `begin` ended the run), otherwise completing the row on the inbox's own
+ * connection after the handlers. Rejects only when the database does.
+ */
+export async function runRow<Tx>(
+  receiver: HandoffRunner,
+  queue: InboxQueue,
+  transactions: InboxTransactions<Tx> | undefined,
+  run: RowRun,
+): Promise<RowRunResult> {
+  if (!transactions) {
+    const execute: Execute = async (sql) => (await queue.db.query(sql, [])).length;
+    return runJobOnce(receiver, queue, run, execute);
+  }
+  try {
+    return await transactions.transaction(async (tx, execute) => {
+      const early = run.begin ? await run.begin(execute) : undefined;
+      if (early) {
+        run.onVerdict?.(early);
+        return { verdict: early, completed: true };
+      }
+      const result = await runJobOnce(receiver, queue, run, execute, tx);
+      // Commit only a run that moved its row to handled: otherwise the handlers' writes go too.
+      if (!result.completed) throw new Rollback(result.verdict);
+      return result;
+    });
+  } catch (error) {
+    if (!(error instanceof Rollback)) throw error;
+    return { verdict: error.verdict, completed: false };
+  }
+}
