@@ -14,6 +14,14 @@ export interface FetchOnce {
   maxResponseBytes: number;
 }
 
+/**
+ * Drops an unread body without waiting: a cancel the other side never settles (a stalled server, a
+ * mock) must not hold the call past its answer.
+ */
+function discard(body: ReadableStream<Uint8Array> | null): void {
+  void body?.cancel().catch(() => {});
+}
+
 /** The body as text, refused past `max` bytes (declared or streamed) so a runaway answer cannot fill memory. */
 async function readText(response: Response, call: FetchOnce): Promise<string> {
   const tooLarge = (): WebhookError =>
@@ -22,7 +30,7 @@ async function readText(response: Response, call: FetchOnce): Promise<string> {
       `The ${call.service} API answered ${call.method} ${call.path} with more than ${call.maxResponseBytes} bytes.`,
     );
   if (Number(response.headers.get('content-length')) > call.maxResponseBytes) {
-    await response.body?.cancel().catch(() => {});
+    discard(response.body);
     throw tooLarge();
   }
   if (!response.body) return '';
@@ -34,7 +42,7 @@ async function readText(response: Response, call: FetchOnce): Promise<string> {
     if (done) break;
     total += value.byteLength;
     if (total > call.maxResponseBytes) {
-      await reader.cancel().catch(() => {});
+      void reader.cancel().catch(() => {});
       throw tooLarge();
     }
     chunks.push(value);
@@ -111,13 +119,13 @@ export async function fetchOnce(call: FetchOnce): Promise<{ response: Response; 
       redirect: 'manual',
     });
     if ((response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect') {
-      await response.body?.cancel().catch(() => {});
+      discard(response.body);
       throw redirectError(response, call);
     }
     // A custom fetch that follows redirects anyway: the answer is another origin's (or an unknown
     // path's), so it is not used.
     if (response.redirected) {
-      await response.body?.cancel().catch(() => {});
+      discard(response.body);
       throw new WebhookError(
         'response_invalid',
         `The fetch given to the ${call.service} client followed a redirect for ${call.method} ${call.path}; redirects must not be followed (pass redirect through).`,

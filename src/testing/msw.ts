@@ -24,7 +24,7 @@ import type { MailEmitter } from './emitter/mail-emitter.js';
  *
  * const emitter = createMailEmitter();
  * const server = setupServer(...mailApiHandlers(emitter));
- * server.listen({ onUnhandledFrame: 'bypass' }); // msw 2: { onUnhandledRequest: 'bypass' }
+ * server.listen({ onUnhandledRequest: 'bypass' }); // msw 3: { onUnhandledFrame: 'bypass' }
  * ```
  */
 export function mailApiHandlers(emitter: MailEmitter, options: MailApiOptions = {}): HttpHandler[] {
@@ -49,7 +49,7 @@ export function mailApiHandlers(emitter: MailEmitter, options: MailApiOptions = 
  * import { crmApiHandlers } from '@svc/webhooks/testing/msw';
  *
  * const server = setupServer(...crmApiHandlers(createCrmEmitter()));
- * server.listen({ onUnhandledFrame: 'bypass' });
+ * server.listen({ onUnhandledRequest: 'bypass' }); // msw 3: onUnhandledFrame
  * ```
  */
 export function crmApiHandlers(emitter: CrmEmitter, options: CrmApiOptions = {}): HttpHandler[] {

@@ -132,7 +132,7 @@ describe.runIf(postgresAvailable())('inbox with ORM and driver transactions on P
       await prisma.$disconnect();
       removePrismaClient();
     }
-  }, 120_000);
+  }, 300_000);
 
   it('postgresJsTransactions refuses what is not a postgres.js instance', () => {
     expect(() => postgresJsTransactions({} as never)).toThrow(

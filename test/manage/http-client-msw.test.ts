@@ -17,7 +17,7 @@ import {
 const BASE = 'https://api.svcmail.test';
 const WEBHOOKS = `${BASE}/api/v1/webhooks`;
 const msw = setupServer();
-beforeAll(() => msw.listen({ onUnhandledFrame: 'error' }));
+beforeAll(() => msw.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => msw.resetHandlers());
 afterAll(() => msw.close());
 

@@ -9,7 +9,7 @@ const BASE = 'https://api.svcmail.test';
 const HOOK = `${BASE}/api/v1/webhooks/wh_1`;
 const NOW = Date.parse('2025-06-01T12:00:00.000Z');
 const msw = setupServer();
-beforeAll(() => msw.listen({ onUnhandledFrame: 'error' }));
+beforeAll(() => msw.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => msw.resetHandlers());
 afterAll(() => msw.close());
 

@@ -49,7 +49,7 @@ async function crmApi(method: string, path: string, body?: unknown) {
 let server: Awaited<ReturnType<typeof startServer>>;
 
 beforeAll(async () => {
-  msw.listen({ onUnhandledFrame: 'bypass' });
+  msw.listen({ onUnhandledRequest: 'bypass' });
   server = await startServer();
 });
 afterAll(async () => {

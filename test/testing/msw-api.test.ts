@@ -27,7 +27,7 @@ const msw = setupServer(
     tokens: { [CRM_TEST_TOKEN]: ['integrations:manage'], viewer: ['contacts:read'] },
   }),
 );
-beforeAll(() => msw.listen({ onUnhandledFrame: 'error' }));
+beforeAll(() => msw.listen({ onUnhandledRequest: 'error' }));
 afterAll(() => msw.close());
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers of the mocked APIs, checked by the assertions.
