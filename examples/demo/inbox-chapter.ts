@@ -101,7 +101,7 @@ export async function inboxChapter(
     });
     children.push(first);
     print(`[${time()}]            receiving process started (pid ${first.pid}), inbox mode on a SQLite file`);
-    const mine = (sent: { id: string; webhookId: string; attempts: unknown[] }[]) =>
+    const mine = (sent: { id: string; webhookId: string; attempts: { statusCode: number }[] }[]) =>
       sent.find((d) => d.webhookId === hook.id)!;
     const a = mine(await crm.emit('deal.created', { deal_id: 'deal_42' }));
     await until(() => wrote !== '');
