@@ -18,6 +18,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+    // Two files at a time on CI's two cores (vitest's default is one fewer than the cores): most
+    // files wait on servers and child processes, not the CPU.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 120_000,
     reporters: ['default'],
