@@ -93,6 +93,18 @@ async function serve(framework: Framework, scenario: Scenario): Promise<number> 
     });
 
   if (framework === 'node') {
+    // The same hand-written route answering 204 without a body: what the answer itself costs
+    // (docs/benchmarks.md, "200 with a body vs 204"; bench/instructions.mts http node hmac204).
+    if ((scenario as string) === 'hmac204')
+      return listenNode(
+        createServer(
+          (req, res) =>
+            void readBody(req).then((body) => {
+              const status = verifyByHand(body, req.headers['x-svcmail-sig']);
+              res.writeHead(status === 200 ? 204 : status).end();
+            }),
+        ),
+      );
     const { createNodeListener } = await ours<typeof import('../src/adapters/node/index.js')>(
       'node',
       baseline,

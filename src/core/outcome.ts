@@ -18,8 +18,8 @@ import type { Verdict } from './verdict.js';
  * ```ts
  * import { createMailReceiver, type Outcome } from '@svc/webhooks';
  *
- * const onOutcome = ({ service, verdict, code, durationMs }: Outcome) =>
- *   metrics.histogram('webhooks.duration', durationMs, { service, verdict, code: code ?? 'none' });
+ * const onOutcome = ({ service, kind, code, durationMs }: Outcome) =>
+ *   metrics.histogram('webhooks.duration', durationMs, { service, kind, code: code ?? 'none' });
  * const receiver = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET!, onOutcome });
  * ```
  */
@@ -37,11 +37,9 @@ export interface Outcome {
   /** The delivery id, once known (cut to 128 characters: before the signature matched, anyone chose it). */
   readonly deliveryId: string | undefined;
   /** The verdict's kind: `handled`, `duplicate`, `ignored`, `queued`, `refused` or `failed`. */
-  readonly verdict: Verdict['kind'];
+  readonly kind: Verdict['kind'];
   /** The error code of a `refused` or `failed` verdict (`signature_mismatch`, `handler_failed`…). */
   readonly code: WebhookErrorCode | undefined;
-  /** The HTTP status answered to the sender; `undefined` in a worker (nobody waits for an answer). */
-  readonly status: number | undefined;
   /**
    * Milliseconds from the request's arrival (a job's start, in a worker) to the verdict: the
    * receiver's `clock`, sub-millisecond (`performance.now()`) with the default one.
@@ -65,7 +63,6 @@ export function outcomeOf(
   verdict: Verdict,
   mode: Outcome['mode'],
   durationMs: number,
-  status: number | undefined,
   attempt: number | undefined,
 ): Outcome {
   const failure = verdict.kind === 'refused' || verdict.kind === 'failed';
@@ -74,9 +71,8 @@ export function outcomeOf(
     mode,
     event: truncateUntrusted(verdict.event),
     deliveryId: truncateUntrusted(verdict.deliveryId),
-    verdict: verdict.kind,
+    kind: verdict.kind,
     code: failure ? verdict.code : undefined,
-    status,
     durationMs,
     attempt,
     duplicate: verdict.kind === 'duplicate',

@@ -231,8 +231,9 @@ export function createReceivePath(
         // Hand-off mode (docs/handoff.md): a worker claims and runs it (handoff/job/run-job.ts).
         return await handOff({ event, dedupKey, body, headers, secretIndex: result.secretIndex, receivedAt });
       }
-      // Direct mode: the delivery runs now, inside the request.
-      return await runDelivery(settings, {
+      // Direct mode: the delivery runs now, inside the request (a verdict without a promise when
+      // nothing was pending: returned as is, no await).
+      return runDelivery(settings, {
         service,
         event,
         handlers,

@@ -52,6 +52,26 @@ export interface MemoryStore extends DedupStore {
   close(): Promise<void>;
 }
 
+/**
+ * The synchronous core of a memory store: the same claim, complete and release as its `DedupStore`
+ * methods, answered as values (a throw for invalid arguments) instead of settled promises. The
+ * delivery runner (core/delivery/run.ts) calls it directly, so a delivery over a memory store waits
+ * for nothing; no other code needs it.
+ */
+export interface InlineStore {
+  claim(key: string, leaseMs: number): ClaimResult;
+  complete(key: string, token: string, ttlMs: number): boolean;
+  release(key: string, token: string): boolean;
+}
+
+// A symbol, not a name: the core stays out of the public shape (and out of a spread or a log line).
+const INLINE: unique symbol = Symbol('memory store core');
+
+/** The synchronous core of `store` when it is a memory store made by {@link createMemoryStore}. */
+export function inlineStore(store: DedupStore): InlineStore | undefined {
+  return (store as { [INLINE]?: InlineStore })[INLINE];
+}
+
 // Shared and frozen: a duplicate is the commonest answer and carries nothing of its own.
 const COMPLETED: ClaimResult = Object.freeze({ status: 'completed' });
 
@@ -120,7 +140,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   // Each call changes the state synchronously and hands back a settled promise: plain functions with
   // Promise.resolve rather than `async` ones, which cost a generator and a promise more per call (a
   // throw from the checks still comes back as a rejection).
-  function claimNow(key: string, { leaseMs, token: chosen }: ClaimOptions): ClaimResult {
+  function claimNow(key: string, leaseMs: number, chosen: string | undefined): ClaimResult {
     assertKey(key);
     assertMs('leaseMs', leaseMs);
     if (chosen !== undefined) assertToken(chosen);
@@ -152,7 +172,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     return { status: 'claimed', token, leaseEndsAt };
   }
 
-  function completeNow(key: string, token: string, { ttlMs }: CompleteOptions): boolean {
+  function completeNow(key: string, token: string, ttlMs: number): boolean {
     assertKey(key);
     assertToken(token);
     assertMs('ttlMs', ttlMs);
@@ -202,6 +222,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     return true;
   }
 
+  const inline: InlineStore = {
+    claim: (key, leaseMs) => claimNow(key, leaseMs, undefined),
+    complete: completeNow,
+    release: releaseNow,
+  };
+
   const store: MemoryStore = {
     get size() {
       return slots.size;
@@ -209,7 +235,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
 
     claim(key: string, options: ClaimOptions): Promise<ClaimResult> {
       try {
-        return Promise.resolve(claimNow(key, options));
+        return Promise.resolve(claimNow(key, options.leaseMs, options.token));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -217,7 +243,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
 
     complete(key: string, token: string, options: CompleteOptions): Promise<boolean> {
       try {
-        return Promise.resolve(completeNow(key, token, options));
+        return Promise.resolve(completeNow(key, token, options.ttlMs));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -267,5 +293,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       tokens = [undefined];
     },
   };
+  Object.defineProperty(store, INLINE, { value: inline });
   return store;
 }

@@ -76,7 +76,7 @@ export function createMeters(
       const attributes: Attributes = {
         [ATTR.system]: outcome.service,
         [ATTR.operationName]: operation,
-        [ATTR.verdict]: outcome.verdict,
+        [ATTR.verdict]: outcome.kind,
       };
       const event = eventName(outcome.event);
       if (event !== undefined) attributes[ATTR.destination] = event;

@@ -2,8 +2,8 @@
  * A receiver's `receive` and `runJob` with its `onOutcome` and `telemetry`: timed, traced (a request's
  * whole path inside the telemetry's span, so handlers' own spans nest under it) and reported once per
  * delivery. Without either option the functions are returned as they are: the receive path pays
- * nothing for what it does not use. Here rather than in core/ because an outcome names the HTTP
- * status answered, which only this floor knows (http-answer.ts).
+ * nothing for what it does not use. An outcome names no HTTP status: statuses exist only at the
+ * HTTP edge (http-answer.ts), and a worker answers none.
  */
 
 import { durationClock, outcomeOf, reportOutcome } from '../core/outcome.js';
@@ -12,7 +12,6 @@ import type { ReceiveInput } from '../core/receiver-types.js';
 import { type Telemetry, type TraceStart, telemetryEnabled, traced } from '../core/telemetry.js';
 import type { Verdict } from '../core/verdict.js';
 import type { HandoffRunner } from '../handoff/job/types.js';
-import { httpAnswer } from './http-answer.js';
 import type { ResolvedOptions } from './receiver-options.js';
 
 /**
@@ -32,7 +31,7 @@ export function observeReceive(service: string, options: ResolvedOptions, receiv
     const verdict = recording
       ? await traced(recording, start, () => receive(input), logger)
       : await receive(input);
-    const outcome = outcomeOf(verdict, mode, now() - startedAt, httpAnswer(verdict).status, undefined);
+    const outcome = outcomeOf(verdict, mode, now() - startedAt, undefined);
     reportOutcome(onOutcome, recording, logger, outcome);
     return verdict;
   }
@@ -59,7 +58,7 @@ export function observeRunJob(
     if (!onOutcome && !recording) return runJob(job, runOptions);
     const startedAt = now();
     const verdict = await runJob(job, runOptions);
-    const outcome = outcomeOf(verdict, 'worker', now() - startedAt, undefined, runOptions?.attempt);
+    const outcome = outcomeOf(verdict, 'worker', now() - startedAt, runOptions?.attempt);
     reportOutcome(onOutcome, recording, logger, outcome);
     return verdict;
   };

@@ -10,7 +10,7 @@ import type { PipelineOptions } from '../core/pipeline-options.js';
 import { DEFAULT_BODY_TIMEOUT_MS } from '../core/read-body.js';
 import { createRouteSecrets, type SecretResolver } from '../core/route-secrets.js';
 import type { Telemetry } from '../core/telemetry.js';
-import { createMemoryStore } from '../dedup/memory-store.js';
+import { createMemoryStore, inlineStore } from '../dedup/memory-store.js';
 import type { DedupStore } from '../dedup/types.js';
 import { checkHandoffTarget, handoffBodyLimit } from '../handoff/job/check-target.js';
 import type { HandoffTarget } from '../handoff/job/types.js';
@@ -111,7 +111,7 @@ export interface ReceiverOptions {
   /** Source of time (epoch ms) for deadlines; default the wall clock. */
   clock?: Clock;
   /**
-   * Called once per delivery with its {@link Outcome} (verdict, code, HTTP status, duration…): in
+   * Called once per delivery with its {@link Outcome} (its verdict's kind, code, duration…): in
    * direct mode, at enqueue, and for every job run in a hand-off worker. Called before the answer is
    * sent, so keep it fast; what it throws is logged and never changes the answer.
    */
@@ -248,7 +248,7 @@ export function resolveOptions(
     secrets: list,
     routeSecrets: resolver && createRouteSecrets(resolver, secretLimits(factory, options, clock)),
     dedup: dedup ?? createMemoryStore({ clock }),
-    storeInProcess: dedup === undefined,
+    storeInProcess: dedup === undefined || inlineStore(dedup) !== undefined,
     leaseMs,
     ttlMs,
     timeoutMs,

@@ -1,7 +1,7 @@
 /**
  * `onOutcome`: one plain record per delivery in direct mode, at enqueue and per job run in a worker,
- * with the verdict, the code, the HTTP status answered, the duration, the attempt and whether it was a
- * duplicate. Without the option (nor `telemetry`) the receive path is the one it always was.
+ * with the verdict's kind, the code, the duration, the attempt and whether it was a duplicate; no
+ * HTTP status (statuses exist only at the HTTP edge). Without the option (nor `telemetry`) the receive path is the one it always was.
  */
 import {
   createCrmReceiver,
@@ -36,7 +36,7 @@ function arrayTarget(fail = false): HandoffTarget & { jobs: HandoffJob[] } {
 }
 
 describe('onOutcome in direct mode', () => {
-  it('one outcome per delivery: handled, duplicate, refused, failed, with the status answered', async () => {
+  it('one outcome per delivery: handled, duplicate, refused, failed, with its kind and code', async () => {
     const clock = createManualClock(Date.parse('2025-01-01T00:00:00Z'));
     const { outcomes, onOutcome } = recorder();
     let fail = true;
@@ -61,9 +61,8 @@ describe('onOutcome in direct mode', () => {
         ...common,
         event: 'bounced',
         deliveryId: bounce.deliveryId,
-        verdict: 'failed',
+        kind: 'failed',
         code: 'handler_failed',
-        status: 500,
         durationMs: 250,
         duplicate: false,
       },
@@ -71,9 +70,8 @@ describe('onOutcome in direct mode', () => {
         ...common,
         event: 'bounced',
         deliveryId: bounce.deliveryId,
-        verdict: 'handled',
+        kind: 'handled',
         code: undefined,
-        status: 200,
         durationMs: 250,
         duplicate: false,
       },
@@ -81,9 +79,8 @@ describe('onOutcome in direct mode', () => {
         ...common,
         event: 'bounced',
         deliveryId: bounce.deliveryId,
-        verdict: 'duplicate',
+        kind: 'duplicate',
         code: undefined,
-        status: 200,
         durationMs: 0,
         duplicate: true,
       },
@@ -91,13 +88,12 @@ describe('onOutcome in direct mode', () => {
         ...common,
         event: undefined,
         deliveryId: forged.deliveryId,
-        verdict: 'refused',
+        kind: 'refused',
         code: 'signature_mismatch',
-        status: 401,
         durationMs: 0,
         duplicate: false,
       },
-      expect.objectContaining({ event: 'delivered', verdict: 'ignored', status: 200 }),
+      expect.objectContaining({ event: 'delivered', kind: 'ignored' }),
     ]);
   });
 
@@ -182,22 +178,14 @@ describe('onOutcome in hand-off mode', () => {
       logger: false,
     });
     await deliver(down, mailDelivery('bounced'));
-    expect(
-      outcomes.map(({ mode, verdict, code, status, duplicate }) => ({
-        mode,
-        verdict,
-        code,
-        status,
-        duplicate,
-      })),
-    ).toEqual([
-      { mode: 'enqueue', verdict: 'queued', code: undefined, status: 200, duplicate: false },
-      { mode: 'enqueue', verdict: 'duplicate', code: undefined, status: 200, duplicate: true },
-      { mode: 'enqueue', verdict: 'failed', code: 'handoff_unavailable', status: 503, duplicate: false },
+    expect(outcomes.map(({ mode, kind, code, duplicate }) => ({ mode, kind, code, duplicate }))).toEqual([
+      { mode: 'enqueue', kind: 'queued', code: undefined, duplicate: false },
+      { mode: 'enqueue', kind: 'duplicate', code: undefined, duplicate: true },
+      { mode: 'enqueue', kind: 'failed', code: 'handoff_unavailable', duplicate: false },
     ]);
   });
 
-  it('in the worker: one per job run with its attempt and no status; a lease probe is not one', async () => {
+  it('in the worker: one per job run with its attempt; a lease probe is not one', async () => {
     const target = arrayTarget();
     const receiving = createMailReceiver({ secret: MAIL_SECRET, handoff: target, logger: false });
     await deliver(receiving, mailDelivery('bounced'));
@@ -213,12 +201,10 @@ describe('onOutcome in hand-off mode', () => {
     fail = false;
     await worker.runJob(job, { attempt: 2 });
     await worker.runJob({ ...job, event: 'opened' }, { attempt: 1 });
-    expect(
-      outcomes.map(({ mode, verdict, code, status, attempt }) => ({ mode, verdict, code, status, attempt })),
-    ).toEqual([
-      { mode: 'worker', verdict: 'failed', code: 'handler_failed', status: undefined, attempt: 1 },
-      { mode: 'worker', verdict: 'handled', code: undefined, status: undefined, attempt: 2 },
-      { mode: 'worker', verdict: 'refused', code: 'job_invalid', status: undefined, attempt: 1 },
+    expect(outcomes.map(({ mode, kind, code, attempt }) => ({ mode, kind, code, attempt }))).toEqual([
+      { mode: 'worker', kind: 'failed', code: 'handler_failed', attempt: 1 },
+      { mode: 'worker', kind: 'handled', code: undefined, attempt: 2 },
+      { mode: 'worker', kind: 'refused', code: 'job_invalid', attempt: 1 },
     ]);
     expect(outcomes[1]).toMatchObject({ event: 'bounced', deliveryId: job.deliveryId, duplicate: false });
   });

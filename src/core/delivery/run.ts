@@ -8,12 +8,15 @@
  * Nothing here depends on a request: everything travels in one {@link Delivery}, so a hand-off
  * worker runs a job through the same function (handoff/job/run-job.ts).
  *
- * The one deliberate value-or-promise fork of the pipeline is here ({@link runHandlers}): handlers
- * that return no promise settle inline, and with the receiver's own memory store (which answers before
- * its call returns) such a delivery needs no deadline entry, no race and no lease turn, because
- * nothing it waits for can outlast the deadline. Measured in docs/benchmarks.md ("Fast and plain").
+ * The one deliberate value-or-promise fork of the pipeline is here ({@link runDelivery}): with a
+ * memory store (the receiver's own or one passed as `dedup`, whose synchronous core answers before
+ * its call returns, dedup/memory-store.ts) the claim and the settle are plain calls, and handlers
+ * that return no promise settle inline ({@link runHandlers}), so such a delivery returns its verdict
+ * without a promise, a deadline entry, a race or a lease turn: nothing it waits for can outlast the
+ * deadline. Measured in docs/benchmarks.md ("Fast and plain").
  */
 
+import { type InlineStore, inlineStore } from '../../dedup/memory-store.js';
 import type { Clock } from '../../shared/clock.js';
 import { WebhookError } from '../../shared/errors.js';
 import type { Due, Scheduler } from '../../shared/scheduler.js';
@@ -25,7 +28,7 @@ import { report } from '../report.js';
 import { accepted, failed, type Verdict } from '../verdict.js';
 import { DeliveryContext, type SignalSource } from './context.js';
 import { LeaseKeeper } from './lease.js';
-import { claim, type StoreSettings, settleClaim } from './store-calls.js';
+import { type Claim, claim, type StoreSettings, settleClaim } from './store-calls.js';
 
 /** One delivery on its way to its handlers: everything running it needs, nothing of the request. */
 export interface Delivery<E extends DispatchableEvent = DispatchableEvent> {
@@ -62,10 +65,10 @@ export interface DeliverySettings extends StoreSettings {
   readonly scheduler: Scheduler;
 }
 
-/** How the handlers ended. */
-type Settled = { kind: 'ok' } | { kind: 'threw'; error: unknown };
+/** How a delivery's handlers ended: all returned, or one threw (the rest did not run). */
+type HandlersRan = { readonly threw: false } | { readonly threw: true; readonly error: unknown };
 
-const OK: Settled = Object.freeze({ kind: 'ok' });
+const RAN: HandlersRan = Object.freeze({ threw: false });
 
 /**
  * Runs `handlers` in order; the first throw stops the rest. Settled inline while every handler
@@ -76,17 +79,17 @@ function runHandlers<E>(
   handlers: readonly WebhookHandler<E>[],
   event: E,
   context: DeliveryContext,
-): Settled | Promise<Settled> {
+): HandlersRan | Promise<HandlersRan> {
   for (let i = 0; i < handlers.length; i++) {
     let done: unknown;
     try {
       done = handlers[i]!(event, context);
     } catch (error) {
-      return { kind: 'threw', error };
+      return { threw: true, error };
     }
     if (done !== undefined) return finishHandlers(done, i + 1, handlers, event, context);
   }
-  return OK;
+  return RAN;
 }
 
 async function finishHandlers<E>(
@@ -95,16 +98,16 @@ async function finishHandlers<E>(
   handlers: readonly WebhookHandler<E>[],
   event: E,
   context: DeliveryContext,
-): Promise<Settled> {
+): Promise<HandlersRan> {
   try {
     await pending;
     for (let i = from; i < handlers.length; i++) {
       const done = handlers[i]!(event, context);
       if (done !== undefined) await done;
     }
-    return OK;
+    return RAN;
   } catch (error) {
-    return { kind: 'threw', error };
+    return { threw: true, error };
   }
 }
 
@@ -223,7 +226,24 @@ class DeliveryRun implements Due, Deadline {
 
   /** Completes (`success`) or releases the claim of `token`; reports a failure or a fenced write. */
   async settle(token: string, success: boolean): Promise<void> {
-    const settled = await settleClaim(this.settings, this.dedupKey, token, success);
+    this.settled(await settleClaim(this.settings, this.dedupKey, token, success), success);
+  }
+
+  /** The same with the memory store's synchronous core. */
+  settleInline(inline: InlineStore, token: string, success: boolean): void {
+    let settled: boolean | { error: unknown };
+    try {
+      settled = success
+        ? inline.complete(this.dedupKey, token, this.settings.ttlMs)
+        : inline.release(this.dedupKey, token);
+    } catch (error) {
+      settled = { error };
+    }
+    this.settled(settled, success);
+  }
+
+  /** Reports a completion or release that failed or was fenced off. */
+  settled(settled: boolean | { error: unknown }, success: boolean): void {
     if (settled === true || (settled === false && this.lost)) return; // a lost lease is reported once
     const phase = success ? 'complete' : 'release';
     const error =
@@ -237,13 +257,20 @@ class DeliveryRun implements Due, Deadline {
   }
 
   /** The handlers settled after the deadline answered: report, then settle the claim. */
-  late(token: string, ran: Settled): Promise<void> {
+  late(token: string, ran: HandlersRan, inline: InlineStore | undefined): Promise<void> | undefined {
     this.lease?.stop();
     const context = this.context!;
     context.dispose();
-    if (ran.kind === 'threw') this.fail('error', 'webhook handler threw', ran.error, 'handler');
+    if (ran.threw) this.fail('error', 'webhook handler threw', ran.error, 'handler');
     else emit(this.logger, 'info', 'webhook handler finished after its deadline', context.fields());
-    return this.settle(token, ran.kind === 'ok');
+    if (inline === undefined) return this.settle(token, !ran.threw);
+    this.settleInline(inline, token, !ran.threw);
+    return undefined;
+  }
+
+  /** The facts of a refusal or failure of this delivery. */
+  facts(): { deliveryId: string; event: string } {
+    return { deliveryId: this.event.deliveryId, event: this.event.name };
   }
 
   /** The lease keeper found the claim's lease gone while the handlers ran. */
@@ -258,72 +285,134 @@ class DeliveryRun implements Due, Deadline {
   }
 }
 
-/** Claims, runs and settles one delivery; never rejects. */
-export async function runDelivery(settings: DeliverySettings, delivery: Delivery): Promise<Verdict> {
-  const { clock, logger, leaseMs, storeInProcess } = settings;
-  const { service, event, dedupKey, timeoutMs } = delivery;
-  const { deliveryId, name } = event;
-  const facts = { deliveryId, event: name };
+/**
+ * Claims, runs and settles one delivery; never rejects. A verdict without a promise when nothing was
+ * pending: a memory store and handlers that returned nothing (the fork: see the head of this file).
+ */
+export function runDelivery(settings: DeliverySettings, delivery: Delivery): Verdict | Promise<Verdict> {
+  const inline = inlineStore(settings.store);
+  if (inline === undefined) return runAwaited(settings, delivery);
+  const run = new DeliveryRun(settings, delivery);
+  let claimed: Claim;
+  try {
+    claimed = inline.claim(delivery.dedupKey, settings.leaseMs);
+  } catch (error) {
+    claimed = { status: 'failed', error };
+  }
+  if (claimed.status !== 'claimed') return unclaimed(run, claimed);
+  const context = new DeliveryContext(run);
+  run.context = context;
+  const pending = runHandlers(delivery.handlers, delivery.event, context);
+  if (pending instanceof Promise) return awaitHandlers(run, delivery, claimed.token, pending, inline);
+  context.dispose();
+  if (pending.threw) run.fail('error', 'webhook handler threw', pending.error, 'handler');
+  run.settleInline(inline, claimed.token, !pending.threw);
+  return ran(run, delivery, pending);
+}
+
+/** A claim that lets no handler run: a failed store (fail closed), a duplicate, or in progress elsewhere. */
+function unclaimed(run: DeliveryRun, claimed: Exclude<Claim, { status: 'claimed' }>): Verdict {
+  const { service, event, logger, clock } = run;
+  if (claimed.status === 'failed') {
+    // Fail closed: no handler runs without a claim.
+    run.fail('error', 'dedup store claim failed', claimed.error, 'claim');
+    return failed(service, 'store_unavailable', claimed.error, run.facts());
+  }
+  if (claimed.status === 'completed') {
+    if (logger?.verbose) emit(logger, 'debug', 'webhook duplicate: already completed', run.fields());
+    return accepted('duplicate', service, event.deliveryId, event.name);
+  }
+  if (logger?.verbose) emit(logger, 'info', 'webhook in progress elsewhere', run.fields());
+  const retry = retryAfter(clock, claimed.leaseEndsAt);
+  return failed(service, 'delivery_in_progress', undefined, run.facts(), retry);
+}
+
+/** The verdict of a delivery whose handlers ran and whose claim was settled. */
+function ran(run: DeliveryRun, delivery: Delivery, handlers: HandlersRan): Verdict {
+  const { service, event, logger } = run;
+  if (handlers.threw) return failed(service, 'handler_failed', handlers.error, run.facts());
+  if (logger?.verbose)
+    emit(logger, 'debug', 'webhook processed', {
+      ...run.context!.fields(),
+      durationMs: run.clock.now() - delivery.startedAt,
+    });
+  return accepted('handled', service, event.deliveryId, event.name);
+}
+
+/**
+ * Handlers that returned a promise, raced against the deadline. The lease is kept until they settle,
+ * also past the deadline: a retry meanwhile gets delivery_in_progress instead of running them a second
+ * time alongside. The settle that follows is inline with a memory store, raced otherwise.
+ */
+async function awaitHandlers(
+  run: DeliveryRun,
+  delivery: Delivery,
+  token: string,
+  pending: Promise<HandlersRan>,
+  inline: InlineStore | undefined,
+): Promise<Verdict> {
+  const { settings, context, service } = run;
+  try {
+    if (typeof settings.store.extend === 'function')
+      run.lease = new LeaseKeeper(settings, delivery.dedupKey, token, run);
+    const raced = await run.race(pending);
+    if (raced === TIMED_OUT) {
+      // Answer now (before the sender's 10 s); keep the claim until the handlers settle.
+      context!.expire();
+      const { timeoutMs } = delivery;
+      const timeout = new WebhookError('handler_timeout', `Handlers still running after ${timeoutMs} ms.`);
+      run.fail('warn', 'webhook handler timed out', timeout, 'timeout');
+      const late = pending.then((settled) => run.late(token, settled, inline));
+      delivery.waitUntil?.(late);
+      // A retry before the handlers settle gets delivery_in_progress until the lease ends (at least
+      // `leaseMs` from the start; it is extended while they run).
+      const retry = retryAfter(run.clock, delivery.startedAt + settings.leaseMs);
+      return failed(service, 'handler_timeout', timeout, run.facts(), retry);
+    }
+    run.lease?.stop();
+    context!.dispose();
+    if (raced.threw) run.fail('error', 'webhook handler threw', raced.error, 'handler');
+    if (inline !== undefined) run.settleInline(inline, token, !raced.threw);
+    else await settleRaced(run, delivery, token, !raced.threw);
+    return ran(run, delivery, raced);
+  } finally {
+    run.cancel();
+  }
+}
+
+/**
+ * Completes or releases the claim. A slow store must not hold the answer past the deadline: the
+ * write goes on, its failure is still reported.
+ */
+async function settleRaced(
+  run: DeliveryRun,
+  delivery: Delivery,
+  token: string,
+  success: boolean,
+): Promise<void> {
+  const settling = run.settle(token, success);
+  if (run.settings.storeInProcess) await settling;
+  else if ((await run.race(settling)) === TIMED_OUT) {
+    delivery.waitUntil?.(settling);
+    emit(run.logger, 'warn', 'answered at the deadline before the dedup store settled', run.fields());
+  }
+}
+
+/** Any other store: every call is a promise, bounded by the store's bound and the deadline. */
+async function runAwaited(settings: DeliverySettings, delivery: Delivery): Promise<Verdict> {
   const run = new DeliveryRun(settings, delivery);
   try {
-    const claimed = await claim(settings, dedupKey, run);
-    if (claimed.status === 'failed') {
-      // Fail closed: no handler runs without a claim.
-      run.fail('error', 'dedup store claim failed', claimed.error, 'claim');
-      return failed(service, 'store_unavailable', claimed.error, facts);
-    }
-    if (claimed.status === 'completed') {
-      if (logger?.verbose) emit(logger, 'debug', 'webhook duplicate: already completed', run.fields());
-      return accepted('duplicate', service, deliveryId, name);
-    }
-    if (claimed.status === 'in_progress') {
-      if (logger?.verbose) emit(logger, 'info', 'webhook in progress elsewhere', run.fields());
-      const retry = retryAfter(clock, claimed.leaseEndsAt);
-      return failed(service, 'delivery_in_progress', undefined, facts, retry);
-    }
-    const { token } = claimed;
+    const claimed = await claim(settings, delivery.dedupKey, run);
+    if (claimed.status !== 'claimed') return unclaimed(run, claimed);
     const context = new DeliveryContext(run);
     run.context = context;
-    const pending = runHandlers(delivery.handlers, event, context);
-    let ran: Settled;
-    if (pending instanceof Promise) {
-      // The lease is kept until the handlers settle, also past the deadline: a retry meanwhile gets
-      // delivery_in_progress instead of running them a second time alongside.
-      if (typeof settings.store.extend === 'function')
-        run.lease = new LeaseKeeper(settings, dedupKey, token, run);
-      const raced = await run.race(pending);
-      if (raced === TIMED_OUT) {
-        // Answer now (before the sender's 10 s); keep the claim until the handlers settle.
-        context.expire();
-        const timeout = new WebhookError('handler_timeout', `Handlers still running after ${timeoutMs} ms.`);
-        run.fail('warn', 'webhook handler timed out', timeout, 'timeout');
-        const late = pending.then((settled) => run.late(token, settled));
-        delivery.waitUntil?.(late);
-        // A retry before the handlers settle gets delivery_in_progress until the lease ends (at least
-        // `leaseMs` from the start; it is extended while they run).
-        const retry = retryAfter(clock, delivery.startedAt + leaseMs);
-        return failed(service, 'handler_timeout', timeout, facts, retry);
-      }
-      run.lease?.stop();
-      ran = raced;
-    } else ran = pending;
+    const pending = runHandlers(delivery.handlers, delivery.event, context);
+    if (pending instanceof Promise)
+      return await awaitHandlers(run, delivery, claimed.token, pending, undefined);
     context.dispose();
-    if (ran.kind === 'threw') run.fail('error', 'webhook handler threw', ran.error, 'handler');
-    // A slow store must not hold the answer past the deadline: the write goes on, its failure is
-    // still reported. The receiver's own store cannot hang: no race.
-    const settling = run.settle(token, ran.kind === 'ok');
-    if (storeInProcess) await settling;
-    else if ((await run.race(settling)) === TIMED_OUT) {
-      delivery.waitUntil?.(settling);
-      emit(logger, 'warn', 'answered at the deadline before the dedup store settled', context.fields());
-    }
-    if (ran.kind === 'threw') return failed(service, 'handler_failed', ran.error, facts);
-    if (logger?.verbose)
-      emit(logger, 'debug', 'webhook processed', {
-        ...context.fields(),
-        durationMs: clock.now() - delivery.startedAt,
-      });
-    return accepted('handled', service, deliveryId, name);
+    if (pending.threw) run.fail('error', 'webhook handler threw', pending.error, 'handler');
+    await settleRaced(run, delivery, claimed.token, !pending.threw);
+    return ran(run, delivery, pending);
   } finally {
     run.cancel();
   }

@@ -129,7 +129,7 @@ export function createJobRunner(
     }
     const { claim, tx } = runOptions;
     // The database inbox passes its row as the claim: the row's move to handled is the completion.
-    return runDelivery(claim ? { ...settings, store: claim, storeInProcess: false } : settings, {
+    const run = runDelivery(claim ? { ...settings, store: claim, storeInProcess: false } : settings, {
       service,
       event,
       handlers,
@@ -141,6 +141,7 @@ export function createJobRunner(
       waitUntil: runOptions.waitUntil,
       tx,
     });
+    return Promise.resolve(run);
   }
 
   return runJob;
