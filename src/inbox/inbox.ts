@@ -4,7 +4,7 @@
  * worker uses (claim, supersede, extend, settle), reached through {@link queueOf}.
  */
 
-import { fromBase64 } from '../handoff/job/job-codec.js';
+import { jobBodyBytes } from '../handoff/job/job-body.js';
 import type { EnqueueResult, HandoffJob, HandoffTarget } from '../handoff/job/types.js';
 import type { Clock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
@@ -135,9 +135,11 @@ export function queueOf(inbox: Inbox): InboxQueue {
   return queue;
 }
 
+const decoder = new TextDecoder();
+
 function parsePayload(bytes: Uint8Array): unknown {
   try {
-    return JSON.parse(new TextDecoder().decode(bytes));
+    return JSON.parse(decoder.decode(bytes));
   } catch {
     return undefined; // a body that does not parse is refused by the receiver before it gets here
   }
@@ -165,7 +167,7 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
   }
 
   async function enqueue(job: HandoffJob, problem?: WebhookError, delayMs = 0): Promise<EnqueueResult> {
-    const body = fromBase64(job.body);
+    const body = jobBodyBytes(job);
     const payload = parsePayload(body);
     const input = { service: job.service, event: job.event, payload };
     const now = clock.now();

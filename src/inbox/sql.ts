@@ -121,15 +121,19 @@ export function inboxStatements(table: string, dialect: Dialect) {
   const runnable = `r.status IN ('received', 'failed', 'processing') AND ((r.status IN ('received', 'failed') AND r.run_at <= $1) OR (r.status = 'processing' AND r.lease_until <= $1))`;
   // Its key's turn: no row of the key running under a live lease, none earlier still pending.
   const inTurn = `(r.ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM ${t} e WHERE e.ordering_key = r.ordering_key AND e.id <> r.id AND ((e.status = 'processing' AND e.lease_until > $1) OR (e.status IN ('received', 'failed', 'processing') AND (e.event_at < r.event_at OR (e.event_at = r.event_at AND e.id < r.id))))))`;
+  // An event older than one of its key already handled (the row is the statement's own table).
+  const stale = `${t}.ordering_key IS NOT NULL AND EXISTS (SELECT 1 FROM ${t} n WHERE n.ordering_key = ${t}.ordering_key AND n.status = 'handled' AND n.event_at > ${t}.event_at)`;
   return {
     // PostgreSQL: the same round trip wakes the workers that LISTEN on the table's channel.
     insert: pg
       ? `WITH ins AS (${insert}) SELECT id, pg_notify('${notifyChannel(table)}', '') FROM ins`
       : insert,
     ddl: ddl(table, dialect),
-    claim: `UPDATE ${t} SET status = 'processing', attempts = attempts + 1, fence = fence + 1, lease_until = $1 + $2 WHERE id IN (SELECT r.id FROM ${t} r WHERE r.service = $4 AND ${runnable} AND ${inTurn} ORDER BY r.run_at, r.id LIMIT $3${pg ? ' FOR UPDATE SKIP LOCKED' : ''}) RETURNING *`,
+    // Each claimed row comes back with `stale`: the stale guard's condition, read in the claim's own
+    // round trip, so `supersede` runs only for a row that is stale (docs/inbox.md "Ordering").
+    claim: `UPDATE ${t} SET status = 'processing', attempts = attempts + 1, fence = fence + 1, lease_until = $1 + $2 WHERE id IN (SELECT r.id FROM ${t} r WHERE r.service = $4 AND ${runnable} AND ${inTurn} ORDER BY r.run_at, r.id LIMIT $3${pg ? ' FOR UPDATE SKIP LOCKED' : ''}) RETURNING *, ${stale} AS stale`,
     // The stale guard: an event older than one of its key already handled never runs.
-    supersede: `UPDATE ${t} SET status = 'superseded', lease_until = NULL, handled_at = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' AND ordering_key IS NOT NULL AND EXISTS (SELECT 1 FROM ${t} n WHERE n.ordering_key = ${t}.ordering_key AND n.status = 'handled' AND n.event_at > ${t}.event_at) RETURNING id`,
+    supersede: `UPDATE ${t} SET status = 'superseded', lease_until = NULL, handled_at = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' AND ${stale} RETURNING id`,
     extend: `UPDATE ${t} SET lease_until = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,
     settle: `UPDATE ${t} SET status = $3, run_at = $4, lease_until = NULL, last_error_code = $5, last_error_message = $6, attempts = attempts - $7 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,
     show: `SELECT * FROM ${t} WHERE id = $1`,

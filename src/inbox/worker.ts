@@ -88,6 +88,9 @@ export interface InboxWorker {
   runOnce(): Promise<number>;
 }
 
+/** A boolean column as each driver returns it: `true` (PostgreSQL) or `1` (SQLite). */
+const isTrue = (value: unknown): boolean => value === true || value === 1 || value === 1n;
+
 const defaultBackoff = (attempt: number) => Math.min(1_000 * 2 ** (attempt - 1), 300_000);
 
 function positive(name: string, value: number): number {
@@ -162,7 +165,8 @@ export function createInboxWorker<Tx>(options: InboxWorkerOptions<Tx>): InboxWor
     const attempt = Number(row.attempts);
     let action: JobAction;
     try {
-      if (row.ordering_key !== null && (await queue.supersede(id, fence))) return;
+      // The claim read the stale guard (`stale`); only a stale row costs the `supersede` statement.
+      if (isTrue(row.stale) && (await queue.supersede(id, fence))) return;
       const run = { id, fence, attempt, job: jobOf(row), signal: controller.signal, extendLease };
       const { verdict, completed } = await runRow(receiver, queue, transactions, run);
       // Handled, or a handled verdict whose completion was fenced off: another run owns the row now.

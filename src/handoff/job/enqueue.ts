@@ -14,6 +14,7 @@ import { report } from '../../core/report.js';
 import type { ServiceSpec } from '../../core/service-spec.js';
 import { jobTraceparent } from '../../core/telemetry.js';
 import { accepted, failed, type Verdict } from '../../core/verdict.js';
+import { rememberJobBody } from './job-body.js';
 import { toBase64 } from './job-codec.js';
 import { jobMac, type SignedFields } from './job-mac.js';
 import { HANDOFF_JOB_VERSION, type HandoffJob, type HandoffRunner, type HandoffTarget } from './types.js';
@@ -67,6 +68,7 @@ export async function enqueueDelivery(
   if (traceparent !== undefined) signed.traceparent = traceparent;
   const mac = await jobMac(options.secrets[delivery.secretIndex]!, signed, delivery.body);
   const job: HandoffJob = { ...signed, body: toBase64(delivery.body), mac };
+  rememberJobBody(job, delivery.body);
   const timeoutMs = target.enqueueTimeoutMs ?? options.storeTimeoutMs;
   const controller = new AbortController();
   const fields = { service, deliveryId, event: name, dedupKey };
