@@ -18,8 +18,10 @@ const root = fileURLToPath(new URL('../', import.meta.url));
  * InboxContractOptions and InboxContractEffects, the inbox's contract in ./testing).
  * +8: the inbox's direct mode and depth (`createDirectInbox`, `DirectInboxOptions`, `InboxStats` in
  * `./postgres` and `./sqlite`; `createInboxMetrics`, `InboxMetricsOptions` in `./otel`).
+ * +72 (12 of them root types): the types public signatures named that no entry exported, each now
+ * exported by the entry whose signature uses it (test/package/exported-types.test.ts).
  */
-export const LIMITS = { rootValues: 30, rootTypes: 60, total: 302 };
+export const LIMITS = { rootValues: 30, rootTypes: 72, total: 374 };
 
 /** Subpath -> file: the built `.d.ts` under `dist`, or the source entries when `dist` is omitted. */
 export function entryFiles(dist) {

@@ -8,11 +8,13 @@
  */
 
 export * from './dedup/sqlite.js';
+export type { SqliteDatabaseLike, SqliteStatementLike } from './dedup/sqlite-driver.js';
 export { createDirectInbox, type DirectInboxOptions } from './inbox/direct.js';
 export type { Inbox, InboxCommonOptions } from './inbox/inbox.js';
 export type { OrderingInput } from './inbox/ordering.js';
 export { sqliteInboxDDL } from './inbox/sql.js';
 export { createSqliteInbox, type SqliteInboxOptions } from './inbox/sqlite-inbox.js';
+export type { SqliteLike } from './inbox/transactions.js';
 export { type InboxTransactions, sqliteTransactions } from './inbox/transactions.js';
 export type {
   InboxFilter,

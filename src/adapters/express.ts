@@ -10,8 +10,18 @@ import type { NodeRequestLike } from './node/raw-body.js';
 /**
  * Express middleware, typed structurally (`express` is not a dependency); Express's `Request` and
  * `Response` extend Node's, so it fits `app.post()` of Express 4 and 5.
+ *
+ * @example
+ * ```ts
+ * import type { ExpressWebhookMiddleware } from '@svc/webhooks/express';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: ExpressWebhookMiddleware): ExpressWebhookMiddleware {
+ *   return value;
+ * }
+ * ```
  */
-type ExpressWebhookMiddleware = (
+export type ExpressWebhookMiddleware = (
   req: NodeRequestLike,
   res: ServerResponse,
   next: (error?: unknown) => void,

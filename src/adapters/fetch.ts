@@ -7,13 +7,37 @@ import { findReceiver, NOT_FOUND_BODY, type WebhookRoutes } from './routes.js';
 
 export type { WebhookRoutes } from './routes.js';
 
-/** The part of a Worker's execution context (its `fetch`'s third argument) the handler uses. */
-type WaitUntilContext = {
+/**
+ * The part of a Worker's execution context (its `fetch`'s third argument) the handler uses.
+ *
+ * @example
+ * ```ts
+ * import type { WaitUntilContext } from '@svc/webhooks/fetch';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: WaitUntilContext): WaitUntilContext {
+ *   return value;
+ * }
+ * ```
+ */
+export type WaitUntilContext = {
   waitUntil(promise: Promise<unknown>): void;
 };
 
-/** The handler: a Worker's `fetch(request, env, ctx)`, or any server's `(request) => response`. */
-type FetchHandler = (request: Request, env?: unknown, ctx?: WaitUntilContext) => Promise<Response>;
+/**
+ * The handler: a Worker's `fetch(request, env, ctx)`, or any server's `(request) => response`.
+ *
+ * @example
+ * ```ts
+ * import type { FetchHandler } from '@svc/webhooks/fetch';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: FetchHandler): FetchHandler {
+ *   return value;
+ * }
+ * ```
+ */
+export type FetchHandler = (request: Request, env?: unknown, ctx?: WaitUntilContext) => Promise<Response>;
 
 /**
  * A fetch handler for one receiver (any path), or for receivers by pathname (other paths: 404

@@ -14,8 +14,18 @@ import { type NodeServerRequest, nodeServerRequest, readNodeServerBody } from '.
 /**
  * What the handler reads of a Hono `Context`, typed structurally (`hono` is not a dependency):
  * the web `Request` and the bodies Hono keeps after `c.req.arrayBuffer()`, `c.req.json()`, ….
+ *
+ * @example
+ * ```ts
+ * import type { HonoContextLike } from '@svc/webhooks/hono';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: HonoContextLike): HonoContextLike {
+ *   return value;
+ * }
+ * ```
  */
-type HonoContextLike = {
+export type HonoContextLike = {
   req: { raw: Request; bodyCache?: { arrayBuffer?: unknown; blob?: unknown } };
   /** On @hono/node-server, `{ incoming, outgoing }`: the Node request and response. */
   env?: unknown;

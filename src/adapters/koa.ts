@@ -16,8 +16,18 @@ import { findReceiver, type WebhookRoutes } from './routes.js';
  * What the middleware uses of a Koa context, typed structurally (`koa` is not a dependency): Node's
  * request and response, the path and method, what a body parser left on `ctx.request`, and the
  * response setters.
+ *
+ * @example
+ * ```ts
+ * import type { KoaContextLike } from '@svc/webhooks/koa';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: KoaContextLike): KoaContextLike {
+ *   return value;
+ * }
+ * ```
  */
-type KoaContextLike = {
+export type KoaContextLike = {
   req: IncomingMessage;
   res: ServerResponse;
   path: string;

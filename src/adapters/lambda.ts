@@ -16,8 +16,18 @@ import { findReceiver, NOT_FOUND_BODY, type WebhookRoutes } from './routes.js';
  * The fields of an API Gateway or function URL event the handler reads, typed loosely so that the
  * events of `@types/aws-lambda` (`APIGatewayProxyEvent`, `APIGatewayProxyEventV2`,
  * `LambdaFunctionURLEvent`) are all accepted.
+ *
+ * @example
+ * ```ts
+ * import type { LambdaHttpEvent } from '@svc/webhooks/lambda';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: LambdaHttpEvent): LambdaHttpEvent {
+ *   return value;
+ * }
+ * ```
  */
-type LambdaHttpEvent = {
+export type LambdaHttpEvent = {
   /** Payload 1.0 (REST APIs). */
   httpMethod?: string;
   path?: string;
@@ -31,8 +41,20 @@ type LambdaHttpEvent = {
   isBase64Encoded?: boolean;
 };
 
-/** The answer in the shape all three integrations take (1.0 and 2.0 structured responses). */
-type LambdaHttpResult = {
+/**
+ * The answer in the shape all three integrations take (1.0 and 2.0 structured responses).
+ *
+ * @example
+ * ```ts
+ * import type { LambdaHttpResult } from '@svc/webhooks/lambda';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: LambdaHttpResult): LambdaHttpResult {
+ *   return value;
+ * }
+ * ```
+ */
+export type LambdaHttpResult = {
   statusCode: number;
   headers: Record<string, string>;
   body: string;

@@ -11,16 +11,36 @@ import type { NodeRequestLike } from './node/raw-body.js';
 
 /**
  * The App Router's route handlers (a `NextRequest` is a `Request`).
+ *
+ * @example
+ * ```ts
+ * import type { NextRouteHandlers } from '@svc/webhooks/next';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: NextRouteHandlers): NextRouteHandlers {
+ *   return value;
+ * }
+ * ```
  */
-type NextRouteHandlers = {
+export type NextRouteHandlers = {
   POST: (request: Request) => Promise<Response>;
 };
 
 /**
  * A receiver, or a function returning one on the first request: route modules are evaluated at build
  * time too, when the secrets may not be set yet.
+ *
+ * @example
+ * ```ts
+ * import type { ReceiverSource } from '@svc/webhooks/next';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: ReceiverSource): ReceiverSource {
+ *   return value;
+ * }
+ * ```
  */
-type ReceiverSource = WebhookReceiverLike | (() => WebhookReceiverLike);
+export type ReceiverSource = WebhookReceiverLike | (() => WebhookReceiverLike);
 
 /** Why a lazy route has no receiver: its answer, the same on every request. */
 interface CreationFailure {
@@ -115,8 +135,18 @@ export function createNextRouteHandlers(receiver: ReceiverSource): NextRouteHand
 
 /**
  * A Pages Router API route, typed structurally (`NextApiRequest` is an `IncomingMessage`).
+ *
+ * @example
+ * ```ts
+ * import type { NextPagesHandler } from '@svc/webhooks/next';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: NextPagesHandler): NextPagesHandler {
+ *   return value;
+ * }
+ * ```
  */
-type NextPagesHandler = (req: NodeRequestLike, res: ServerResponse) => Promise<void>;
+export type NextPagesHandler = (req: NodeRequestLike, res: ServerResponse) => Promise<void>;
 
 // Logged with the 500 raw_body_unavailable when Next's body parser is still on.
 const FIX =

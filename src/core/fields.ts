@@ -7,6 +7,16 @@
 /**
  * `T` without its index signatures: exactly the fields this version knows (optionality kept).
  * Used by `MailPayloadOf`, `CrmDataOf`, `CrmEnvelopeOf` and `CrmAnyEnvelope`.
+ *
+ * @example
+ * ```ts
+ * import type { KnownFields } from '@svc/webhooks';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: KnownFields<{ id: string }>): KnownFields<{ id: string }> {
+ *   return value;
+ * }
+ * ```
  */
 export type KnownFields<T> = {
   [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K];

@@ -1,6 +1,18 @@
 import { WebhookError } from '../shared/errors.js';
 
-/** The three headers both services send, by role; the values are header names. */
+/**
+ * The three headers both services send, by role; the values are header names.
+ *
+ * @example
+ * ```ts
+ * import type { HeaderNames } from '@svc/webhooks';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: HeaderNames): HeaderNames {
+ *   return value;
+ * }
+ * ```
+ */
 export interface HeaderNames {
   event: string;
   signature: string;

@@ -15,6 +15,16 @@ import { truncateUntrusted } from './untrusted.js';
  * ```ts
  * const logger: Logger = ({ level, message, fields }) => level !== 'debug' && console[level](message, fields);
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { LogLevel } from '@svc/webhooks';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: LogLevel): LogLevel {
+ *   return value;
+ * }
+ * ```
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -24,6 +34,16 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
  * @example
  * ```ts
  * const fields: LogFields = { service: 'mail', deliveryId: 'd_1', event: 'bounced', err: new Error('db down') };
+ * ```
+ *
+ * @example
+ * ```ts
+ * import type { LogFields } from '@svc/webhooks';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: LogFields): LogFields {
+ *   return value;
+ * }
  * ```
  */
 export type LogFields = Readonly<Record<string, string | number | boolean | Error | undefined>>;
@@ -81,6 +101,16 @@ export type Logger =
  * receiver.on('bounced', async (event, { log }) => {
  *   log.info('suppressing recipient', { to: event.payload.to });
  * });
+ * ```
+ *
+ * @example
+ * ```ts
+ * import type { HandlerLog } from '@svc/webhooks';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: HandlerLog): HandlerLog {
+ *   return value;
+ * }
  * ```
  */
 export interface HandlerLog {

@@ -16,6 +16,16 @@ export const CRM_HEADER_NAMES = {
 
 /**
  * The header names a CRM parser reads; any of them can be renamed (case does not matter).
+ *
+ * @example
+ * ```ts
+ * import type { CrmHeaderNames } from '@svc/webhooks';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: CrmHeaderNames): CrmHeaderNames {
+ *   return value;
+ * }
+ * ```
  */
 export interface CrmHeaderNames extends HeaderNames {}
 

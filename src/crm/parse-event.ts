@@ -17,6 +17,16 @@ import type { CrmAnyEnvelope, CrmEvent, CrmWebhookEvent } from './types.js';
  * ```ts
  * const options: ParseCrmEventOptions = { secretIndex: 0, headerNames: { event: 'X-Acme-Event' } };
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { ParseCrmEventOptions } from '@svc/webhooks';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: ParseCrmEventOptions): ParseCrmEventOptions {
+ *   return value;
+ * }
+ * ```
  */
 export interface ParseCrmEventOptions {
   /** Which secret verified the signature (from `verifySignature`), carried into the event. */

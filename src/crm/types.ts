@@ -20,7 +20,20 @@ import type { crmDataSchemas, crmEnvelopeSchemas } from './schemas.js';
  */
 export type CrmDataOf<N extends CrmEventName> = KnownFields<z.output<(typeof crmDataSchemas)[N]>>;
 
-type KnownEnvelope<N extends CrmEventName> = KnownFields<z.output<(typeof crmEnvelopeSchemas)[N]>>;
+/**
+ * The envelope of one CRM event name `N`, with its known fields.
+ *
+ * @example
+ * ```ts
+ * import type { KnownEnvelope } from '@svc/webhooks';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: KnownEnvelope<'contact.created'>): KnownEnvelope<'contact.created'> {
+ *   return value;
+ * }
+ * ```
+ */
+export type KnownEnvelope<N extends CrmEventName> = KnownFields<z.output<(typeof crmEnvelopeSchemas)[N]>>;
 
 /**
  * The whole validated envelope (crm-service §2) of one known CRM event: exactly the known envelope
@@ -41,6 +54,16 @@ export type CrmEnvelopeOf<N extends CrmEventName> = {
 /**
  * The envelope of any CRM delivery, its `data` unvalidated; exactly the known envelope fields (extra
  * ones through `rawFields(envelope)`).
+ *
+ * @example
+ * ```ts
+ * import type { CrmAnyEnvelope } from '@svc/webhooks';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: CrmAnyEnvelope): CrmAnyEnvelope {
+ *   return value;
+ * }
+ * ```
  */
 export type CrmAnyEnvelope = KnownFields<z.output<typeof crmAnyEnvelopeSchema>>;
 

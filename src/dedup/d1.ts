@@ -11,15 +11,39 @@ import { callTimeout, storeUnavailable, withTimeout } from './store-error.js';
 import { badRowWarning, type ClaimAttempt, storeFromBackend } from './store-kit.js';
 import type { AbandonOptions, ClaimOptions, DedupStore, StoreCallOptions } from './types.js';
 
-/** The part of a D1 prepared statement the store uses. */
-interface D1StatementLike {
+/**
+ * The part of a D1 prepared statement the store uses.
+ *
+ * @example
+ * ```ts
+ * import type { D1StatementLike } from '@svc/webhooks/d1';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: D1StatementLike): D1StatementLike {
+ *   return value;
+ * }
+ * ```
+ */
+export interface D1StatementLike {
   bind(...values: unknown[]): D1StatementLike;
   all(): Promise<{ results?: unknown[] }>;
   run(): Promise<{ meta?: { changes?: number } }>;
 }
 
-/** The part of a D1 binding (`D1Database`) the store uses. */
-interface D1DatabaseLike {
+/**
+ * The part of a D1 binding (`D1Database`) the store uses.
+ *
+ * @example
+ * ```ts
+ * import type { D1DatabaseLike } from '@svc/webhooks/d1';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: D1DatabaseLike): D1DatabaseLike {
+ *   return value;
+ * }
+ * ```
+ */
+export interface D1DatabaseLike {
   prepare(query: string): D1StatementLike;
   batch(statements: D1StatementLike[]): Promise<{ results?: unknown[] }[]>;
 }

@@ -20,8 +20,18 @@ export { postgresDedupDDL } from './postgres-sql.js';
  * import { PGlite } from '@electric-sql/pglite';
  * const client: PostgresClientLike = await PGlite.create();
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { PostgresClientLike } from '@svc/webhooks/postgres';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: PostgresClientLike): PostgresClientLike {
+ *   return value;
+ * }
+ * ```
  */
-interface PostgresClientLike {
+export interface PostgresClientLike {
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
 }
 

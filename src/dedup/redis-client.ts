@@ -12,6 +12,16 @@
  * import { Redis } from 'ioredis';
  * const client: IoRedisLike = new Redis(process.env.REDIS_URL!);
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { IoRedisLike } from '@svc/webhooks/redis';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: IoRedisLike): IoRedisLike {
+ *   return value;
+ * }
+ * ```
  */
 export interface IoRedisLike {
   evalsha(sha1: string, numkeys: number, ...args: string[]): Promise<unknown>;
@@ -26,6 +36,16 @@ export interface IoRedisLike {
  * import { createClient } from 'redis';
  * const client: NodeRedisLike = await createClient({ url: process.env.REDIS_URL }).connect();
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { NodeRedisLike } from '@svc/webhooks/redis';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: NodeRedisLike): NodeRedisLike {
+ *   return value;
+ * }
+ * ```
  */
 export interface NodeRedisLike {
   evalSha(sha1: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
@@ -39,6 +59,16 @@ export interface NodeRedisLike {
  * ```ts
  * function makeStore(client: RedisClientLike) {
  *   return createRedisStore({ client });
+ * }
+ * ```
+ *
+ * @example
+ * ```ts
+ * import type { RedisClientLike } from '@svc/webhooks/redis';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: RedisClientLike): RedisClientLike {
+ *   return value;
  * }
  * ```
  */

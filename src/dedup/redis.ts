@@ -261,3 +261,5 @@ async function fromScript(reply: unknown, token: string, granted: () => Promise<
 function unexpected(reply: unknown): WebhookError {
   return storeUnavailable('Redis', new Error(`unexpected script reply ${JSON.stringify(reply)}`));
 }
+
+export type { IoRedisLike, NodeRedisLike, RedisClientLike } from './redis-client.js';

@@ -5,13 +5,35 @@ import { storeUnavailable } from './store-error.js';
  * The part of a SQLite database handle the store uses, which better-sqlite3's `Database`,
  * node:sqlite's `DatabaseSync` and bun:sqlite's `Database` all have: synchronous `exec` and
  * `prepare`, statements with `get`, `all` and `run` taking positional parameters.
+ *
+ * @example
+ * ```ts
+ * import type { SqliteDatabaseLike } from '@svc/webhooks/sqlite';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: SqliteDatabaseLike): SqliteDatabaseLike {
+ *   return value;
+ * }
+ * ```
  */
 export interface SqliteDatabaseLike {
   exec(sql: string): unknown;
   prepare(sql: string): SqliteStatementLike;
 }
 
-/** A prepared statement of {@link SqliteDatabaseLike}. */
+/**
+ * A prepared statement of {@link SqliteDatabaseLike}.
+ *
+ * @example
+ * ```ts
+ * import type { SqliteStatementLike } from '@svc/webhooks/sqlite';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: SqliteStatementLike): SqliteStatementLike {
+ *   return value;
+ * }
+ * ```
+ */
 export interface SqliteStatementLike {
   /** The first row, or `undefined` (better-sqlite3, node:sqlite) or `null` (bun:sqlite) when none. */
   get(...params: (string | number)[]): unknown;

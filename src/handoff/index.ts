@@ -9,4 +9,5 @@
 
 export type { AcceptedVerdict } from '../core/verdict.js';
 export type { EnqueueResult, HandoffJob, HandoffRunner, HandoffTarget, RunJobOptions } from './job/types.js';
+export { HANDOFF_JOB_VERSION } from './job/types.js';
 export { type JobAction, type JobActionOptions, jobAction, jobError } from './job-action.js';

@@ -2,16 +2,38 @@
 import { WebhookError } from '../shared/errors.js';
 import type { InboxTransactions } from './transactions.js';
 
-/** A postgres.js transaction (`TransactionSql`): `unsafe(text)` resolves to the rows it returned. */
-interface PostgresJsTransactionLike {
+/**
+ * A postgres.js transaction (`TransactionSql`): `unsafe(text)` resolves to the rows it returned.
+ *
+ * @example
+ * ```ts
+ * import type { PostgresJsTransactionLike } from '@svc/webhooks/postgres';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: PostgresJsTransactionLike): PostgresJsTransactionLike {
+ *   return value;
+ * }
+ * ```
+ */
+export interface PostgresJsTransactionLike {
   unsafe(query: string): PromiseLike<ArrayLike<unknown>>;
 }
 
 /**
  * A postgres.js `Sql`: `begin(options, work)` runs `work` in a transaction on a connection reserved
  * for it. (The form with options, because TypeScript infers `T` from the last of `begin`'s overloads.)
+ *
+ * @example
+ * ```ts
+ * import type { PostgresJsLike, PostgresJsTransactionLike } from '@svc/webhooks/postgres';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: PostgresJsLike<PostgresJsTransactionLike>): PostgresJsLike<PostgresJsTransactionLike> {
+ *   return value;
+ * }
+ * ```
  */
-interface PostgresJsLike<T extends PostgresJsTransactionLike> {
+export interface PostgresJsLike<T extends PostgresJsTransactionLike> {
   begin(options: string, work: (tx: T) => Promise<unknown>): PromiseLike<unknown>;
 }
 

@@ -24,19 +24,55 @@ export interface InboxTransactions<Tx = unknown> {
   readonly locksDatabase?: boolean;
 }
 
-/** A `pg` Client (or a Pool's checked-out client): `query(text)` resolving to `{ rows }`. */
-interface PgQueryable {
+/**
+ * A `pg` Client (or a Pool's checked-out client): `query(text)` resolving to `{ rows }`.
+ *
+ * @example
+ * ```ts
+ * import type { PgQueryable } from '@svc/webhooks/postgres';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: PgQueryable): PgQueryable {
+ *   return value;
+ * }
+ * ```
+ */
+export interface PgQueryable {
   query(text: string): Promise<{ rows: unknown[] }>;
 }
 
-/** A checked-out client's `'error'` event (a `pg` PoolClient is an EventEmitter). */
-interface ErrorEvents {
+/**
+ * A checked-out client's `'error'` event (a `pg` PoolClient is an EventEmitter).
+ *
+ * @example
+ * ```ts
+ * import type { ErrorEvents } from '@svc/webhooks/postgres';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: ErrorEvents): ErrorEvents {
+ *   return value;
+ * }
+ * ```
+ */
+export interface ErrorEvents {
   on?(event: 'error', listener: (error: unknown) => void): unknown;
   removeListener?(event: 'error', listener: (error: unknown) => void): unknown;
 }
 
-/** A `pg` Pool: checks out a client that is given back with `release`. */
-interface PgPoolLike<C extends PgQueryable> {
+/**
+ * A `pg` Pool: checks out a client that is given back with `release`.
+ *
+ * @example
+ * ```ts
+ * import type { PgPoolLike, PgQueryable } from '@svc/webhooks/postgres';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: PgPoolLike<PgQueryable>): PgPoolLike<PgQueryable> {
+ *   return value;
+ * }
+ * ```
+ */
+export interface PgPoolLike<C extends PgQueryable> {
   connect(): Promise<C & ErrorEvents & { release(destroy?: unknown): void }>;
   readonly totalCount: number;
 }
@@ -111,8 +147,20 @@ export function pgTransactions<C extends PgQueryable>(db: C | PgPoolLike<C>): In
   };
 }
 
-/** A better-sqlite3 `Database` or a node:sqlite `DatabaseSync`. */
-interface SqliteLike {
+/**
+ * A better-sqlite3 `Database` or a node:sqlite `DatabaseSync`.
+ *
+ * @example
+ * ```ts
+ * import type { SqliteLike } from '@svc/webhooks/sqlite';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: SqliteLike): SqliteLike {
+ *   return value;
+ * }
+ * ```
+ */
+export interface SqliteLike {
   exec(sql: string): unknown;
   prepare(sql: string): { all(...params: never[]): unknown[] };
 }

@@ -16,6 +16,16 @@ export const MAIL_HEADER_NAMES = {
 
 /**
  * The header names an email-service parser reads; any of them can be renamed (case does not matter).
+ *
+ * @example
+ * ```ts
+ * import type { MailHeaderNames } from '@svc/webhooks';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: MailHeaderNames): MailHeaderNames {
+ *   return value;
+ * }
+ * ```
  */
 export interface MailHeaderNames extends HeaderNames {}
 

@@ -18,6 +18,16 @@ import type { MailEvent, MailWebhookEvent } from './types.js';
  * ```ts
  * const options: ParseMailEventOptions = { secretIndex: 0, headerNames: { event: 'X-AcmeMAIL-Event' } };
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { ParseMailEventOptions } from '@svc/webhooks';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: ParseMailEventOptions): ParseMailEventOptions {
+ *   return value;
+ * }
+ * ```
  */
 export interface ParseMailEventOptions {
   /** Which secret verified the signature (from `verifySignature`), carried into the event. */

@@ -7,6 +7,16 @@ import type { Clock } from '../shared/clock.js';
  * ```ts
  * createMailClient({ baseUrl, apiKey, onRateLimit: (w: RateLimitWait) => console.log(`waiting ${w.waitMs} ms`) });
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { RateLimitWait } from '@svc/webhooks/manage';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: RateLimitWait): RateLimitWait {
+ *   return value;
+ * }
+ * ```
  */
 export interface RateLimitWait {
   method: string;
@@ -25,6 +35,16 @@ export interface RateLimitWait {
  * @example
  * ```ts
  * const options: HttpClientOptions = { baseUrl: 'https://api.svcmail.example', requestTimeoutMs: 10_000, maxRetries: 5 };
+ * ```
+ *
+ * @example
+ * ```ts
+ * import type { HttpClientOptions } from '@svc/webhooks/manage';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: HttpClientOptions): HttpClientOptions {
+ *   return value;
+ * }
  * ```
  */
 export interface HttpClientOptions {

@@ -7,7 +7,7 @@
 
 export { type CrmClient, type CrmClientOptions, createCrmClient } from './crm-client.js';
 export type { CreateCrmWebhook, CrmDelivery, CrmWebhook, UpdateCrmWebhook } from './crm-types.js';
-export type { CallOptions } from './http-types.js';
+export type { CallOptions, HttpClientOptions, RateLimitWait } from './http-types.js';
 export { createMailClient, type MailClient, type MailClientOptions } from './mail-client.js';
 export type {
   CreateMailApiKey,
@@ -21,5 +21,13 @@ export type {
   UpdateMailWebhook,
 } from './mail-types.js';
 export { recoverFailedDeliveries } from './recovery.js';
-export type { RecoveryOptions, RecoveryProgress, RecoveryReport, WebhookRecovery } from './recovery-types.js';
+export type {
+  RecoveryGap,
+  RecoveryItem,
+  RecoveryOptions,
+  RecoveryOutcome,
+  RecoveryProgress,
+  RecoveryReport,
+  WebhookRecovery,
+} from './recovery-types.js';
 export type { RetryResult } from './retry-result.js';

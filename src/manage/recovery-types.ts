@@ -79,6 +79,16 @@ export type RecoveryProgress =
  * ```ts
  * const outcome: RecoveryOutcome = item.outcome; // 'succeeded' | 'still_failing' | …
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { RecoveryOutcome } from '@svc/webhooks/manage';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: RecoveryOutcome): RecoveryOutcome {
+ *   return value;
+ * }
+ * ```
  */
 export type RecoveryOutcome =
   | 'succeeded'
@@ -94,6 +104,16 @@ export type RecoveryOutcome =
  * @example
  * ```ts
  * for (const item of report.stillFailing) console.log(item.deliveryId, item.statusCode, item.error);
+ * ```
+ *
+ * @example
+ * ```ts
+ * import type { RecoveryItem } from '@svc/webhooks/manage';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: RecoveryItem): RecoveryItem {
+ *   return value;
+ * }
  * ```
  */
 export interface RecoveryItem {
@@ -118,6 +138,16 @@ export interface RecoveryItem {
  * @example
  * ```ts
  * if (hook.gap) console.warn(`cannot see deliveries between ${hook.gap.from} and ${hook.gap.to}`);
+ * ```
+ *
+ * @example
+ * ```ts
+ * import type { RecoveryGap } from '@svc/webhooks/manage';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: RecoveryGap): RecoveryGap {
+ *   return value;
+ * }
  * ```
  */
 export interface RecoveryGap {

@@ -130,6 +130,16 @@ export function isRetryable(code: WebhookErrorCode): boolean {
 
 /**
  * Options of {@link WebhookError}.
+ *
+ * @example
+ * ```ts
+ * import type { WebhookErrorOptions } from '@svc/webhooks';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: WebhookErrorOptions): WebhookErrorOptions {
+ *   return value;
+ * }
+ * ```
  */
 export interface WebhookErrorOptions {
   /** The underlying error (ES2022 `cause`); never sent to the webhook's sender. */

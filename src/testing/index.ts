@@ -20,18 +20,35 @@ export {
   type MailApi,
   type MailApiOptions,
 } from './api/mail-api.js';
+export type { MailApiCredential, MailApiScope } from './api/mail-api-types.js';
 export { createRealClock } from './clock/real-clock.js';
+export type { VirtualClockOptions } from './clock/virtual-clock.js';
 export { createVirtualClock, type VirtualClock } from './clock/virtual-clock.js';
+export type { InProcessHandler, TransportOptions } from './emitter/attempt.js';
 export { type CrmEmitter, createCrmEmitter } from './emitter/crm-emitter.js';
-export type { CrmEmitterOptions, CrmEmitterWebhook } from './emitter/crm-types.js';
-export { createMailEmitter, type MailEmitter } from './emitter/mail-emitter.js';
-export type { MailEmitterOptions, MailEmitterWebhook } from './emitter/mail-types.js';
 export type {
+  CreateCrmWebhookInput,
+  CrmDeliverySummary,
+  CrmEmitterOptions,
+  CrmEmitterWebhook,
+  UpdateCrmWebhookInput,
+} from './emitter/crm-types.js';
+export { createMailEmitter, type MailEmitter } from './emitter/mail-emitter.js';
+export type {
+  CreateMailWebhookInput,
+  MailEmitterOptions,
+  MailEmitterWebhook,
+  UpdateMailWebhookInput,
+} from './emitter/mail-types.js';
+export type {
+  AttemptKind,
   EmittedAttempt,
   EmittedDelivery,
   EmittedDeliveryStatus,
+  EmitterOptions,
   EmitterReport,
 } from './emitter/types.js';
+export type { FixturesOptions } from './fixtures/fixtures.js';
 export {
   createFixtures,
   crmData,
@@ -40,7 +57,13 @@ export {
   mailPayload,
 } from './fixtures/fixtures.js';
 export type { Overrides } from './fixtures/overrides.js';
+export type {
+  SignedCrmRequestOptions,
+  SignedMailRequestOptions,
+  SignedRequestCommon,
+} from './fixtures/signed-request.js';
 export { createSignedRequest } from './fixtures/signed-request.js';
 export { type InboxContractOptions, inboxContract } from './inbox-contract/contract.js';
 export type { InboxContractEffects } from './inbox-contract/types.js';
 export { type StoreContractOptions, storeContract } from './store-contract/contract.js';
+export type { UrlPolicyOptions } from './url-policy.js';

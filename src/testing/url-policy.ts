@@ -9,6 +9,16 @@ import { ipv4Internal, ipv6Internal, parseIpv4, parseIpv6 } from './ip-ranges.js
  * const policy: UrlPolicyOptions = { allowHosts: ['127.0.0.1'] };
  * checkWebhookUrl('http://127.0.0.1:3000/hooks', policy);
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { UrlPolicyOptions } from '@svc/webhooks/testing';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: UrlPolicyOptions): UrlPolicyOptions {
+ *   return value;
+ * }
+ * ```
  */
 export interface UrlPolicyOptions {
   /**

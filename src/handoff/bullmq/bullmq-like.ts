@@ -11,6 +11,16 @@ import type { Job, JobsOptions, Queue } from 'bullmq';
  * ```ts
  * const keep: BullmqAddOptions['removeOnComplete'] = { age: 3_600, count: 1_000 };
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { BullmqAddOptions } from '@svc/webhooks/bullmq';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: BullmqAddOptions): BullmqAddOptions {
+ *   return value;
+ * }
+ * ```
  */
 export type BullmqAddOptions = Pick<
   JobsOptions,
@@ -36,6 +46,16 @@ export type BullmqJobLike = Pick<
  * @example
  * ```ts
  * const queue: BullmqQueueLike = new Queue('svc-webhooks', { connection, prefix: '{svc-webhooks}' });
+ * ```
+ *
+ * @example
+ * ```ts
+ * import type { BullmqQueueLike } from '@svc/webhooks/bullmq';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: BullmqQueueLike): BullmqQueueLike {
+ *   return value;
+ * }
  * ```
  */
 export type BullmqQueueLike = Pick<Queue, 'name' | 'add' | 'getFailed' | 'getFailedCount' | 'getJob'>;

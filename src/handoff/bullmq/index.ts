@@ -4,6 +4,8 @@
  * `handoff: createBullmqHandoff({ queue })` acknowledges a delivery once Redis stored its job; worker
  * processes run the same handlers with `createBullmqWorker(receiver, …)`. See docs/handoff.md.
  */
+
+export type { BullmqAddOptions, BullmqQueueLike } from './bullmq-like.js';
 export {
   type BullmqDeadLetter,
   listBullmqDeadLetters,

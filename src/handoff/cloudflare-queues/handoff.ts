@@ -25,8 +25,18 @@ const encoder = new TextEncoder();
  * const handoff = createCloudflareQueueHandoff({ queue: env.WEBHOOKS });
  * console.log(handoff.maxBodyBytes); // 65536
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { CloudflareQueueHandoff } from '@svc/webhooks/cloudflare-queues';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: CloudflareQueueHandoff): CloudflareQueueHandoff {
+ *   return value;
+ * }
+ * ```
  */
-type CloudflareQueueHandoff = HandoffTarget & {
+export type CloudflareQueueHandoff = HandoffTarget & {
   readonly enqueueTimeoutMs: number;
   readonly maxBodyBytes: number;
 };

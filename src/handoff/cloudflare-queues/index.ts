@@ -5,4 +5,6 @@
  * your producer bindings; no Node API. See docs/handoff.md.
  */
 export { type CloudflareQueueConsumerOptions, createCloudflareQueueConsumer } from './consumer.js';
+export type { CloudflareQueueHandoff } from './handoff.js';
 export { createCloudflareQueueHandoff } from './handoff.js';
+export type { MessageBatchLike, MessageLike, QueueLike } from './queue-like.js';

@@ -3,7 +3,19 @@
  * of `@cloudflare/workers-types`), so neither the types package nor the runtime is imported.
  */
 
-/** A queue producer binding (`env.WEBHOOKS`: a `Queue`). */
+/**
+ * A queue producer binding (`env.WEBHOOKS`: a `Queue`).
+ *
+ * @example
+ * ```ts
+ * import type { QueueLike } from '@svc/webhooks/cloudflare-queues';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: QueueLike): QueueLike {
+ *   return value;
+ * }
+ * ```
+ */
 export type QueueLike = {
   send(
     body: unknown,
@@ -11,7 +23,19 @@ export type QueueLike = {
   ): Promise<unknown>;
 };
 
-/** One message handed to a Worker's `queue()` handler. */
+/**
+ * One message handed to a Worker's `queue()` handler.
+ *
+ * @example
+ * ```ts
+ * import type { MessageLike } from '@svc/webhooks/cloudflare-queues';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: MessageLike): MessageLike {
+ *   return value;
+ * }
+ * ```
+ */
 export type MessageLike = {
   readonly id: string;
   readonly body: unknown;
@@ -21,7 +45,19 @@ export type MessageLike = {
   retry(options?: { delaySeconds?: number }): void;
 };
 
-/** What a Worker's `queue(batch, env, ctx)` handler receives. */
+/**
+ * What a Worker's `queue(batch, env, ctx)` handler receives.
+ *
+ * @example
+ * ```ts
+ * import type { MessageBatchLike } from '@svc/webhooks/cloudflare-queues';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: MessageBatchLike): MessageBatchLike {
+ *   return value;
+ * }
+ * ```
+ */
 export type MessageBatchLike = {
   readonly queue: string;
   readonly messages: readonly MessageLike[];

@@ -12,6 +12,15 @@ import type { WebhookError } from '../../shared/errors.js';
  * The version of {@link HandoffJob} this library writes and reads. A job with another `v` (written by
  * hand, or by a version of this library with another format) is refused with `job_invalid`.
  * Version 2 added `mac`: version 1 jobs, which carry none, are refused.
+ *
+ * @example
+ * ```ts
+ * import { HANDOFF_JOB_VERSION, type HandoffJob } from '@svc/webhooks/handoff';
+ *
+ * export function isCurrent(job: HandoffJob): boolean {
+ *   return job.v === HANDOFF_JOB_VERSION;
+ * }
+ * ```
  */
 export const HANDOFF_JOB_VERSION = 2;
 

@@ -5,6 +5,16 @@
 
 /**
  * A pg-boss job as `work()` hands it over (the fields we read).
+ *
+ * @example
+ * ```ts
+ * import type { PgBossJobLike } from '@svc/webhooks/pg-boss';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: PgBossJobLike): PgBossJobLike {
+ *   return value;
+ * }
+ * ```
  */
 export interface PgBossJobLike {
   id: string;
@@ -20,6 +30,16 @@ export interface PgBossJobLike {
 
 /**
  * A stored job as `findJobs()` / `getJobById()` return it (the fields we read).
+ *
+ * @example
+ * ```ts
+ * import type { PgBossStoredJobLike } from '@svc/webhooks/pg-boss';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: PgBossStoredJobLike): PgBossStoredJobLike {
+ *   return value;
+ * }
+ * ```
  */
 export interface PgBossStoredJobLike {
   id: string;
@@ -37,6 +57,16 @@ export interface PgBossStoredJobLike {
 
 /**
  * Queue settings we create the queues with (pg-boss's own option names, seconds).
+ *
+ * @example
+ * ```ts
+ * import type { PgBossQueueSettings } from '@svc/webhooks/pg-boss';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: PgBossQueueSettings): PgBossQueueSettings {
+ *   return value;
+ * }
+ * ```
  */
 export interface PgBossQueueSettings {
   deadLetter?: string;
@@ -49,6 +79,16 @@ export interface PgBossQueueSettings {
 
 /**
  * A per-job outcome of a `perJobResults` handler.
+ *
+ * @example
+ * ```ts
+ * import type { PgBossJobResult } from '@svc/webhooks/pg-boss';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: PgBossJobResult): PgBossJobResult {
+ *   return value;
+ * }
+ * ```
  */
 export interface PgBossJobResult {
   id: string;
@@ -58,6 +98,16 @@ export interface PgBossJobResult {
 
 /**
  * The methods of pg-boss 12's `PgBoss` that the hand-off calls. Pass your own started instance.
+ *
+ * @example
+ * ```ts
+ * import type { PgBossLike } from '@svc/webhooks/pg-boss';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: PgBossLike): PgBossLike {
+ *   return value;
+ * }
+ * ```
  */
 export interface PgBossLike {
   send(name: string, data?: object | null, options?: { id?: string }): Promise<string | null>;

@@ -5,6 +5,14 @@
  * your own pg-boss 12 `PgBoss` instance (optional peer; Node ≥ 22.12 as pg-boss requires).
  * See docs/handoff.md.
  */
+
+export type {
+  PgBossJobLike,
+  PgBossJobResult,
+  PgBossLike,
+  PgBossQueueSettings,
+  PgBossStoredJobLike,
+} from './boss-like.js';
 export {
   listPgBossDeadLetters,
   type PgBossDeadLetter,
@@ -12,5 +20,6 @@ export {
   redrivePgBossDeadLetters,
 } from './dead-letters.js';
 export { createPgBossHandoff, type PgBossHandoff, type PgBossHandoffOptions } from './handoff.js';
+export type { PgBossQueueOptions, PgBossRetryPolicy } from './queues.js';
 export { createPgBossWorker, type PgBossWorker } from './worker.js';
 export type { PgBossWorkerOptions } from './worker-options.js';

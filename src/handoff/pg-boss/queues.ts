@@ -8,6 +8,16 @@ import type { PgBossLike, PgBossQueueSettings } from './boss-like.js';
  * Retry policy of the work queue, in pg-boss's own terms (seconds). The default is 10 retries with
  * exponential backoff from 2 s capped at 10 min: about 25 minutes of retries before a job is
  * dead-lettered, long enough for a database restart or a deploy, short enough to be noticed.
+ *
+ * @example
+ * ```ts
+ * import type { PgBossRetryPolicy } from '@svc/webhooks/pg-boss';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: PgBossRetryPolicy): PgBossRetryPolicy {
+ *   return value;
+ * }
+ * ```
  */
 export interface PgBossRetryPolicy {
   /** Retries after the first attempt (pg-boss `retryLimit`). Default 10. */
@@ -22,6 +32,16 @@ export interface PgBossRetryPolicy {
 
 /**
  * Queue settings shared by the hand-off and its workers.
+ *
+ * @example
+ * ```ts
+ * import type { PgBossQueueOptions } from '@svc/webhooks/pg-boss';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: PgBossQueueOptions): PgBossQueueOptions {
+ *   return value;
+ * }
+ * ```
  */
 export interface PgBossQueueOptions {
   /** The work queue's name. Default `'webhooks'`. */

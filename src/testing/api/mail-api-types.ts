@@ -8,6 +8,16 @@
  * const scopes: MailApiScope[] = ['read'];
  * mailApiHandlers(emitter, { keys: { zm_live_reader: { scopes } } });
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { MailApiScope } from '@svc/webhooks/testing';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: MailApiScope): MailApiScope {
+ *   return value;
+ * }
+ * ```
  */
 export type MailApiScope = 'send' | 'read' | 'domains' | 'suppress' | 'privacy' | 'admin';
 
@@ -18,6 +28,16 @@ export type MailApiScope = 'send' | 'read' | 'domains' | 'suppress' | 'privacy' 
  * ```ts
  * const limited: MailApiCredential = { scopes: ['admin'], rateLimitPerMinute: 5 };
  * mailApiHandlers(emitter, { keys: { zm_live_limited: limited } });
+ * ```
+ *
+ * @example
+ * ```ts
+ * import type { MailApiCredential } from '@svc/webhooks/testing';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: MailApiCredential): MailApiCredential {
+ *   return value;
+ * }
  * ```
  */
 export interface MailApiCredential {

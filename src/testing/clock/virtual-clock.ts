@@ -8,6 +8,16 @@ import { createTimerHeap, type Timer } from './timer-heap.js';
  * ```ts
  * const clock = createVirtualClock({ start: new Date('2025-01-01T00:00:00Z') });
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { VirtualClockOptions } from '@svc/webhooks/testing';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: VirtualClockOptions): VirtualClockOptions {
+ *   return value;
+ * }
+ * ```
  */
 export interface VirtualClockOptions {
   /** Start time, epoch ms or a `Date`. Default: the wall clock when the clock is created. */

@@ -8,6 +8,16 @@ import type { Clock } from '../../shared/clock.js';
  * const handler: InProcessHandler = (request) => receiver.handle(request);
  * const emitter = createMailEmitter({ handler });
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { InProcessHandler } from '@svc/webhooks/testing';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: InProcessHandler): InProcessHandler {
+ *   return value;
+ * }
+ * ```
  */
 export type InProcessHandler = (request: Request) => Promise<Response> | Response;
 
@@ -17,6 +27,16 @@ export type InProcessHandler = (request: Request) => Promise<Response> | Respons
  * @example
  * ```ts
  * createCrmEmitter({ allowPrivateNetworks: true, attemptTimeoutMs: 500 }); // real fetch, short limit
+ * ```
+ *
+ * @example
+ * ```ts
+ * import type { TransportOptions } from '@svc/webhooks/testing';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: TransportOptions): TransportOptions {
+ *   return value;
+ * }
  * ```
  */
 export interface TransportOptions {

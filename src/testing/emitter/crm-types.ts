@@ -29,6 +29,16 @@ export interface CrmEmitterWebhook {
  * ```ts
  * const hook = crm.createWebhook({ name: 'sales', url: 'https://hooks.example.com/crm', events: ['deal.won'] } satisfies CreateCrmWebhookInput);
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { CreateCrmWebhookInput } from '@svc/webhooks/testing';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: CreateCrmWebhookInput): CreateCrmWebhookInput {
+ *   return value;
+ * }
+ * ```
  */
 export type CreateCrmWebhookInput = {
   name: string;
@@ -49,6 +59,16 @@ export type CreateCrmWebhookInput = {
  * ```ts
  * crm.updateWebhook(id, { active: false } satisfies UpdateCrmWebhookInput);
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { UpdateCrmWebhookInput } from '@svc/webhooks/testing';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: UpdateCrmWebhookInput): UpdateCrmWebhookInput {
+ *   return value;
+ * }
+ * ```
  */
 export type UpdateCrmWebhookInput = {
   name?: string;
@@ -64,6 +84,16 @@ export type UpdateCrmWebhookInput = {
  * ```ts
  * const [latest]: CrmDeliverySummary[] = crm.listDeliveries(id);
  * expect(latest).toMatchObject({ statusCode: 200, attempts: 1, success: true });
+ * ```
+ *
+ * @example
+ * ```ts
+ * import type { CrmDeliverySummary } from '@svc/webhooks/testing';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: CrmDeliverySummary): CrmDeliverySummary {
+ *   return value;
+ * }
  * ```
  */
 export type CrmDeliverySummary = {

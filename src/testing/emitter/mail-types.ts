@@ -34,6 +34,16 @@ export interface MailEmitterWebhook {
  * const input: CreateMailWebhookInput = { url: 'https://hooks.example.com/mail', events: ['bounced'], description: 'prod' };
  * const { secret } = emitter.createWebhook(input);
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { CreateMailWebhookInput } from '@svc/webhooks/testing';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: CreateMailWebhookInput): CreateMailWebhookInput {
+ *   return value;
+ * }
+ * ```
  */
 export type CreateMailWebhookInput = {
   url: string;
@@ -53,6 +63,16 @@ export type CreateMailWebhookInput = {
  * @example
  * ```ts
  * emitter.updateWebhook(id, { status: 'active' } satisfies UpdateMailWebhookInput); // reactivate
+ * ```
+ *
+ * @example
+ * ```ts
+ * import type { UpdateMailWebhookInput } from '@svc/webhooks/testing';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: UpdateMailWebhookInput): UpdateMailWebhookInput {
+ *   return value;
+ * }
  * ```
  */
 export type UpdateMailWebhookInput = {

@@ -9,6 +9,16 @@ import type { TransportOptions } from './attempt.js';
  * ```ts
  * const manual = emitter.listDeliveries(id).filter((a) => a.kind === 'retry');
  * ```
+ *
+ * @example
+ * ```ts
+ * import type { AttemptKind } from '@svc/webhooks/testing';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: AttemptKind): AttemptKind {
+ *   return value;
+ * }
+ * ```
  */
 export type AttemptKind = 'scheduled' | 'retry' | 'test';
 
@@ -125,6 +135,16 @@ export type EmitterReport =
  * ```ts
  * const options: EmitterOptions = { clock, seed: 1, allowPrivateNetworks: true };
  * createCrmEmitter(options);
+ * ```
+ *
+ * @example
+ * ```ts
+ * import type { EmitterOptions } from '@svc/webhooks/testing';
+ *
+ * // Name the type where your code holds one: a helper's parameter or result.
+ * export function keep(value: EmitterOptions): EmitterOptions {
+ *   return value;
+ * }
  * ```
  */
 export interface EmitterOptions extends TransportOptions, UrlPolicyOptions {
