@@ -26,7 +26,7 @@ export type { Outcome } from './core/outcome.js';
 export type { BodyLimits, BodyReader, HeadersInput, ReceiveInput } from './core/receiver-types.js';
 export type { SecretRequest, SecretResolver } from './core/route-secrets.js';
 export type { Telemetry } from './core/telemetry.js';
-export type { Verdict } from './core/verdict.js';
+export type { FailedVerdict, RefusedVerdict, Verdict, VerdictFacts } from './core/verdict.js';
 export { type ConstructCrmEventOptions, constructCrmEvent } from './crm/construct-event.js';
 export type { CrmDedupKey } from './crm/dedup-key.js';
 export { CRM_EVENT_NAMES, type CrmEventName, isCrmEventName } from './crm/event-names.js';

@@ -6,8 +6,17 @@
  */
 import { isRetryable, WebhookError, type WebhookErrorCode } from '../shared/errors.js';
 
-/** What every verdict says about the delivery, as far as the request got. */
-interface VerdictFacts {
+/**
+ * What every verdict says about the delivery, as far as the request got.
+ *
+ * @example
+ * ```ts
+ * import type { Verdict, VerdictFacts } from '@svc/webhooks';
+ *
+ * const facts = (verdict: Verdict): VerdictFacts => verdict;
+ * ```
+ */
+export interface VerdictFacts {
   /** The service of the receiver that judged it (`'mail'`, `'crm'`, …). */
   readonly service: string;
   /** The delivery id, once the request got far enough to read it. */
@@ -41,6 +50,14 @@ export interface AcceptedVerdict extends VerdictFacts {
 /**
  * The delivery was refused before any handler ran, for a reason sending it again cannot fix (its
  * signature, size, shape or method; a hand-off job the receiver did not write). `error` says why.
+ *
+ * @example
+ * ```ts
+ * import type { RefusedVerdict, Verdict } from '@svc/webhooks';
+ *
+ * const refusal = (verdict: Verdict): RefusedVerdict | undefined =>
+ *   verdict.kind === 'refused' ? verdict : undefined;
+ * ```
  */
 export interface RefusedVerdict extends VerdictFacts {
   readonly kind: 'refused';
@@ -53,6 +70,14 @@ export interface RefusedVerdict extends VerdictFacts {
  * store or the queue engine failed, another attempt holds the claim, or the receiver is misconfigured.
  * `error` is the original error, unchanged (a handler's own `Error` with its stack for
  * `handler_failed`); `retryAfterMs`, when set, is when a retry can succeed at the earliest.
+ *
+ * @example
+ * ```ts
+ * import type { FailedVerdict, Verdict } from '@svc/webhooks';
+ *
+ * const retryIn = (verdict: Verdict): number | undefined =>
+ *   verdict.kind === 'failed' ? (verdict as FailedVerdict).retryAfterMs : undefined;
+ * ```
  */
 export interface FailedVerdict extends VerdictFacts {
   readonly kind: 'failed';

@@ -200,7 +200,7 @@ describe('inbox spans and outcomes (SQLite file)', () => {
       'svc_webhooks.attempt': 1,
       'svc_webhooks.verdict': 'handled',
     });
-    expect(outcomes.map((o) => [o.mode, o.verdict, o.attempt])).toEqual([
+    expect(outcomes.map((o) => [o.mode, o.kind, o.attempt])).toEqual([
       ['enqueue', 'queued', undefined],
       ['worker', 'handled', 1],
     ]);
@@ -237,7 +237,7 @@ describe('inbox spans and outcomes (SQLite file)', () => {
     expect(run).toBeDefined();
     const write = named('app write')[0]!;
     expect(write.parentSpanContext?.spanId).toBe(run!.spanContext().spanId);
-    expect(outcomes.map((o) => [o.mode, o.verdict, o.status])).toEqual([['direct', 'handled', 200]]);
+    expect(outcomes.map((o) => [o.mode, o.kind])).toEqual([['direct', 'handled']]);
     const attributes = JSON.stringify(spans.map((s) => s.attributes));
     expect(attributes).not.toContain(MAIL_SECRET);
     expect(attributes).not.toContain('secretive_body_value');
