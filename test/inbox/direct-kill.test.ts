@@ -8,16 +8,12 @@
  * and `INBOX_DIRECT_KILLS` (default 4) scale it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  createCrmEmitter,
-  createMailEmitter,
-  createVirtualClock,
-  type EmitterReport,
-} from '@svc/webhooks/testing';
+import { createCrmEmitter, createMailEmitter, createVirtualClock } from '@svc/webhooks/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, type PostgresServer, postgresAvailable, startPostgres } from '../support/servers.js';
+import { killTables, servicesRecord } from './kill-harness.js';
 import { type Receiving, spawnReceiving } from './spawn-receiving.js';
-import { type InboxDatabase, postgresDatabase, sqliteDatabase, uniqueTable } from './support.js';
+import { type InboxDatabase, postgresDatabase, sqliteDatabase } from './support.js';
 
 const DELIVERIES = Number(process.env.INBOX_DIRECT_KILL_DELIVERIES ?? 40);
 const KILLS = Number(process.env.INBOX_DIRECT_KILLS ?? 4);
@@ -41,19 +37,10 @@ function nextMidHandler(receiving: Receiving): Promise<boolean> {
 }
 
 async function directKillRun(db: InboxDatabase, dbEnv: Record<string, string>) {
-  const table = uniqueTable('direct_kill_inbox');
-  const business = uniqueTable('direct_kill_business');
-  // No unique constraint: a handler whose write committed twice would show as two rows.
-  await db.sql(`CREATE TABLE ${business} (delivery_id TEXT NOT NULL)`);
+  const { table, business } = await killTables(db, 'direct_kill');
   const port = await freePort();
   const clock = createVirtualClock();
-  const settled = new Map<string, string>();
-  const seen = { failedAttempts: 0, paused: 0 };
-  const onEvent = (report: EmitterReport) => {
-    if (report.type === 'delivery_settled') settled.set(report.delivery.id, report.delivery.status);
-    else if (report.type === 'attempt' && !report.attempt.success) seen.failedAttempts++;
-    else if (report.type === 'webhook_paused') seen.paused++;
-  };
+  const { settled, seen, onEvent } = servicesRecord();
   const mail = createMailEmitter({ clock, allowPrivateNetworks: true, seed: 31, onEvent });
   const crm = createCrmEmitter({ clock, allowPrivateNetworks: true, seed: 13, onEvent });
   const mailHook = mail.createWebhook({ url: `http://127.0.0.1:${port}/mail`, events: ['delivered'] });

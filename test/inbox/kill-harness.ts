@@ -19,18 +19,8 @@ const DEFAULT_DELIVERIES = Number(process.env.INBOX_KILL_DELIVERIES ?? 180);
 const DEFAULT_KILLS = Number(process.env.INBOX_KILLS ?? 5);
 export const TIMEOUT_MS = Math.max(240_000, DEFAULT_DELIVERIES * 500);
 
-export async function killRun(
-  db: InboxDatabase,
-  dbEnv: Record<string, string>,
-  { DELIVERIES, KILLS } = { DELIVERIES: DEFAULT_DELIVERIES, KILLS: DEFAULT_KILLS },
-) {
-  const table = uniqueTable('kill_inbox');
-  const business = uniqueTable('kill_business');
-  // No unique constraint: a handler whose write committed twice would show as two rows.
-  await db.sql(`CREATE TABLE ${business} (delivery_id TEXT NOT NULL)`);
-  const port = await freePort();
-  const clock = createVirtualClock();
-  // What the services record: each delivery's final status, failed attempts, pauses.
+/** What the services record: each delivery's final status, failed attempts, pauses. */
+export function servicesRecord() {
   const settled = new Map<string, string>();
   const seen = { failedAttempts: 0, paused: 0 };
   const onEvent = (report: EmitterReport) => {
@@ -38,6 +28,26 @@ export async function killRun(
     else if (report.type === 'attempt' && !report.attempt.success) seen.failedAttempts++;
     else if (report.type === 'webhook_paused') seen.paused++;
   };
+  return { settled, seen, onEvent };
+}
+
+/** A fresh inbox table name and a business table with no unique constraint (a double write shows as two rows). */
+export async function killTables(db: InboxDatabase, prefix: string) {
+  const table = uniqueTable(`${prefix}_inbox`);
+  const business = uniqueTable(`${prefix}_business`);
+  await db.sql(`CREATE TABLE ${business} (delivery_id TEXT NOT NULL)`);
+  return { table, business };
+}
+
+export async function killRun(
+  db: InboxDatabase,
+  dbEnv: Record<string, string>,
+  { DELIVERIES, KILLS } = { DELIVERIES: DEFAULT_DELIVERIES, KILLS: DEFAULT_KILLS },
+) {
+  const { table, business } = await killTables(db, 'kill');
+  const port = await freePort();
+  const clock = createVirtualClock();
+  const { settled, seen, onEvent } = servicesRecord();
   const mail = createMailEmitter({ clock, allowPrivateNetworks: true, seed: 29, onEvent });
   const crm = createCrmEmitter({ clock, allowPrivateNetworks: true, seed: 92, onEvent });
   const mailHook = mail.createWebhook({
