@@ -137,7 +137,9 @@ export function inboxStatements(table: string, dialect: Dialect) {
     extend: `UPDATE ${t} SET lease_until = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,
     settle: `UPDATE ${t} SET status = $3, run_at = $4, lease_until = NULL, last_error_code = $5, last_error_message = $6, attempts = attempts - $7 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,
     show: `SELECT * FROM ${t} WHERE id = $1`,
-    // Direct mode: a row's state by dedup key, and a failed run recorded after its rollback.
+    // Direct mode: the stale guard's condition (its claim carries it), a row's state by dedup key,
+    // and a failed run recorded after its rollback.
+    stale,
     state: `SELECT id, status, attempts, fence, lease_until FROM ${t} WHERE dedup_key = $1`,
     record: `UPDATE ${t} SET status = $3, run_at = $4, lease_until = NULL, last_error_code = $5, last_error_message = $6, attempts = attempts + 1, fence = fence + 1 WHERE id = $1 AND fence = $2 AND status IN ('received', 'failed', 'processing') RETURNING id`,
     // Observability: rows by status, and the oldest pending row's receipt.
