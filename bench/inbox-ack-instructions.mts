@@ -11,6 +11,8 @@
  * - `raw`: the raw single-row INSERT of bench/inbox.mts on a SQLite file (WAL, synchronous NORMAL,
  *   one prepared statement), the ceiling the goal is measured against.
  * - `verify`: node:crypto HMAC + timingSafeEqual + JSON.parse of the body (the raw receiver's work).
+ * - `schema`: the schema check alone (`zod/mini`) of the parsed body: what moving it to the worker
+ *   would take off the acknowledgement.
  * - `parse`: `receiver.receive()` without a hand-off or handler: verify, parse, schema (`ignored`).
  * - `handoff`: `receiver.receive()` with a hand-off target that stores nothing: verify, parse,
  *   schema, dedup key, the job and its MAC.
@@ -29,7 +31,7 @@ import { countsOf } from './callgrind.mjs';
 import { mailBody, signatureOf } from './support.mjs';
 
 const SECRET = 'whsec_bench_inbox_0123456789abcdefghij';
-const CONTENDERS = ['raw', 'verify', 'parse', 'handoff', 'row', 'inbox'] as const;
+const CONTENDERS = ['raw', 'verify', 'schema', 'parse', 'handoff', 'row', 'inbox'] as const;
 type Contender = (typeof CONTENDERS)[number];
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -79,6 +81,14 @@ async function loop(contender: Contender): Promise<void> {
       if (!timingSafeEqual(Buffer.from(signatureOf(body, SECRET)), Buffer.from(header)))
         throw new Error('did not verify');
       return JSON.parse(body.toString('utf8'));
+    };
+  } else if (contender === 'schema') {
+    const { mailParseSchemas } = await import('../src/mail/parse-schemas.js');
+    const { parseWithMini } = await import('../src/shared/mini-parse.js');
+    const schema = mailParseSchemas().get('delivered')!;
+    const payload = JSON.parse(body.toString('utf8'));
+    run = () => {
+      if (!parseWithMini(schema, payload).success) throw new Error('schema refused the body');
     };
   } else {
     const handoff =
@@ -146,7 +156,7 @@ async function main(): Promise<void> {
         '--loop',
         contender,
       ],
-      { stdio: ['pipe', 'pipe', 'inherit'] },
+      { stdio: ['pipe', 'pipe', 'ignore'] },
     );
     const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
     await lines.next(); // ready
