@@ -100,14 +100,29 @@ export function notifyChannel(table: string): string {
   return `${quoteTable(table, 'postgres').base}_wake`;
 }
 
-/** Rewrites `$n` parameters to `?` with the values in the order they appear (SQLite). */
+/** Rewritten texts of statements with parameters (a fixed set: values never enter their text). */
+const rewrites = new Map<string, { text: string; order: number[] }>();
+const REWRITES_LIMIT = 256;
+
+/**
+ * Rewrites `$n` parameters to `?` with the values in the order they appear (SQLite). The rewrite of
+ * a statement with parameters is kept: it is the same on every call (the INSERT of each delivery).
+ */
 export function toSqlite(text: string, params: readonly unknown[]): { text: string; params: unknown[] } {
-  const ordered: unknown[] = [];
-  const rewritten = text.replace(/\$(\d+)/g, (_, n: string) => {
-    ordered.push(params[Number(n) - 1]);
-    return '?';
-  });
-  return { text: rewritten, params: ordered };
+  let rewrite = rewrites.get(text);
+  if (!rewrite) {
+    const order: number[] = [];
+    const rewritten = text.replace(/\$(\d+)/g, (_, n: string) => {
+      order.push(Number(n) - 1);
+      return '?';
+    });
+    rewrite = { text: rewritten, order };
+    if (params.length > 0) {
+      if (rewrites.size >= REWRITES_LIMIT) rewrites.clear();
+      rewrites.set(text, rewrite);
+    }
+  }
+  return { text: rewrite.text, params: rewrite.order.map((i) => params[i]) };
 }
 
 /** The statements of an inbox table. */
