@@ -16,7 +16,7 @@
  *
  * Run: `npx tsx bench/inbox.mts [--write]` (`--write` updates docs/benchmarks.md). Env:
  * INBOX_BENCH_ROUNDS (3), INBOX_BENCH_ACKS (200 per round), INBOX_BENCH_ROWS (500 per round),
- * INBOX_BENCH_BACKLOG (100000), INBOX_BENCH_RUN (2000).
+ * INBOX_BENCH_BACKLOG (100000), INBOX_BENCH_RUN (2000), INBOX_BENCH_ONLY=ack (the acknowledgement alone).
  */
 import { createHmac, hkdfSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -41,6 +41,8 @@ const ROWS = env('INBOX_BENCH_ROWS', 500);
 const BACKLOG = env('INBOX_BENCH_BACKLOG', 100_000);
 const RUN = Math.min(env('INBOX_BENCH_RUN', 2_000), BACKLOG);
 const write = process.argv.includes('--write');
+/** `INBOX_BENCH_ONLY=ack`: the acknowledgement only (no throughput or memory runs; not with --write). */
+const ackOnly = process.env.INBOX_BENCH_ONLY === 'ack';
 const SECRET = 'whsec_bench_inbox_0123456789abcdefghij';
 const logger = () => {};
 const dir = mkdtempSync(join(tmpdir(), 'bench-inbox-'));
@@ -154,13 +156,20 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - started) / 1e3;
 }
 
-/** The raw INSERT: the inbox's columns and values, one row, as a hand-written receiver would. */
-function rawInsert(db: Db, table: string): (i: number) => Promise<unknown> {
+/**
+ * The raw INSERT: the inbox's columns and values, one row, as a hand-written receiver would.
+ * `notify` (PostgreSQL): the same statement returning the id and waking the table's listeners in
+ * the same round trip, as the inbox's INSERT does.
+ */
+function rawInsert(db: Db, table: string, notify = false): (i: number) => Promise<unknown> {
   const headers = String(template.headers);
   const columns =
     'dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, secret_index, headers, mac, body';
   if (db.name === 'PostgreSQL') {
-    const text = `INSERT INTO ${table} (${columns}) VALUES ($1, 'mail', 'delivered', $2, $3, $4, 'received', $3, $3, 0, $5, $6, $7) ON CONFLICT (dedup_key) DO NOTHING`;
+    const insert = `INSERT INTO ${table} (${columns}) VALUES ($1, 'mail', 'delivered', $2, $3, $4, 'received', $3, $3, 0, $5, $6, $7) ON CONFLICT (dedup_key) DO NOTHING`;
+    const text = notify
+      ? `WITH ins AS (${insert} RETURNING id) SELECT id, pg_notify('${table}_wake', '') FROM ins`
+      : insert;
     const bytes = Buffer.from(body);
     return (i) => pool.query(text, [`k${i}`, `d${i}`, Date.now(), `m${i}`, headers, template.mac, bytes]);
   }
@@ -173,34 +182,44 @@ function rawInsert(db: Db, table: string): (i: number) => Promise<unknown> {
   };
 }
 
-async function ackBench(db: Db): Promise<{ inbox: number; raw: number }> {
+interface AckResult {
+  inbox: number;
+  raw: number;
+  /** PostgreSQL: the raw INSERT with RETURNING and pg_notify, as the inbox sends it. */
+  notify?: number;
+}
+
+async function ackBench(db: Db): Promise<AckResult> {
   const inbox = db.inbox('ack_inbox');
   await inbox.migrate();
   const rawTable = db.inbox('ack_raw');
   await rawTable.migrate();
   const receiver = createMailReceiver({ secret: SECRET, handoff: inbox, logger });
-  const insert = rawInsert(db, 'ack_raw');
-  const p50s = { inbox: [] as number[], raw: [] as number[] };
+  const contenders: Array<[keyof AckResult, (i: number, request: Request) => Promise<unknown>]> = [
+    ['inbox', (_i, request) => receiver.handle(request)],
+    ['raw', rawInsert(db, 'ack_raw')],
+  ];
+  if (db.name === 'PostgreSQL') contenders.push(['notify', rawInsert(db, 'ack_raw', true)]);
+  const p50s = new Map(contenders.map(([name]) => [name, [] as number[]]));
   let n = 0;
   for (let round = 0; round < ROUNDS; round++) {
     const batch = await requests(ACKS);
-    const times = { inbox: [] as number[], raw: [] as number[] };
+    const times = new Map(contenders.map(([name]) => [name, [] as number[]]));
     // Interleaved one by one, the order flipped each round.
     for (const request of batch) {
-      const i = ++n;
-      const pair = [
-        async () => times.inbox.push(await timed(() => receiver.handle(request))),
-        async () => times.raw.push(await timed(() => insert(i))),
-      ];
-      if (round % 2) pair.reverse();
-      for (const run of pair) await run();
+      const order = round % 2 ? [...contenders].reverse() : contenders;
+      for (const [name, run] of order) {
+        const i = ++n;
+        times.get(name)!.push(await timed(() => run(i, request)));
+      }
     }
-    p50s.inbox.push(median(times.inbox));
-    p50s.raw.push(median(times.raw));
+    for (const [name, list] of times) p50s.get(name)!.push(median(list));
   }
   await inbox.close();
   await rawTable.close();
-  return { inbox: median(p50s.inbox), raw: median(p50s.raw) };
+  const result: AckResult = { inbox: median(p50s.get('inbox')!), raw: median(p50s.get('raw')!) };
+  if (p50s.has('notify')) result.notify = median(p50s.get('notify')!);
+  return result;
 }
 
 // --- worker throughput: createInboxWorker vs a raw claim-update loop ---------------------------------
@@ -336,7 +355,7 @@ for (const db of [postgres, sqlite]) {
   ackRows.push(
     `| ${db.name} | ${us(ack.inbox)} | ${us(ack.raw)} | ${(ack.inbox / ack.raw).toFixed(2)}× | ${ack.inbox / ack.raw <= 1.2 ? 'met' : 'missed'} |`,
   );
-  for (const concurrency of [1, 8]) {
+  for (const concurrency of ackOnly ? [] : [1, 8]) {
     const tp = await throughputBench(db, concurrency);
     console.log(db.name, 'throughput', concurrency, tp);
     tpRows.push(
@@ -344,7 +363,7 @@ for (const db of [postgres, sqlite]) {
     );
   }
 }
-for (const db of [postgres, sqlite]) {
+for (const db of ackOnly ? [] : [postgres, sqlite]) {
   const memory = await memoryBench(db);
   const first = memory.samples[1] ?? memory.samples[0]!;
   const last = memory.samples.at(-1)!;
@@ -392,7 +411,7 @@ a recursive CTE with a MAC function on SQLite; every row a valid job), then one 
 ${memRows.join('\n')}
 `;
 console.log(`\n${section}`);
-if (write) writeBenchSection('inbox', section);
+if (write && !ackOnly) writeBenchSection('inbox', section);
 
 raw.close();
 await pool.end();

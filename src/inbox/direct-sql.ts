@@ -9,31 +9,43 @@ function wholeNumbers(values: readonly number[]): void {
   }
 }
 
-/** `text` with its `$n` parameters replaced by the whole numbers `params[n - 1]`. */
-export function inlineNumbers(text: string, params: readonly number[]): string {
-  wholeNumbers(params);
-  return text.replace(/\$(\d+)/g, (_, n: string) => String(params[Number(n) - 1]));
+/** The row a direct run may take. */
+export interface DirectRow {
+  /** The inbox's checked, quoted table name. */
+  readonly table: string;
+  readonly dialect: 'postgres' | 'sqlite';
+  /** The stale guard's condition over the statement's own row (the inbox's `stale`). */
+  readonly stale: string;
+  readonly id: number;
+  /** The fencing token the row was read at. */
+  readonly fence: number;
+  readonly now: number;
 }
 
 /**
- * Claims the row `id` at `fence` for this transaction: it may run when waiting, or `processing` under
- * an ended lease (a worker died). On PostgreSQL a row another transaction holds is skipped (no wait):
- * no row returned means another run has it, or it moved on.
+ * The row `id` at `fence` when it may run: waiting, or `processing` under an ended lease (a worker
+ * died). On PostgreSQL a row another transaction holds is skipped (no wait).
  */
-export function directClaimStatement(
-  table: string,
-  dialect: 'postgres' | 'sqlite',
-  id: number,
-  fence: number,
-  now: number,
-  leaseMs: number,
-): string {
-  wholeNumbers([id, fence, now, leaseMs]);
+function runnable({ table, dialect, id, fence, now }: DirectRow): string {
+  wholeNumbers([id, fence, now]);
   const lock = dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
-  return `UPDATE ${table} SET status = 'processing', attempts = attempts + 1, fence = fence + 1, lease_until = ${now + leaseMs} WHERE id IN (SELECT id FROM ${table} WHERE id = ${id} AND fence = ${fence} AND (status IN ('received', 'failed') OR (status = 'processing' AND lease_until <= ${now}))${lock}) RETURNING id`;
+  return `id IN (SELECT id FROM ${table} WHERE id = ${id} AND fence = ${fence} AND (status IN ('received', 'failed') OR (status = 'processing' AND lease_until <= ${now}))${lock})`;
 }
 
-/** The stale guard of a claimed row, in the transaction: the worker's `supersede` (`$1` id, `$2` fence, `$3` now), inlined. */
-export function directSupersedeStatement(supersede: string, id: number, fence: number, now: number): string {
-  return inlineNumbers(supersede, [id, fence, now]);
+/**
+ * Claims the row for this transaction unless the stale guard holds (an event older than one of its
+ * key already handled): one statement for a row that runs. No row returned means the row is stale,
+ * another run has it, or it moved on; {@link directSupersedeStatement} then tells which.
+ */
+export function directClaimStatement(row: DirectRow, leaseMs: number): string {
+  wholeNumbers([leaseMs]);
+  return `UPDATE ${row.table} SET status = 'processing', attempts = attempts + 1, fence = fence + 1, lease_until = ${row.now + leaseMs} WHERE ${runnable(row)} AND NOT (${row.stale}) RETURNING id`;
+}
+
+/**
+ * The stale guard, after a claim that took nothing: marks the row `superseded` (a run of it, fenced,
+ * that runs no handler) when it may run and is stale. No row returned: another run has it.
+ */
+export function directSupersedeStatement(row: DirectRow): string {
+  return `UPDATE ${row.table} SET status = 'superseded', attempts = attempts + 1, fence = fence + 1, lease_until = NULL, handled_at = ${row.now} WHERE ${runnable(row)} AND (${row.stale}) RETURNING id`;
 }

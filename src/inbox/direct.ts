@@ -122,16 +122,21 @@ export function createDirectInbox<Tx>(options: DirectInboxOptions<Tx>): HandoffT
         timeoutMs: budget,
         extendLease: false,
         begin: async (execute) => {
-          const now = queue.clock.now();
-          const claim = directClaimStatement(queue.table, queue.db.dialect, id, fence, now, runner.leaseMs);
-          if ((await execute(claim)) !== 1) {
-            claimed = false;
-            return failed(runner.service, 'delivery_in_progress', undefined, facts, 1_000);
-          }
-          // The stale guard: an event older than one of its key already handled never runs.
-          if ((await execute(directSupersedeStatement(queue.statements.supersede, id, fence + 1, now))) === 1)
+          const target = {
+            table: queue.table,
+            dialect: queue.db.dialect,
+            stale: queue.statements.stale,
+            id,
+            fence,
+            now: queue.clock.now(),
+          };
+          // The claim carries the stale guard: a row that runs costs this one statement.
+          if ((await execute(directClaimStatement(target, runner.leaseMs))) === 1) return undefined;
+          // An event older than one of its key already handled never runs.
+          if ((await execute(directSupersedeStatement(target))) === 1)
             return accepted('ignored', runner.service, job.deliveryId, job.event);
-          return undefined;
+          claimed = false;
+          return failed(runner.service, 'delivery_in_progress', undefined, facts, 1_000);
         },
         // At the deadline the sender gets 503 now; the transaction waits for the handlers.
         onVerdict: (verdict) => {

@@ -4,7 +4,7 @@
  * worker uses (claim, supersede, extend, settle), reached through {@link queueOf}.
  */
 
-import { jobBodyBytes } from '../handoff/job/job-body.js';
+import { jobBodyBytes, jobParsedEvent } from '../handoff/job/job-body.js';
 import type { EnqueueResult, HandoffJob, HandoffTarget } from '../handoff/job/types.js';
 import type { Clock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
@@ -137,9 +137,17 @@ export function queueOf(inbox: Inbox): InboxQueue {
 
 const decoder = new TextDecoder();
 
-function parsePayload(bytes: Uint8Array): unknown {
+/**
+ * The JSON body of `job` as the ordering key and event time read it: the receiver's own parse when it
+ * handed one over (the email event's `payload`, the CRM event's `envelope`: the schemas keep unknown
+ * fields), else parsed from `body` (a quarantined delivery, a job built elsewhere).
+ */
+function payloadOf(job: HandoffJob, body: Uint8Array): unknown {
+  const event = jobParsedEvent(job) as { payload?: unknown; envelope?: unknown } | undefined;
+  const parsed = job.service === 'crm' ? event?.envelope : event?.payload;
+  if (parsed !== undefined) return parsed;
   try {
-    return JSON.parse(decoder.decode(bytes));
+    return JSON.parse(decoder.decode(body));
   } catch {
     return undefined; // a body that does not parse is refused by the receiver before it gets here
   }
@@ -166,9 +174,10 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
     return conditions;
   }
 
-  async function enqueue(job: HandoffJob, problem?: WebhookError, delayMs = 0): Promise<EnqueueResult> {
+  /** Inserts `job`'s row unless its dedup key has one; resolves the new row's id, or undefined. */
+  async function insert(job: HandoffJob, problem?: WebhookError, delayMs = 0): Promise<unknown> {
     const body = jobBodyBytes(job);
-    const payload = parsePayload(body);
+    const payload = payloadOf(job, body);
     const input = { service: job.service, event: job.event, payload };
     const now = clock.now();
     const rows = await db.query(sql.insert, [
@@ -189,7 +198,11 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
       problem?.code ?? null,
       problem?.message.slice(0, 500) ?? null,
     ]);
-    return rows.length === 1 ? 'enqueued' : 'duplicate';
+    return rows[0]?.id;
+  }
+
+  async function enqueue(job: HandoffJob, problem?: WebhookError): Promise<EnqueueResult> {
+    return (await insert(job, problem)) === undefined ? 'duplicate' : 'enqueued';
   }
 
   const inbox: Inbox = {
@@ -307,7 +320,10 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
       // open transaction would wait for that transaction.
       const [known] = await db.query(sql.state, [job.dedupKey]);
       if (known) return known;
-      await enqueue(job, undefined, delayMs);
+      // The row just inserted is in the state the DDL's defaults give it: no read back.
+      const id = await insert(job, undefined, delayMs);
+      if (id !== undefined) return { id, status: 'received', attempts: 0, fence: 0, lease_until: null };
+      // Another copy of the delivery inserted it first.
       const [row] = await db.query(sql.state, [job.dedupKey]);
       if (!row) throw new WebhookError('store_unavailable', 'inbox: the row just written is not there.');
       return row;

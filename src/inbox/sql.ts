@@ -100,14 +100,29 @@ export function notifyChannel(table: string): string {
   return `${quoteTable(table, 'postgres').base}_wake`;
 }
 
-/** Rewrites `$n` parameters to `?` with the values in the order they appear (SQLite). */
+/** Rewritten texts of statements with parameters (a fixed set: values never enter their text). */
+const rewrites = new Map<string, { text: string; order: number[] }>();
+const REWRITES_LIMIT = 256;
+
+/**
+ * Rewrites `$n` parameters to `?` with the values in the order they appear (SQLite). The rewrite of
+ * a statement with parameters is kept: it is the same on every call (the INSERT of each delivery).
+ */
 export function toSqlite(text: string, params: readonly unknown[]): { text: string; params: unknown[] } {
-  const ordered: unknown[] = [];
-  const rewritten = text.replace(/\$(\d+)/g, (_, n: string) => {
-    ordered.push(params[Number(n) - 1]);
-    return '?';
-  });
-  return { text: rewritten, params: ordered };
+  let rewrite = rewrites.get(text);
+  if (!rewrite) {
+    const order: number[] = [];
+    const rewritten = text.replace(/\$(\d+)/g, (_, n: string) => {
+      order.push(Number(n) - 1);
+      return '?';
+    });
+    rewrite = { text: rewritten, order };
+    if (params.length > 0) {
+      if (rewrites.size >= REWRITES_LIMIT) rewrites.clear();
+      rewrites.set(text, rewrite);
+    }
+  }
+  return { text: rewrite.text, params: rewrite.order.map((i) => params[i]) };
 }
 
 /** The statements of an inbox table. */
@@ -137,7 +152,9 @@ export function inboxStatements(table: string, dialect: Dialect) {
     extend: `UPDATE ${t} SET lease_until = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,
     settle: `UPDATE ${t} SET status = $3, run_at = $4, lease_until = NULL, last_error_code = $5, last_error_message = $6, attempts = attempts - $7 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,
     show: `SELECT * FROM ${t} WHERE id = $1`,
-    // Direct mode: a row's state by dedup key, and a failed run recorded after its rollback.
+    // Direct mode: the stale guard's condition (its claim carries it), a row's state by dedup key,
+    // and a failed run recorded after its rollback.
+    stale,
     state: `SELECT id, status, attempts, fence, lease_until FROM ${t} WHERE dedup_key = $1`,
     record: `UPDATE ${t} SET status = $3, run_at = $4, lease_until = NULL, last_error_code = $5, last_error_message = $6, attempts = attempts + 1, fence = fence + 1 WHERE id = $1 AND fence = $2 AND status IN ('received', 'failed', 'processing') RETURNING id`,
     // Observability: rows by status, and the oldest pending row's receipt.

@@ -68,7 +68,8 @@ export async function enqueueDelivery(
   if (traceparent !== undefined) signed.traceparent = traceparent;
   const mac = await jobMac(options.secrets[delivery.secretIndex]!, signed, delivery.body);
   const job: HandoffJob = { ...signed, body: toBase64(delivery.body), mac };
-  rememberJobBody(job, delivery.body);
+  // The database inbox reads the event's fields from the parse above instead of parsing again.
+  rememberJobBody(job, delivery.body, delivery.quarantine ? undefined : event);
   const timeoutMs = target.enqueueTimeoutMs ?? options.storeTimeoutMs;
   const controller = new AbortController();
   const fields = { service, deliveryId, event: name, dedupKey };

@@ -13,8 +13,21 @@ const MAX_JOB_BODY_CHARS = 4 * Math.ceil(MAX_HANDOFF_BODY_BYTES / 3);
 
 const MAC = /^[0-9a-f]{64}$/;
 
-/** Base64 of `bytes`, in chunks so large bodies do not overflow the argument list. */
+/** Node's and Bun's `Buffer`, a global there (no `node:` import): where present, it encodes natively. */
+const NativeBuffer = (
+  globalThis as {
+    Buffer?: { from(b: ArrayBufferLike, offset: number, length: number): { toString(e: 'base64'): string } };
+  }
+).Buffer;
+
+/**
+ * Base64 of `bytes`: natively where `Buffer` exists (the receiver's hand-off step encodes every
+ * body: docs/benchmarks.md "Inbox acknowledgement"), else through `btoa` in chunks so large bodies
+ * do not overflow the argument list.
+ */
 export function toBase64(bytes: Uint8Array): string {
+  if (NativeBuffer)
+    return NativeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) {
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));

@@ -1,0 +1,186 @@
+/**
+ * Where an inbox-mode acknowledgement's work goes, counted by Valgrind's callgrind (instructions per
+ * delivery: deterministic where times on a shared machine are not). Each contender runs in a child
+ * under callgrind with counting off; after a warm-up (JIT) counting is turned on for `--requests`
+ * deliveries only. SQLite runs in the process, so its INSERT is counted too; a PostgreSQL INSERT is a
+ * round trip whose server side no client count sees, so it is not among them.
+ *
+ *   npx tsx bench/inbox-ack-instructions.mts [contender …] [--requests 5000] [--warm 5000]
+ *
+ * Contenders (a signed 200-byte email `delivered`, new delivery id each time; all by default):
+ * - `raw`: the raw single-row INSERT of bench/inbox.mts on a SQLite file (WAL, synchronous NORMAL,
+ *   one prepared statement), the ceiling the goal is measured against.
+ * - `verify`: node:crypto HMAC + timingSafeEqual + JSON.parse of the body (the raw receiver's work).
+ * - `schema`: the schema check alone (`zod/mini`) of the parsed body: what moving it to the worker
+ *   would take off the acknowledgement.
+ * - `parse`: `receiver.receive()` without a hand-off or handler: verify, parse, schema (`ignored`).
+ * - `handoff`: `receiver.receive()` with a hand-off target that stores nothing: verify, parse,
+ *   schema, dedup key, the job and its MAC.
+ * - `row`: the same with the inbox's `enqueue` over a database that answers at once (the row's
+ *   fields and the INSERT's parameters, no SQL run).
+ * - `inbox`: `receiver.receive()` in inbox mode on a SQLite file (the whole acknowledgement).
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { countsOf } from './callgrind.mjs';
+import { mailBody, signatureOf } from './support.mjs';
+
+const SECRET = 'whsec_bench_inbox_0123456789abcdefghij';
+const CONTENDERS = ['raw', 'verify', 'schema', 'parse', 'handoff', 'row', 'inbox'] as const;
+type Contender = (typeof CONTENDERS)[number];
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(name);
+  return i === -1 ? fallback : Number(process.argv[i + 1]);
+};
+
+if (process.argv[2] === '--loop') await loop(process.argv[3] as Contender);
+else await main();
+
+/** Child: builds one contender, then runs as many deliveries as each stdin line asks. */
+async function loop(contender: Contender): Promise<void> {
+  const { createMailReceiver } = await import('../src/index.js');
+  const { createSqliteInbox } = await import('../src/sqlite.js');
+  const { createInbox } = await import('../src/inbox/inbox.js');
+  const { openRawSqlite } = await import('../test/support/sqlite.js');
+  const dir = mkdtempSync(join(tmpdir(), 'bench-ack-count-'));
+  const body = mailBody(200);
+  const signature = signatureOf(body, SECRET);
+  let n = 0;
+  const headers = () => ({
+    'x-svcmail-sig': signature,
+    'x-svcmail-event': 'delivered',
+    'x-svcmail-id': `dlv_${++n}`,
+  });
+  const logger = () => {};
+  let run: () => unknown;
+  if (contender === 'raw') {
+    const db = openRawSqlite(join(dir, 'raw.sqlite'));
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
+    const inbox = createSqliteInbox({ path: join(dir, 'raw.sqlite'), table: 'ack_raw' });
+    await inbox.migrate();
+    await inbox.close();
+    const insert = db.prepare(
+      `INSERT INTO ack_raw (dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, secret_index, headers, mac, body) VALUES (?, 'mail', 'delivered', ?, ?, ?, 'received', ?, ?, 0, ?, ?, ?) ON CONFLICT (dedup_key) DO NOTHING`,
+    );
+    const headerText = JSON.stringify({ 'x-svcmail-event': 'delivered', 'x-svcmail-id': 'dlv_0' });
+    const mac = 'a'.repeat(64);
+    run = () => {
+      const i = ++n;
+      const now = Date.now();
+      insert.run(`k${i}`, `d${i}`, now, `m${i}`, now, now, headerText, mac, body as never);
+    };
+  } else if (contender === 'verify') {
+    run = () => {
+      const header = signature;
+      if (header.length !== 71 || !header.startsWith('sha256=')) throw new Error('malformed');
+      if (!timingSafeEqual(Buffer.from(signatureOf(body, SECRET)), Buffer.from(header)))
+        throw new Error('did not verify');
+      return JSON.parse(body.toString('utf8'));
+    };
+  } else if (contender === 'schema') {
+    const { mailParseSchemas } = await import('../src/mail/parse-schemas.js');
+    const { parseWithMini } = await import('../src/shared/mini-parse.js');
+    const schema = mailParseSchemas().get('delivered')!;
+    const payload = JSON.parse(body.toString('utf8'));
+    run = () => {
+      if (!parseWithMini(schema, payload).success) throw new Error('schema refused the body');
+    };
+  } else {
+    const handoff =
+      contender === 'handoff'
+        ? { enqueue: async () => 'enqueued' as const }
+        : contender === 'row'
+          ? createInbox(
+              {
+                dialect: 'sqlite',
+                query: async () => [{ id: 1 }],
+                exec: async () => {},
+                close: async () => {},
+              },
+              {},
+              { now: () => Date.now() } as never,
+              'ack_inbox',
+            )
+          : contender === 'inbox'
+            ? createSqliteInbox({ path: join(dir, 'inbox.sqlite'), table: 'ack_inbox' })
+            : undefined;
+    if (contender === 'inbox') await (handoff as { migrate(): Promise<void> }).migrate();
+    const receiver = createMailReceiver({ secret: SECRET, logger, ...(handoff ? { handoff } : {}) });
+    const expected = handoff ? 'queued' : 'ignored';
+    run = async () => {
+      const verdict = await receiver.receive({ body, headers: headers() });
+      if (verdict.kind !== expected) throw new Error(`${contender}: ${JSON.stringify(verdict)}`);
+    };
+  }
+  const lines = createInterface({ input: process.stdin });
+  process.once('SIGTERM', () => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  });
+  process.stdout.write('ready\n');
+  for await (const line of lines) {
+    for (let i = Number(line); i > 0; i--) {
+      const result = run();
+      if (result instanceof Promise) await result;
+    }
+    process.stdout.write('done\n');
+  }
+}
+
+/** Counts each contender asked for (all by default) and prints instructions per delivery. */
+async function main(): Promise<void> {
+  const asked = process.argv.slice(2).filter((a) => (CONTENDERS as readonly string[]).includes(a));
+  const requests = arg('--requests', 5_000);
+  const warm = arg('--warm', 5_000);
+  for (const contender of (asked.length ? asked : CONTENDERS) as Contender[]) {
+    const out = join(tmpdir(), `svc-ack-instructions-${process.pid}-${contender}.out`);
+    const child = spawn(
+      'valgrind',
+      [
+        '--tool=callgrind',
+        '--instr-atstart=no',
+        `--callgrind-out-file=${out}`,
+        process.execPath,
+        // As bench/instructions.mts: JIT and collector at the same points of every run.
+        '--single-threaded',
+        '--predictable-gc-schedule',
+        '--initial-old-space-size=2048',
+        '--import',
+        'tsx',
+        fileURLToPath(import.meta.url),
+        '--loop',
+        contender,
+      ],
+      { stdio: ['pipe', 'pipe', 'ignore'] },
+    );
+    const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+    await lines.next(); // ready
+    const step = async (count: number) => {
+      child.stdin!.write(`${count}\n`);
+      await lines.next();
+    };
+    await step(warm);
+    execFileSync('callgrind_control', ['-i', 'on', String(child.pid)]);
+    await step(requests);
+    execFileSync('callgrind_control', ['-i', 'off', String(child.pid)]);
+    await stop(child);
+    const { total, collector } = countsOf(readFileSync(out, 'utf8'));
+    rmSync(out, { force: true });
+    const per = (x: number) => Math.round(x / requests).toLocaleString('en-US');
+    console.log(
+      `${contender}: ${per(total)} instructions per delivery, ${per(total - collector)} without the garbage collector`,
+    );
+  }
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
