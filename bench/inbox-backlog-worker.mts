@@ -29,18 +29,27 @@ const inbox: Inbox = pool
 // The same secret as bench/inbox.mts: the rows' job MACs are made with it.
 const receiver = createMailReceiver({ secret: 'whsec_bench_inbox_0123456789abcdefghij', logger: () => {} });
 
-type Sample = { handled: number; seconds: number; rssMb: number; heapMb: number; externalMb: number };
+type Sample = {
+  handled: number;
+  seconds: number;
+  rssMb: number;
+  heapMb: number;
+  /** The V8 heap's reserved size (its young generation grows with the allocation rate). */
+  heapTotalMb: number;
+  externalMb: number;
+};
 const samples: Sample[] = [];
 const started = process.hrtime.bigint();
 const sample = (handled: number) => {
   gc();
-  const { rss, heapUsed, external } = process.memoryUsage();
+  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   samples.push({
     handled,
     seconds,
     rssMb: rss / 2 ** 20,
     heapMb: heapUsed / 2 ** 20,
+    heapTotalMb: heapTotal / 2 ** 20,
     externalMb: external / 2 ** 20,
   });
 };

@@ -292,7 +292,14 @@ async function throughputBench(db: Db, concurrency: number): Promise<{ inbox: nu
 // --- memory under a backlog -------------------------------------------------------------------------
 interface MemoryResult {
   seedSeconds: number | undefined;
-  samples: Array<{ handled: number; seconds: number; rssMb: number; heapMb: number; externalMb: number }>;
+  samples: Array<{
+    handled: number;
+    seconds: number;
+    rssMb: number;
+    heapMb: number;
+    heapTotalMb: number;
+    externalMb: number;
+  }>;
   rate: number;
   /** Three `inbox.stats()` over the backlog, ms. */
   statsMs: number[];
