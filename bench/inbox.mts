@@ -11,17 +11,23 @@
  *   its body, runs the handler and marks it handled. Same rows, reseeded each round.
  * - Memory under a backlog: BACKLOG rows seeded in SQL (`generate_series` with pgcrypto's HMAC on
  *   PostgreSQL, a recursive CTE with a MAC function on SQLite: every row a valid job), then a
- *   worker runs RUN of them while RSS and heap are sampled. Default 100 000 rows;
+ *   worker in a fresh process (bench/inbox-backlog-worker.mts) runs RUN of them while its RSS and
+ *   heap (after a full collection) are sampled SAMPLES times. Default 100 000 rows;
  *   `INBOX_BENCH_BACKLOG=1000000` for the documented figure.
  *
- * Run: `npx tsx bench/inbox.mts [--write]` (`--write` updates docs/benchmarks.md). Env:
- * INBOX_BENCH_ROUNDS (3), INBOX_BENCH_ACKS (200 per round), INBOX_BENCH_ROWS (500 per round),
- * INBOX_BENCH_BACKLOG (100000), INBOX_BENCH_RUN (2000), INBOX_BENCH_ONLY=ack (the acknowledgement alone).
+ * Run: `npx tsx bench/inbox.mts [--write] [--backlog-only]` (`--write` updates docs/benchmarks.md;
+ * `--backlog-only` runs the backlog part alone and only prints). Env: INBOX_BENCH_ROUNDS (3),
+ * INBOX_BENCH_ACKS (200 per round), INBOX_BENCH_ROWS (500 per round), INBOX_BENCH_BACKLOG (100000),
+ * INBOX_BENCH_RUN (2000), INBOX_BENCH_SAMPLES (10), INBOX_BENCH_BACKLOG_DBS (`postgresql,sqlite`),
+ * INBOX_BENCH_BACKLOG_FILE (keep the SQLite backlog in this file and reuse it in the next run),
+ * INBOX_BENCH_ONLY=ack (the acknowledgement alone).
  */
+import { spawnSync } from 'node:child_process';
 import { createHmac, hkdfSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { HANDOFF_MAC_INFO } from '../src/handoff/job/job-mac.js';
 import { createMailReceiver } from '../src/index.js';
@@ -40,6 +46,9 @@ const ACKS = env('INBOX_BENCH_ACKS', 200);
 const ROWS = env('INBOX_BENCH_ROWS', 500);
 const BACKLOG = env('INBOX_BENCH_BACKLOG', 100_000);
 const RUN = Math.min(env('INBOX_BENCH_RUN', 2_000), BACKLOG);
+const SAMPLES = env('INBOX_BENCH_SAMPLES', 10);
+const BACKLOG_DBS = (process.env.INBOX_BENCH_BACKLOG_DBS ?? 'postgresql,sqlite').split(',');
+const backlogOnly = process.argv.includes('--backlog-only');
 const write = process.argv.includes('--write');
 /** `INBOX_BENCH_ONLY=ack`: the acknowledgement only (no throughput or memory runs; not with --write). */
 const ackOnly = process.env.INBOX_BENCH_ONLY === 'ack';
@@ -113,10 +122,13 @@ function macOf(deliveryId: string, receivedAt: number): string {
   length.writeUInt32BE(fields.length);
   return createHmac('sha256', jobKey).update(length).update(fields).update(body).digest('hex');
 }
-raw.function('bench_mac', (id, at) => macOf(`d_${id}`, Number(at)));
+/** Gives a SQLite connection the `bench_mac` function the seeding statement calls. */
+const withMac = (connection: typeof raw) =>
+  connection.function('bench_mac', (id, at) => macOf(`d_${id}`, Number(at)));
+withMac(raw);
 
 /** Inserts `count` runnable rows (ids d_<from>…) in one statement; distinct ordering keys. */
-async function seed(db: Db, table: string, from: number, count: number): Promise<void> {
+async function seed(db: Db, table: string, from: number, count: number, connection = raw): Promise<void> {
   const at = Date.now();
   const [f0, f1, f2, f3] = fieldParts(at);
   const [h0, h1] = headersParts;
@@ -131,7 +143,7 @@ async function seed(db: Db, table: string, from: number, count: number): Promise
       [at, from, f0, f1, f2, f3, h0, h1, Buffer.from(body), jobKey, count],
     );
   } else {
-    raw
+    connection
       .prepare(
         `WITH RECURSIVE s(n) AS (SELECT CAST(? AS INTEGER) UNION ALL SELECT n + 1 FROM s WHERE n < ?)
          INSERT INTO ${table} (dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, secret_index, headers, mac, body)
@@ -299,48 +311,80 @@ async function throughputBench(db: Db, concurrency: number): Promise<{ inbox: nu
 
 // --- memory under a backlog -------------------------------------------------------------------------
 interface MemoryResult {
-  seedSeconds: number;
-  samples: Array<{ handled: number; rssMb: number; heapMb: number }>;
+  seedSeconds: number | undefined;
+  samples: Array<{
+    handled: number;
+    seconds: number;
+    rssMb: number;
+    heapMb: number;
+    heapTotalMb: number;
+    externalMb: number;
+  }>;
   rate: number;
+  /** Three `inbox.stats()` over the backlog, ms. */
+  statsMs: number[];
 }
 
+/**
+ * Seeds BACKLOG rows here, then runs the worker over them in a fresh process
+ * (bench/inbox-backlog-worker.mts), so its memory is the worker's alone, not the seeding's. With
+ * INBOX_BENCH_BACKLOG_FILE the SQLite backlog is kept in that file and reused by the next run when
+ * it is still there (each run handles the next RUN rows of it).
+ */
 async function memoryBench(db: Db): Promise<MemoryResult> {
-  await db.sql('DROP TABLE IF EXISTS backlog_inbox');
-  const inbox = db.inbox('backlog_inbox');
-  await inbox.migrate();
-  const seedStarted = Date.now();
-  for (let from = 1; from <= BACKLOG; from += 100_000)
-    await seed(db, 'backlog_inbox', from, Math.min(100_000, BACKLOG - from + 1));
-  const seedSeconds = (Date.now() - seedStarted) / 1000;
-  if (db.name === 'PostgreSQL') await db.sql('ANALYZE backlog_inbox');
-  const receiver = createMailReceiver({ secret: SECRET, logger });
-  const samples: MemoryResult['samples'] = [];
-  const every = Math.max(1, Math.floor(RUN / 10));
-  let handled = 0;
-  let done!: () => void;
-  const all = new Promise<void>((resolve) => {
-    done = resolve;
-  });
-  const sample = () => {
-    const { rss, heapUsed } = process.memoryUsage();
-    samples.push({ handled, rssMb: rss / 2 ** 20, heapMb: heapUsed / 2 ** 20 });
-  };
-  receiver.on('delivered', () => {
-    handled++;
-    if (handled % every === 0) sample();
-    if (handled === RUN) done();
-  });
-  globalThis.gc?.();
-  sample();
-  const worker = createInboxWorker({ receiver, inbox, concurrency: 8, pollMs: 20 });
-  const started = process.hrtime.bigint();
-  worker.start();
-  await all;
-  await worker.stop();
-  const rate = RUN / (Number(process.hrtime.bigint() - started) / 1e9);
-  await inbox.close();
-  await db.sql('DROP TABLE backlog_inbox');
-  return { seedSeconds, samples, rate };
+  const table = 'backlog_inbox';
+  const keep = db.name === 'SQLite' ? process.env.INBOX_BENCH_BACKLOG_FILE : undefined;
+  const path = keep ?? join(dir, 'backlog.sqlite');
+  const connection = db.name === 'SQLite' ? (openRawSqlite(path) as typeof raw) : undefined;
+  connection?.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
+  const target: Db = connection
+    ? {
+        name: 'SQLite',
+        inbox: (t) => createSqliteInbox({ path, table: t }),
+        sql: async (text, params = []) =>
+          connection.prepare(text).all(...(params as (string | number)[])) as never,
+      }
+    : db;
+  const [existing] = keep
+    ? await target.sql(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = '${table}'`)
+    : [];
+  let seedSeconds: number | undefined;
+  if (!existing) {
+    await target.sql(`DROP TABLE IF EXISTS ${table}`);
+    const inbox = target.inbox(table);
+    await inbox.migrate();
+    await inbox.close();
+    if (connection) withMac(connection);
+    const seedStarted = Date.now();
+    for (let from = 1; from <= BACKLOG; from += 100_000)
+      await seed(target, table, from, Math.min(100_000, BACKLOG - from + 1), connection);
+    seedSeconds = (Date.now() - seedStarted) / 1000;
+    if (db.name === 'PostgreSQL') await db.sql(`ANALYZE ${table}`);
+  }
+  const [{ waiting }] = (await target.sql(
+    `SELECT count(*) AS waiting FROM ${table} WHERE status = 'received'`,
+  )) as [{ waiting: unknown }];
+  if (Number(waiting) < RUN) throw new Error(`${db.name}: ${waiting} rows waiting, fewer than ${RUN}`);
+  connection?.close();
+  const child = spawnSync(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('./inbox-backlog-worker.mts', import.meta.url)),
+      db.name === 'SQLite' ? 'sqlite' : 'postgres',
+      db.name === 'SQLite' ? path : postgresServer.connectionString,
+      table,
+      String(RUN),
+      String(SAMPLES),
+    ],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 2 ** 24 },
+  );
+  if (child.status !== 0) throw new Error(`${db.name}: the backlog worker exited with ${child.status}`);
+  const result = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as Omit<MemoryResult, 'seedSeconds'>;
+  if (!keep) await target.sql(`DROP TABLE ${table}`);
+  return { seedSeconds, ...result };
 }
 
 // --- the run ----------------------------------------------------------------------------------------
@@ -349,7 +393,7 @@ const us = (n: number) => `${n.toFixed(0)} µs`;
 const ackRows: string[] = [];
 const tpRows: string[] = [];
 const memRows: string[] = [];
-for (const db of [postgres, sqlite]) {
+for (const db of backlogOnly ? [] : [postgres, sqlite]) {
   const ack = await ackBench(db);
   console.log(db.name, 'ack', ack);
   ackRows.push(
@@ -363,14 +407,16 @@ for (const db of [postgres, sqlite]) {
     );
   }
 }
-for (const db of ackOnly ? [] : [postgres, sqlite]) {
+for (const db of ackOnly
+  ? []
+  : [postgres, sqlite].filter((d) => BACKLOG_DBS.includes(d.name.toLowerCase()))) {
   const memory = await memoryBench(db);
   const first = memory.samples[1] ?? memory.samples[0]!;
   const last = memory.samples.at(-1)!;
   const max = (key: 'rssMb' | 'heapMb') => Math.max(...memory.samples.map((s) => s[key]));
   console.log(db.name, 'memory', memory);
   memRows.push(
-    `| ${db.name} | ${BACKLOG.toLocaleString('en-US')} | ${memory.seedSeconds.toFixed(1)} s | ${RUN.toLocaleString('en-US')} at ${rate(memory.rate)}/s | ${first.rssMb.toFixed(0)} → ${last.rssMb.toFixed(0)} (max ${max('rssMb').toFixed(0)}) | ${first.heapMb.toFixed(0)} → ${last.heapMb.toFixed(0)} (max ${max('heapMb').toFixed(0)}) |`,
+    `| ${db.name} | ${BACKLOG.toLocaleString('en-US')} | ${memory.seedSeconds === undefined ? 'kept file' : `${memory.seedSeconds.toFixed(1)} s`} | ${RUN.toLocaleString('en-US')} at ${rate(memory.rate)}/s | ${first.rssMb.toFixed(0)} → ${last.rssMb.toFixed(0)} (max ${max('rssMb').toFixed(0)}) | ${first.heapMb.toFixed(0)} → ${last.heapMb.toFixed(0)} (max ${max('heapMb').toFixed(0)}) |`,
   );
 }
 
@@ -411,7 +457,7 @@ a recursive CTE with a MAC function on SQLite; every row a valid job), then one 
 ${memRows.join('\n')}
 `;
 console.log(`\n${section}`);
-if (write && !ackOnly) writeBenchSection('inbox', section);
+if (write && !ackOnly && !backlogOnly) writeBenchSection('inbox', section);
 
 raw.close();
 await pool.end();

@@ -5,11 +5,14 @@
 import { openSqlite, type SqliteDatabaseLike, whileLocked } from '../dedup/sqlite-driver.js';
 import { storeUnavailable, withTimeout } from '../dedup/store-error.js';
 import { type Dialect, toSqlite } from './sql.js';
+import { createStatementCache } from './statement-cache.js';
 
 export type DbRow = Record<string, unknown>;
 
 export interface InboxDb {
   readonly dialect: Dialect;
+  /** SQLite: how many prepared statements the connection holds (bounded, statement-cache.ts). */
+  readonly statementCount?: () => number;
   query(text: string, params: readonly unknown[], timeoutMs?: number): Promise<DbRow[]>;
   /** Runs each statement of a DDL text (separated by `;\n`). */
   exec(ddl: string): Promise<void>;
@@ -60,26 +63,19 @@ type Statement = { all(...params: unknown[]): unknown[] };
 export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'normal' | 'full'): InboxDb {
   let db: ReturnType<typeof openSqlite> | undefined;
   let closed = false;
-  const cache = new Map<string, Statement>();
   const open = (): SqliteDatabaseLike & { close(): void } => {
     db ??= openSqlite(path, 20, synchronous);
     return db;
   };
-  function prepared(text: string): Statement {
-    let statement = cache.get(text);
-    if (!statement) {
-      statement = open().prepare(text) as unknown as Statement;
-      cache.set(text, statement);
-    }
-    return statement;
-  }
+  const cache = createStatementCache((text) => open().prepare(text) as unknown as Statement);
   return {
     dialect: 'sqlite',
+    statementCount: () => cache.size,
     async query(text, params, timeoutMs = callTimeoutMs) {
       const sqlite = toSqlite(text, params);
       try {
         return await whileLocked(
-          () => prepared(sqlite.text).all(...sqlite.params.map(bindable)) as DbRow[],
+          () => cache.get(sqlite.text).all(...sqlite.params.map(bindable)) as DbRow[],
           timeoutMs,
           () => closed,
         );
@@ -102,6 +98,7 @@ export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'norm
     async close() {
       if (closed) return;
       closed = true;
+      cache.clear();
       db?.close();
     },
   };
