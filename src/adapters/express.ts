@@ -4,8 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
-import { handleNodeRequest } from './node/handle-request.js';
-import type { NodeRequestLike } from './node/raw-body.js';
+import { handleNodeRequest, type NodeRequestLike } from './node/handle-request.js';
 
 /**
  * Express middleware, typed structurally (`express` is not a dependency); Express's `Request` and

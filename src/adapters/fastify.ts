@@ -8,8 +8,8 @@ import { failed, type Verdict } from '../core/verdict.js';
 import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
 import { httpAnswer } from '../receiver/http-answer.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
+import { NodeInput } from './node/handle-request.js';
 import { lingerThenClose } from './node/linger.js';
-import { NodeInput } from './node/node-input.js';
 import { readNodeBody } from './node/read-body.js';
 
 /**

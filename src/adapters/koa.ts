@@ -8,8 +8,8 @@ import { failed } from '../core/verdict.js';
 import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
 import { httpAnswer } from '../receiver/http-answer.js';
 import { disconnectSignal } from './node/disconnect-signal.js';
+import { nodeBodyInput } from './node/handle-request.js';
 import { lingerThenClose } from './node/linger.js';
-import { nodeBodyInput } from './node/raw-body.js';
 import { findReceiver, type WebhookRoutes } from './routes.js';
 
 /**

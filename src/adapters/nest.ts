@@ -7,11 +7,9 @@ import type { ServerResponse } from 'node:http';
 import { bodyLimitsOf } from '../receiver/body-limits.js';
 import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
 import { httpAnswer } from '../receiver/http-answer.js';
-import { handleNodeRequest } from './node/handle-request.js';
+import { handleNodeRequest, type NodeRequestLike, writeAnswer } from './node/handle-request.js';
 import { lingerThenClose } from './node/linger.js';
-import type { NodeRequestLike } from './node/raw-body.js';
 import { readNodeBody } from './node/read-body.js';
-import { writeAnswer } from './node/write-answer.js';
 
 // Logged with the 500 raw_body_unavailable when Nest's body parser kept no raw bytes.
 const FIX =

@@ -6,8 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
 import { isWebhookError } from '../shared/errors.js';
-import { handleNodeRequest } from './node/handle-request.js';
-import type { NodeRequestLike } from './node/raw-body.js';
+import { handleNodeRequest, type NodeRequestLike } from './node/handle-request.js';
 
 /**
  * The App Router's route handlers (a `NextRequest` is a `Request`).

@@ -3,34 +3,12 @@
  * the cap is refused before reading, a stream that grows past it is cancelled at once (never buffered
  * whole), and one that stalls is cancelled at the deadline.
  */
+import { bodyTimeout, bodyTooLarge, DEFAULT_BODY_TIMEOUT_MS } from '../shared/body-errors.js';
 import { WebhookError } from '../shared/errors.js';
 
-/**
- * Default `bodyTimeoutMs`, in ms. A delivery of a few KB arrives in milliseconds; a client still
- * sending after 5 s is stalled or hostile (slow-loris), and the senders give up at 10 s anyway
- * (email-service §6 rule 3, crm-service §6 rule 4), so holding the connection longer serves no one.
- */
-export const DEFAULT_BODY_TIMEOUT_MS = 5_000;
-
-/**
- * The `body_too_large` error of a receiver or adapter whose limit is `maxBodyBytes`: one wording
- * wherever the size is checked (the receiver, the fetch and Node readers, the Fastify parser).
- */
-export function bodyTooLarge(maxBodyBytes: number, cause?: unknown): WebhookError {
-  return new WebhookError(
-    'body_too_large',
-    `The body exceeds this receiver's limit of ${maxBodyBytes} bytes (option maxBodyBytes).`,
-    cause === undefined ? {} : { cause },
-  );
-}
-
-/** The `body_timeout` error of a receiver whose body deadline is `bodyTimeoutMs`. */
-export function bodyTimeout(bodyTimeoutMs: number): WebhookError {
-  return new WebhookError(
-    'body_timeout',
-    `The body did not arrive within ${bodyTimeoutMs} ms (option bodyTimeoutMs).`,
-  );
-}
+// The body errors and the default deadline live in shared/body-errors.ts (an adapter's reader needs
+// nothing from core); still exported here for the modules that import them from this file.
+export { bodyTimeout, bodyTooLarge, DEFAULT_BODY_TIMEOUT_MS };
 
 function unreadable(cause: unknown): WebhookError {
   return new WebhookError('body_unreadable', 'The request body could not be read to its end.', { cause });

@@ -218,6 +218,29 @@ describe('src/ layers', () => {
     ).toEqual([]);
   });
 
+  it('the Node adapter is one translation: handle-request.ts holds the input, the reader choice and the answer; the stream reader needs nothing from core', () => {
+    const node = files.filter((f) => f.startsWith(`${join('adapters', 'node')}${sep}`)).sort();
+    expect(node).toEqual(
+      ['disconnect-signal.ts', 'handle-request.ts', 'index.ts', 'linger.ts', 'listener.ts', 'read-body.ts']
+        .map((name) => join('adapters', 'node', name))
+        .sort(),
+    );
+    const reader = join('adapters', 'node', 'read-body.ts');
+    expect((graph.get(reader) ?? []).filter((target) => layerOf(target) === 'core')).toEqual([]);
+    // The Express adapter opens one file of the Node adapter.
+    const express = join('adapters', 'express.ts');
+    expect(
+      (graph.get(express) ?? []).filter((t) => t.startsWith(`${join('adapters', 'node')}${sep}`)),
+    ).toEqual([join('adapters', 'node', 'handle-request.ts')]);
+  });
+
+  it('the body errors have one home beside WebhookError: only shared/body-errors.ts builds body_too_large and body_timeout', () => {
+    const builders = files.filter((f) =>
+      /\bfunction\s+(?:bodyTooLarge|bodyTimeout)\b|\bDEFAULT_BODY_TIMEOUT_MS\s*=/.test(codeOf(f)),
+    );
+    expect(builders).toEqual([join('shared', 'body-errors.ts')]);
+  });
+
   it('the hand-off job loads only in apps that hand off: nothing below the queue engines imports it statically', () => {
     const staticImport = /\bfrom\s*["'](\.[^"']*handoff\/job\/[^"']+)["']/g;
     const found = files

@@ -4,7 +4,6 @@
  * function the Node framework adapters share, and the size-capped, time-limited body reader for a
  * custom integration through `receiver.receive()`.
  */
-export { handleNodeRequest } from './handle-request.js';
+export { handleNodeRequest, type NodeRequestLike } from './handle-request.js';
 export { createNodeListener } from './listener.js';
-export type { NodeRequestLike } from './raw-body.js';
 export { readNodeBody } from './read-body.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { bodyTimeout, bodyTooLarge, DEFAULT_BODY_TIMEOUT_MS } from '../../core/read-body.js';
+import { bodyTimeout, bodyTooLarge, DEFAULT_BODY_TIMEOUT_MS } from '../../shared/body-errors.js';
 import { systemClock } from '../../shared/clock.js';
 import { WebhookError } from '../../shared/errors.js';
 import { Scheduler, TimeoutEntry } from '../../shared/scheduler.js';
