@@ -9,6 +9,7 @@ import type { BodyReader } from '../core/receiver-types.js';
 import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
 import { toResponse } from '../receiver/http-answer.js';
 import { WebhookError } from '../shared/errors.js';
+import { HonoInput } from './hono/hono-input.js';
 import { type NodeServerRequest, nodeServerRequest, readNodeServerBody } from './hono/node-server-body.js';
 
 /**
@@ -95,17 +96,10 @@ export function createHonoMiddleware<C extends HonoContextLike>(
     ready ??= (receiver as (c: C) => WebhookReceiverLike)(c);
     const request = c.req.raw;
     const node = nodeServerRequest(request, c.env);
-    const verdict = await ready.receive({
-      body: honoBody(c.req, node),
-      // On @hono/node-server the Node headers as they are: its web `Headers` check and normalise
-      // every name and value on each read.
-      headers: node === undefined ? request.headers : node.incoming.headers,
-      method: request.method,
-      // Made on first read: most deliveries never need the request's signal.
-      get signal() {
-        return request.signal;
-      },
-    });
+    // On @hono/node-server the Node headers as they are: its web `Headers` check and normalise every
+    // name and value on each read.
+    const headers = node === undefined ? request.headers : node.incoming.headers;
+    const verdict = await ready.receive(new HonoInput(honoBody(c.req, node), headers, request));
     return toResponse(verdict);
   };
 }
