@@ -3,8 +3,9 @@ import type { BodyReader, HeadersInput, ReceiveInput } from '../../core/receiver
 /**
  * The receive input of one Hono request: its body reader, headers and method, and the request's
  * signal read on first use. A class rather than an object literal with a `get signal()`: defining
- * that getter on a fresh object went through a runtime call on every request (about 3,000
- * instructions, docs/benchmarks.md "Hono and Fastify: where the adapters' instructions go").
+ * that getter (a new closure each time) on a fresh object took a runtime call and left the young
+ * generation's collector more to visit, about 26,000 instructions per request on @hono/node-server
+ * (docs/benchmarks.md "Hono and Fastify: where the adapters' instructions go").
  */
 export class HonoInput implements ReceiveInput {
   declare readonly body: BodyReader;
