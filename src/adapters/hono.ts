@@ -57,8 +57,9 @@ function honoBody(req: HonoContextLike['req'], node: NodeServerRequest | undefin
   const kept = req.bodyCache?.arrayBuffer ?? req.bodyCache?.blob;
   if (kept !== undefined) return () => keptBytes(kept);
   const request = req.raw;
-  // On @hono/node-server the server's own read of the Node request, a fraction of the cost of a web
-  // stream over it (docs/benchmarks.md "Hono and Fastify"); it checks what was read before itself.
+  // On @hono/node-server the Node request itself, or the server's own read of it once the server built
+  // a web request: a fraction of the cost of a web stream over it (docs/benchmarks.md "Hono and
+  // Fastify"); it checks what was read before itself.
   if (node !== undefined) return (limits) => readNodeServerBody(request, node, limits, FIX);
   if (bodyTaken(request)) return () => Promise.reject(rawBodyUnavailable(FIX));
   return async ({ maxBodyBytes, bodyTimeoutMs }) => {
@@ -72,8 +73,8 @@ function honoBody(req: HonoContextLike['req'], node: NodeServerRequest | undefin
  * A Hono handler (usable as a route handler or a middleware; it always answers) for a receiver, or
  * for a function of the context returning one, called on the first request: on Cloudflare Workers
  * the secrets are bindings, in `c.env`. The body is read from `c.req.raw` within the receiver's
- * `maxBodyBytes` and `bodyTimeoutMs` (on `@hono/node-server`, a declared length through the server's
- * own direct read, the connection cut after a 413 or 408). When a middleware read it first, the bytes Hono kept from
+ * `maxBodyBytes` and `bodyTimeoutMs` (on `@hono/node-server`, a declared length from the Node request
+ * itself, the connection cut after a 413 or 408). When a middleware read it first, the bytes Hono kept from
  * `c.req.arrayBuffer()` (or `c.req.blob()`) are used; a body kept only as text, JSON or a form is
  * refused with 500 `raw_body_unavailable` (the fix goes to the receiver's log), never re-encoded.
  *
