@@ -70,9 +70,10 @@ export function readNodeServerBody(
   if (length > maxBodyBytes) return Promise.reject(stopped(bodyTooLarge(maxBodyBytes)));
   // Read before (`c.req.raw.text()` in a middleware): the server's request says so without reading.
   if (request.bodyUsed) return Promise.reject(rawBodyUnavailable(fix));
-  // Nothing of the server's request touched yet: the Node request read as the Node adapters read it
-  // (its chunks kept as they are, no copy into an ArrayBuffer, one promise).
-  if (untouched(request)) {
+  // Nothing of the server's request touched yet, and the Node request still unread (a host that read
+  // it keeps the bytes as `incoming.rawBody`, which the server's read serves): read it as the Node
+  // adapters do (its chunks kept as they are, no copy into an ArrayBuffer, one promise).
+  if (!incoming.readableDidRead && !('rawBody' in incoming) && untouched(request)) {
     return readNodeBody(incoming, maxBodyBytes, bodyTimeoutMs).catch((error: WebhookError) => {
       throw stopped(error);
     });
