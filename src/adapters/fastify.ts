@@ -110,24 +110,43 @@ function serve(scope: FastifyInstance, options: ServeOptions): void {
 
 type ParserDone = (error: Error | null, body?: unknown) => void;
 
-async function answer(
+/**
+ * Runs the request through the receiver and sends its answer. Returns nothing, so Fastify waits for
+ * `reply.send` rather than for a promise: an async handler's promise, resolved with the reply (a
+ * thenable), cost Fastify a promise job and two callbacks per request (docs/benchmarks.md "Hono and
+ * Fastify: where the adapters' instructions go").
+ */
+function answer(
   receiver: WebhookReceiverLike,
   request: FastifyRequest,
   reply: FastifyReply,
   body: BodyReader,
-): Promise<unknown> {
-  let verdict: Verdict;
+): void {
+  let verdict: Promise<Verdict>;
   try {
-    verdict = await receiver.receive(new NodeInput(body, request.raw, reply.raw));
+    verdict = receiver.receive(new NodeInput(body, request.raw, reply.raw));
   } catch (error) {
-    // Our receivers never reject; one built elsewhere might (or throw), and must still get an answer.
-    verdict = failed(receiver.service, 'internal_error', toWebhookError(error));
+    verdict = Promise.reject(error);
   }
-  // An upload the receiver stopped reading: answer, then cut the connection once the answer had its
-  // chance, instead of reading the rest.
-  if (!request.raw.readableEnded) lingerThenClose(request.raw, reply.raw);
-  const { status, headers, body: text } = httpAnswer(verdict);
-  return reply.code(status).headers(headers).send(text);
+  verdict.then(
+    (settled) => send(request, reply, settled),
+    // Our receivers never reject; one built elsewhere might (or throw), and must still get an answer.
+    (error: unknown) =>
+      send(request, reply, failed(receiver.service, 'internal_error', toWebhookError(error))),
+  );
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, verdict: Verdict): void {
+  try {
+    // An upload the receiver stopped reading: answer, then cut the connection once the answer had its
+    // chance, instead of reading the rest.
+    if (!request.raw.readableEnded) lingerThenClose(request.raw, reply.raw);
+    const { status, headers, body: text } = httpAnswer(verdict);
+    reply.code(status).headers(headers).send(text);
+  } catch (error) {
+    // What an async handler's rejection would get from Fastify: its error answer, never a hung request.
+    reply.send(error instanceof Error ? error : new Error(String(error)));
+  }
 }
 
 function toWebhookError(error: unknown): WebhookError {

@@ -9,6 +9,7 @@ import type { BodyReader } from '../core/receiver-types.js';
 import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
 import { toResponse } from '../receiver/http-answer.js';
 import { WebhookError } from '../shared/errors.js';
+import { HonoInput } from './hono/hono-input.js';
 import { type NodeServerRequest, nodeServerRequest, readNodeServerBody } from './hono/node-server-body.js';
 
 /**
@@ -56,8 +57,9 @@ function honoBody(req: HonoContextLike['req'], node: NodeServerRequest | undefin
   const kept = req.bodyCache?.arrayBuffer ?? req.bodyCache?.blob;
   if (kept !== undefined) return () => keptBytes(kept);
   const request = req.raw;
-  // On @hono/node-server the server's own read of the Node request, a fraction of the cost of a web
-  // stream over it (docs/benchmarks.md "Hono and Fastify"); it checks what was read before itself.
+  // On @hono/node-server the Node request itself, or the server's own read of it once the server built
+  // a web request: a fraction of the cost of a web stream over it (docs/benchmarks.md "Hono and
+  // Fastify"); it checks what was read before itself.
   if (node !== undefined) return (limits) => readNodeServerBody(request, node, limits, FIX);
   if (bodyTaken(request)) return () => Promise.reject(rawBodyUnavailable(FIX));
   return async ({ maxBodyBytes, bodyTimeoutMs }) => {
@@ -71,8 +73,8 @@ function honoBody(req: HonoContextLike['req'], node: NodeServerRequest | undefin
  * A Hono handler (usable as a route handler or a middleware; it always answers) for a receiver, or
  * for a function of the context returning one, called on the first request: on Cloudflare Workers
  * the secrets are bindings, in `c.env`. The body is read from `c.req.raw` within the receiver's
- * `maxBodyBytes` and `bodyTimeoutMs` (on `@hono/node-server`, a declared length through the server's
- * own direct read, the connection cut after a 413 or 408). When a middleware read it first, the bytes Hono kept from
+ * `maxBodyBytes` and `bodyTimeoutMs` (on `@hono/node-server`, a declared length from the Node request
+ * itself, the connection cut after a 413 or 408). When a middleware read it first, the bytes Hono kept from
  * `c.req.arrayBuffer()` (or `c.req.blob()`) are used; a body kept only as text, JSON or a form is
  * refused with 500 `raw_body_unavailable` (the fix goes to the receiver's log), never re-encoded.
  *
@@ -95,17 +97,10 @@ export function createHonoMiddleware<C extends HonoContextLike>(
     ready ??= (receiver as (c: C) => WebhookReceiverLike)(c);
     const request = c.req.raw;
     const node = nodeServerRequest(request, c.env);
-    const verdict = await ready.receive({
-      body: honoBody(c.req, node),
-      // On @hono/node-server the Node headers as they are: its web `Headers` check and normalise
-      // every name and value on each read.
-      headers: node === undefined ? request.headers : node.incoming.headers,
-      method: request.method,
-      // Made on first read: most deliveries never need the request's signal.
-      get signal() {
-        return request.signal;
-      },
-    });
+    // On @hono/node-server the Node headers as they are: its web `Headers` check and normalise every
+    // name and value on each read.
+    const headers = node === undefined ? request.headers : node.incoming.headers;
+    const verdict = await ready.receive(new HonoInput(honoBody(c.req, node), headers, request));
     return toResponse(verdict);
   };
 }

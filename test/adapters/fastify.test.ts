@@ -211,3 +211,36 @@ describe("Fastify plugin: Fastify's own body reading", () => {
     }
   });
 });
+
+describe('Fastify plugin with a receiver built elsewhere that fails', () => {
+  // The route returns nothing and sends from receive()'s settlement: a rejection and a synchronous
+  // throw must each still get an answer, 500 internal_error, never a hung request.
+  for (const failure of ['rejects', 'throws'] as const) {
+    it(`answers 500 internal_error when receive() ${failure}`, async () => {
+      const real = createMailReceiver({ secret: MAIL_SECRET });
+      const failing = {
+        service: real.service,
+        handle: (request: Request) => real.handle(request),
+        receive: () => {
+          if (failure === 'throws') throw new Error('receive threw');
+          return Promise.reject(new Error('receive rejected'));
+        },
+      } as unknown as Parameters<typeof createFastifyPlugin>[0];
+      const app = Fastify();
+      await app.register(createFastifyPlugin(failing, { path: PATHS.mail }));
+      const address = await app.listen({ port: 0, host: '127.0.0.1' });
+      try {
+        const delivery = mailDelivery();
+        const response = await fetch(`${address}${PATHS.mail}`, {
+          method: 'POST',
+          body: delivery.body,
+          headers: delivery.headers,
+        });
+        expect(response.status).toBe(500);
+        expect(await response.json()).toMatchObject({ error: { code: 'internal_error' } });
+      } finally {
+        await app.close();
+      }
+    });
+  }
+});

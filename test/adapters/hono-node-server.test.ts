@@ -1,6 +1,6 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
+import { createAdaptorServer, getRequestListener } from '@hono/node-server';
 import { createHonoMiddleware } from '@svc/webhooks/hono';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -119,6 +119,64 @@ for (const autoCleanupIncoming of [true, false]) {
     });
   });
 }
+
+describe('Hono on @hono/node-server: which read', () => {
+  // A request nothing touched is read straight from the Node request: the server's request never
+  // learns of it (its bodyUsed stays false). Fails if the server's own symbols are renamed and the
+  // adapter falls back to the server's slower read.
+  it('reads a fresh request from the Node request, and a request whose headers a middleware read too', async () => {
+    const { mail, handled } = createTestReceivers({ maxBodyBytes: LIMIT });
+    const seen: boolean[] = [];
+    const app = new Hono();
+    app.post(PATHS.mail, async (c, next) => {
+      if (c.req.header('x-read-headers') === 'yes') c.req.raw.headers.get('content-type');
+      await next();
+      seen.push(c.req.raw.bodyUsed);
+    });
+    app.post(PATHS.mail, createHonoMiddleware(mail));
+    const baseUrl = await serve(app, true);
+    for (const readHeaders of ['no', 'yes']) {
+      const delivery = mailDelivery();
+      const response = await fetch(`${baseUrl}${PATHS.mail}`, {
+        method: 'POST',
+        body: delivery.body,
+        headers: { ...delivery.headers, 'x-read-headers': readHeaders },
+      });
+      expect(response.status).toBe(200);
+      expect(handled(delivery.deliveryId)).toBe(1);
+    }
+    expect(seen).toEqual([false, false]);
+  });
+});
+
+describe('Hono on @hono/node-server behind a host that read the body first', () => {
+  // Cloud Functions-style hosts read the Node request themselves and keep the bytes as
+  // `incoming.rawBody`; @hono/node-server's own read serves those, the drained stream has nothing.
+  it('verifies the bytes the host kept in incoming.rawBody', async () => {
+    const { mail, handled } = createTestReceivers({ maxBodyBytes: LIMIT });
+    const app = new Hono();
+    app.post(PATHS.mail, createHonoMiddleware(mail));
+    const listener = getRequestListener(app.fetch);
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        Object.assign(req, { rawBody: Buffer.concat(chunks) });
+        void listener(req, res);
+      });
+    });
+    const started = await listen(server);
+    close = started.close;
+    const delivery = mailDelivery();
+    const response = await fetch(`${started.baseUrl}${PATHS.mail}`, {
+      method: 'POST',
+      body: delivery.body,
+      headers: delivery.headers,
+    });
+    expect(response.status).toBe(200);
+    expect(handled(delivery.deliveryId)).toBe(1);
+  });
+});
 
 describe('Hono on @hono/node-server when a middleware handled the request first', () => {
   it('a request a middleware put in place of c.req.raw is read as a web request', async () => {

@@ -1,8 +1,9 @@
 /**
- * The body of a Hono request served by `@hono/node-server`, read through the server's own direct
- * read (`c.req.raw.arrayBuffer()`: the Node request's chunks, no web stream over them) when its
- * length is declared and within the limit, with the body deadline on one shared timer and the
- * connection cut once the answer is out when the read stopped early. Everywhere else (Bun, Deno,
+ * The body of a Hono request served by `@hono/node-server` with a declared length within the limit:
+ * read from the Node request as the Node adapters read it when nothing touched the server's request
+ * yet, else through the server's own direct read (`c.req.raw.arrayBuffer()`: the Node request's
+ * chunks, no web stream over them) with the body deadline on one shared timer; either way the
+ * connection is cut once the answer is out when the read stopped early. Everywhere else (Bun, Deno,
  * workerd, an undeclared length, a request a middleware replaced) the web stream reader is used.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
@@ -13,7 +14,7 @@ import { systemClock } from '../../shared/clock.js';
 import { WebhookError } from '../../shared/errors.js';
 import { TimeoutEntry } from '../../shared/scheduler.js';
 import { lingerThenClose } from '../node/linger.js';
-import { bodyDeadlines as deadlines } from '../node/read-body.js';
+import { bodyDeadlines as deadlines, readNodeBody } from '../node/read-body.js';
 
 /** The Node request and response @hono/node-server hands every request as `c.env`. */
 export interface NodeServerRequest {
@@ -38,13 +39,21 @@ export function nodeServerRequest(request: Request, env: unknown): NodeServerReq
   // @hono/node-server's request is an object of its own whose prototype extends Request's; a
   // `new Request(…)` a middleware made from it has Request's prototype itself.
   if (Object.getPrototypeOf(request) === Request.prototype) return undefined;
-  const declared = (incoming.headers as IncomingHttpHeaders)['content-length'];
-  if (declared === undefined || !/^\d{1,15}$/.test(declared)) return undefined;
-  return {
-    incoming: incoming as IncomingMessage,
-    outgoing: outgoing as ServerResponse,
-    length: Number(declared),
-  };
+  const length = declaredLength((incoming.headers as IncomingHttpHeaders)['content-length']);
+  if (length === -1) return undefined;
+  return { incoming: incoming as IncomingMessage, outgoing: outgoing as ServerResponse, length };
+}
+
+/** A `Content-Length` of 1 to 15 digits as a number, else -1 (a loop: a regular expression per request cost more). */
+function declaredLength(declared: string | undefined): number {
+  if (declared === undefined || declared.length === 0 || declared.length > 15) return -1;
+  let length = 0;
+  for (let i = 0; i < declared.length; i++) {
+    const digit = declared.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    length = length * 10 + digit;
+  }
+  return length;
 }
 
 /**
@@ -61,6 +70,14 @@ export function readNodeServerBody(
   if (length > maxBodyBytes) return Promise.reject(stopped(bodyTooLarge(maxBodyBytes)));
   // Read before (`c.req.raw.text()` in a middleware): the server's request says so without reading.
   if (request.bodyUsed) return Promise.reject(rawBodyUnavailable(fix));
+  // Nothing of the server's request touched yet, and the Node request still unread (a host that read
+  // it keeps the bytes as `incoming.rawBody`, which the server's read serves): read it as the Node
+  // adapters do (its chunks kept as they are, no copy into an ArrayBuffer, one promise).
+  if (!incoming.readableDidRead && !('rawBody' in incoming) && untouched(request)) {
+    return readNodeBody(incoming, maxBodyBytes, bodyTimeoutMs).catch((error: WebhookError) => {
+      throw stopped(error);
+    });
+  }
   return new Promise((resolve, reject) => {
     const deadline = new TimeoutEntry(() => reject(stopped(bodyTimeout(bodyTimeoutMs))));
     deadlines.add(deadline, systemClock.now() + bodyTimeoutMs);
@@ -81,6 +98,19 @@ export function readNodeServerBody(
     if (!incoming.readableEnded) lingerThenClose(incoming, outgoing);
     return error;
   }
+}
+
+// The own keys of @hono/node-server's request that leave its body to the Node request: the request,
+// its method and URL, the web `Headers` over the Node headers and the `AbortController` of its signal.
+// Any other (the web `Request` a `clone()` or a read of `body` builds, a direct read begun) or a
+// server that names them differently: the server's own read, which knows what it did.
+const UNTOUCHED = new Set(['incomingKey', 'methodKey', 'urlKey', 'headersKey', 'abortControllerKey']);
+
+function untouched(request: Request): boolean {
+  for (const key of Object.getOwnPropertySymbols(request)) {
+    if (!UNTOUCHED.has(key.description ?? '')) return false;
+  }
+  return true;
 }
 
 /**
