@@ -134,6 +134,8 @@ export function inboxStatements(table: string, dialect: Dialect) {
     claim: `UPDATE ${t} SET status = 'processing', attempts = attempts + 1, fence = fence + 1, lease_until = $1 + $2 WHERE id IN (SELECT r.id FROM ${t} r WHERE r.service = $4 AND ${runnable} AND ${inTurn} ORDER BY r.run_at, r.id LIMIT $3${pg ? ' FOR UPDATE SKIP LOCKED' : ''}) RETURNING *, ${stale} AS stale`,
     // The stale guard: an event older than one of its key already handled never runs.
     supersede: `UPDATE ${t} SET status = 'superseded', lease_until = NULL, handled_at = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' AND ${stale} RETURNING id`,
+    // The completion on the inbox's own connection ($1 id, $2 fence, $3 now).
+    complete: completeText(t, '$1', '$2', '$3'),
     extend: `UPDATE ${t} SET lease_until = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,
     settle: `UPDATE ${t} SET status = $3, run_at = $4, lease_until = NULL, last_error_code = $5, last_error_message = $6, attempts = attempts - $7 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,
     show: `SELECT * FROM ${t} WHERE id = $1`,
@@ -148,14 +150,19 @@ export function inboxStatements(table: string, dialect: Dialect) {
   };
 }
 
+/** The move of a claimed row to `handled`, fenced: returns the row's id when the fencing token still holds. */
+function completeText(table: string, id: string, fence: string, now: string): string {
+  return `UPDATE ${table} SET status = 'handled', handled_at = ${now}, lease_until = NULL, last_error_code = NULL, last_error_message = NULL WHERE id = ${id} AND fence = ${fence} AND status = 'processing' RETURNING id`;
+}
+
 /**
- * The statement that moves a claimed row to `handled`, with its integers inlined (no parameters), so
- * every transaction adapter runs it as plain text on the app's transaction. Returns the row's id when
- * the fencing token still holds.
+ * The completion with its integers inlined (no parameters), so every transaction adapter runs it as
+ * plain text on the app's transaction. Without one, the inbox's own connection runs the
+ * parameterised `complete` of {@link inboxStatements}: one prepared statement for every row.
  */
 export function completeStatement(table: string, id: number, fence: number, now: number): string {
   for (const n of [id, fence, now]) {
     if (!Number.isSafeInteger(n)) throw new TypeError(`inbox: ${String(n)} is not a whole number`);
   }
-  return `UPDATE ${table} SET status = 'handled', handled_at = ${now}, lease_until = NULL, last_error_code = NULL, last_error_message = NULL WHERE id = ${id} AND fence = ${fence} AND status = 'processing' RETURNING id`;
+  return completeText(table, String(id), String(fence), String(now));
 }
