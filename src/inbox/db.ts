@@ -4,7 +4,7 @@
  */
 import { openSqlite, type SqliteDatabaseLike, whileLocked } from '../dedup/sqlite-driver.js';
 import { storeUnavailable, withTimeout } from '../dedup/store-error.js';
-import { type Dialect, toSqlite } from './sql.js';
+import { type Dialect, sqliteForm } from './sql.js';
 
 export type DbRow = Record<string, unknown>;
 
@@ -60,26 +60,31 @@ type Statement = { all(...params: unknown[]): unknown[] };
 export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'normal' | 'full'): InboxDb {
   let db: ReturnType<typeof openSqlite> | undefined;
   let closed = false;
-  const cache = new Map<string, Statement>();
+  // By the statement's `$n` text: its prepared form and the order its parameters bind in. The texts
+  // are the inbox's fixed statements and the list filters' few shapes, so the map stays small.
+  const cache = new Map<string, { statement: Statement; order: number[] }>();
   const open = (): SqliteDatabaseLike & { close(): void } => {
     db ??= openSqlite(path, 20, synchronous);
     return db;
   };
-  function prepared(text: string): Statement {
-    let statement = cache.get(text);
-    if (!statement) {
-      statement = open().prepare(text) as unknown as Statement;
-      cache.set(text, statement);
+  function prepared(text: string): { statement: Statement; order: number[] } {
+    let entry = cache.get(text);
+    if (!entry) {
+      const form = sqliteForm(text);
+      entry = { statement: open().prepare(form.text) as unknown as Statement, order: form.order };
+      cache.set(text, entry);
     }
-    return statement;
+    return entry;
   }
   return {
     dialect: 'sqlite',
     async query(text, params, timeoutMs = callTimeoutMs) {
-      const sqlite = toSqlite(text, params);
       try {
         return await whileLocked(
-          () => prepared(sqlite.text).all(...sqlite.params.map(bindable)) as DbRow[],
+          () => {
+            const { statement, order } = prepared(text);
+            return statement.all(...order.map((i) => bindable(params[i]))) as DbRow[];
+          },
           timeoutMs,
           () => closed,
         );

@@ -100,14 +100,20 @@ export function notifyChannel(table: string): string {
   return `${quoteTable(table, 'postgres').base}_wake`;
 }
 
-/** Rewrites `$n` parameters to `?` with the values in the order they appear (SQLite). */
-export function toSqlite(text: string, params: readonly unknown[]): { text: string; params: unknown[] } {
-  const ordered: unknown[] = [];
+/** A `$n` statement in SQLite's form: `?` placeholders, and which parameter (0-based) each one takes. */
+export function sqliteForm(text: string): { text: string; order: number[] } {
+  const order: number[] = [];
   const rewritten = text.replace(/\$(\d+)/g, (_, n: string) => {
-    ordered.push(params[Number(n) - 1]);
+    order.push(Number(n) - 1);
     return '?';
   });
-  return { text: rewritten, params: ordered };
+  return { text: rewritten, order };
+}
+
+/** Rewrites `$n` parameters to `?` with the values in the order they appear (SQLite). */
+export function toSqlite(text: string, params: readonly unknown[]): { text: string; params: unknown[] } {
+  const { text: rewritten, order } = sqliteForm(text);
+  return { text: rewritten, params: order.map((i) => params[i]) };
 }
 
 /** The statements of an inbox table. */
