@@ -89,8 +89,11 @@ function ddl(table: string, dialect: Dialect): string {
 )`,
     // The claim's scan: only rows that may run.
     `CREATE INDEX IF NOT EXISTS "${base}_runnable_idx" ON ${quoted} (run_at, id) WHERE status IN ('received', 'failed', 'processing')`,
-    // The turn of a key: its pending rows in event order.
-    `CREATE INDEX IF NOT EXISTS "${base}_ordering_idx" ON ${quoted} (ordering_key, event_at, id) WHERE ordering_key IS NOT NULL`,
+    // The turn of a key: its pending rows in event order. Pending only: a key's handled rows would
+    // otherwise lengthen every claim of it for as long as they are kept (90 days by default).
+    `CREATE INDEX IF NOT EXISTS "${base}_key_pending_idx" ON ${quoted} (ordering_key, event_at, id) WHERE ordering_key IS NOT NULL AND status IN ('received', 'failed', 'processing')`,
+    // The stale guard: the newest handled event of a key.
+    `CREATE INDEX IF NOT EXISTS "${base}_key_handled_idx" ON ${quoted} (ordering_key, event_at) WHERE ordering_key IS NOT NULL AND status = 'handled'`,
     `CREATE INDEX IF NOT EXISTS "${base}_handled_idx" ON ${quoted} (handled_at) WHERE status IN ('handled', 'superseded')`,
   ].join(';\n');
 }
@@ -125,8 +128,10 @@ export function inboxStatements(table: string, dialect: Dialect) {
   // leading status list repeats the runnable index's own condition: without it SQLite cannot prove the
   // OR implies it, and scans the whole table (handled rows included) on every claim.
   const runnable = `r.status IN ('received', 'failed', 'processing') AND ((r.status IN ('received', 'failed') AND r.run_at <= $1) OR (r.status = 'processing' AND r.lease_until <= $1))`;
-  // Its key's turn: no row of the key running under a live lease, none earlier still pending.
-  const inTurn = `(r.ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM ${t} e WHERE e.ordering_key = r.ordering_key AND e.id <> r.id AND ((e.status = 'processing' AND e.lease_until > $1) OR (e.status IN ('received', 'failed', 'processing') AND (e.event_at < r.event_at OR (e.event_at = r.event_at AND e.id < r.id))))))`;
+  // Its key's turn: no row of the key running under a live lease, none earlier still pending. The
+  // status list comes first and whole, as the pending-key index's condition: only that key's pending
+  // rows are read, never its history.
+  const inTurn = `(r.ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM ${t} e WHERE e.ordering_key = r.ordering_key AND e.status IN ('received', 'failed', 'processing') AND e.id <> r.id AND ((e.status = 'processing' AND e.lease_until > $1) OR e.event_at < r.event_at OR (e.event_at = r.event_at AND e.id < r.id))))`;
   // An event older than one of its key already handled (the row is the statement's own table).
   const stale = `${t}.ordering_key IS NOT NULL AND EXISTS (SELECT 1 FROM ${t} n WHERE n.ordering_key = ${t}.ordering_key AND n.status = 'handled' AND n.event_at > ${t}.event_at)`;
   return {
