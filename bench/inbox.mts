@@ -16,7 +16,8 @@
  *
  * Run: `npx tsx bench/inbox.mts [--write]` (`--write` updates docs/benchmarks.md). Env:
  * INBOX_BENCH_ROUNDS (3), INBOX_BENCH_ACKS (200 per round), INBOX_BENCH_ROWS (500 per round),
- * INBOX_BENCH_BACKLOG (100000), INBOX_BENCH_RUN (2000).
+ * INBOX_BENCH_BACKLOG (100000), INBOX_BENCH_RUN (2000), INBOX_BENCH_ONLY (`worker`: the throughput
+ * rounds only, printed).
  */
 import { createHmac, hkdfSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -41,6 +42,8 @@ const ROWS = env('INBOX_BENCH_ROWS', 500);
 const BACKLOG = env('INBOX_BENCH_BACKLOG', 100_000);
 const RUN = Math.min(env('INBOX_BENCH_RUN', 2_000), BACKLOG);
 const write = process.argv.includes('--write');
+/** `INBOX_BENCH_ONLY=worker`: worker throughput only, printed (no section written). */
+const ONLY = process.env.INBOX_BENCH_ONLY;
 const SECRET = 'whsec_bench_inbox_0123456789abcdefghij';
 const logger = () => {};
 const dir = mkdtempSync(join(tmpdir(), 'bench-inbox-'));
@@ -331,6 +334,11 @@ const ackRows: string[] = [];
 const tpRows: string[] = [];
 const memRows: string[] = [];
 for (const db of [postgres, sqlite]) {
+  if (ONLY === 'worker') {
+    for (const concurrency of [1, 8])
+      console.log(db.name, 'throughput', concurrency, await throughputBench(db, concurrency));
+    continue;
+  }
   const ack = await ackBench(db);
   console.log(db.name, 'ack', ack);
   ackRows.push(
@@ -344,7 +352,7 @@ for (const db of [postgres, sqlite]) {
     );
   }
 }
-for (const db of [postgres, sqlite]) {
+for (const db of ONLY === 'worker' ? [] : [postgres, sqlite]) {
   const memory = await memoryBench(db);
   const first = memory.samples[1] ?? memory.samples[0]!;
   const last = memory.samples.at(-1)!;
@@ -392,7 +400,7 @@ a recursive CTE with a MAC function on SQLite; every row a valid job), then one 
 ${memRows.join('\n')}
 `;
 console.log(`\n${section}`);
-if (write) writeBenchSection('inbox', section);
+if (write && ONLY === undefined) writeBenchSection('inbox', section);
 
 raw.close();
 await pool.end();

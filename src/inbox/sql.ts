@@ -140,9 +140,12 @@ export function inboxStatements(table: string, dialect: Dialect) {
       ? `WITH ins AS (${insert}) SELECT id, pg_notify('${notifyChannel(table)}', '') FROM ins`
       : insert,
     ddl: ddl(table, dialect),
+    // `LIMIT $3 + 0`, not `LIMIT $3`: SQLite reads a bare parameter's value while planning (to treat
+    // `IN (… LIMIT 1)` as one row), and then prepares the statement again after every new binding:
+    // about 0.6 M instructions per claim, more than the raw loop's whole row.
     // Each claimed row comes back with `stale`: the stale guard's condition, read in the claim's own
     // round trip, so `supersede` runs only for a row that is stale (docs/inbox.md "Ordering").
-    claim: `UPDATE ${t} SET status = 'processing', attempts = attempts + 1, fence = fence + 1, lease_until = $1 + $2 WHERE id IN (SELECT r.id FROM ${t} r WHERE r.service = $4 AND ${runnable} AND ${inTurn} ORDER BY r.run_at, r.id LIMIT $3${pg ? ' FOR UPDATE SKIP LOCKED' : ''}) RETURNING *, ${stale} AS stale`,
+    claim: `UPDATE ${t} SET status = 'processing', attempts = attempts + 1, fence = fence + 1, lease_until = $1 + $2 WHERE id IN (SELECT r.id FROM ${t} r WHERE r.service = $4 AND ${runnable} AND ${inTurn} ORDER BY r.run_at, r.id LIMIT $3 + 0${pg ? ' FOR UPDATE SKIP LOCKED' : ''}) RETURNING *, ${stale} AS stale`,
     // The stale guard: an event older than one of its key already handled never runs.
     supersede: `UPDATE ${t} SET status = 'superseded', lease_until = NULL, handled_at = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' AND ${stale} RETURNING id`,
     // The completion on the inbox's own connection ($1 id, $2 fence, $3 now).
