@@ -17,7 +17,7 @@
  * Run: `npx tsx bench/inbox.mts [--write]` (`--write` updates docs/benchmarks.md). Env:
  * INBOX_BENCH_ROUNDS (3), INBOX_BENCH_ACKS (200 per round), INBOX_BENCH_ROWS (500 per round),
  * INBOX_BENCH_BACKLOG (100000), INBOX_BENCH_RUN (2000), INBOX_BENCH_ONLY (`worker`: the throughput
- * rounds only, printed).
+ * rounds only; `memory`: the SQLite backlog run only; printed, no section written).
  */
 import { createHmac, hkdfSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -334,6 +334,7 @@ const ackRows: string[] = [];
 const tpRows: string[] = [];
 const memRows: string[] = [];
 for (const db of [postgres, sqlite]) {
+  if (ONLY === 'memory') continue;
   if (ONLY === 'worker') {
     for (const concurrency of [1, 8])
       console.log(db.name, 'throughput', concurrency, await throughputBench(db, concurrency));
@@ -352,7 +353,7 @@ for (const db of [postgres, sqlite]) {
     );
   }
 }
-for (const db of ONLY === 'worker' ? [] : [postgres, sqlite]) {
+for (const db of ONLY === 'worker' ? [] : ONLY === 'memory' ? [sqlite] : [postgres, sqlite]) {
   const memory = await memoryBench(db);
   const first = memory.samples[1] ?? memory.samples[0]!;
   const last = memory.samples.at(-1)!;
