@@ -20,7 +20,8 @@
  * INBOX_BENCH_ACKS (200 per round), INBOX_BENCH_ROWS (500 per round), INBOX_BENCH_BACKLOG (100000),
  * INBOX_BENCH_RUN (2000), INBOX_BENCH_SAMPLES (10), INBOX_BENCH_BACKLOG_DBS (`postgresql,sqlite`),
  * INBOX_BENCH_BACKLOG_FILE (keep the SQLite backlog in this file and reuse it in the next run),
- * INBOX_BENCH_ONLY=ack (the acknowledgement alone).
+ * INBOX_BENCH_ONLY (`ack`: the acknowledgement only; `worker`: the throughput rounds only;
+ * `memory`: the backlog runs only, like --backlog-only; printed, no section written).
  */
 import { spawnSync } from 'node:child_process';
 import { createHmac, hkdfSync } from 'node:crypto';
@@ -48,10 +49,10 @@ const BACKLOG = env('INBOX_BENCH_BACKLOG', 100_000);
 const RUN = Math.min(env('INBOX_BENCH_RUN', 2_000), BACKLOG);
 const SAMPLES = env('INBOX_BENCH_SAMPLES', 10);
 const BACKLOG_DBS = (process.env.INBOX_BENCH_BACKLOG_DBS ?? 'postgresql,sqlite').split(',');
-const backlogOnly = process.argv.includes('--backlog-only');
 const write = process.argv.includes('--write');
-/** `INBOX_BENCH_ONLY=ack`: the acknowledgement only (no throughput or memory runs; not with --write). */
-const ackOnly = process.env.INBOX_BENCH_ONLY === 'ack';
+/** `INBOX_BENCH_ONLY=ack|worker|memory` (or `--backlog-only`): one part, printed (no section written). */
+const ONLY = process.argv.includes('--backlog-only') ? 'memory' : process.env.INBOX_BENCH_ONLY;
+const ackOnly = ONLY === 'ack';
 const SECRET = 'whsec_bench_inbox_0123456789abcdefghij';
 const logger = () => {};
 const dir = mkdtempSync(join(tmpdir(), 'bench-inbox-'));
@@ -393,7 +394,13 @@ const us = (n: number) => `${n.toFixed(0)} µs`;
 const ackRows: string[] = [];
 const tpRows: string[] = [];
 const memRows: string[] = [];
-for (const db of backlogOnly ? [] : [postgres, sqlite]) {
+for (const db of [postgres, sqlite]) {
+  if (ONLY === 'memory') continue;
+  if (ONLY === 'worker') {
+    for (const concurrency of [1, 8])
+      console.log(db.name, 'throughput', concurrency, await throughputBench(db, concurrency));
+    continue;
+  }
   const ack = await ackBench(db);
   console.log(db.name, 'ack', ack);
   ackRows.push(
@@ -407,7 +414,7 @@ for (const db of backlogOnly ? [] : [postgres, sqlite]) {
     );
   }
 }
-for (const db of ackOnly
+for (const db of ONLY === 'ack' || ONLY === 'worker'
   ? []
   : [postgres, sqlite].filter((d) => BACKLOG_DBS.includes(d.name.toLowerCase()))) {
   const memory = await memoryBench(db);
@@ -457,7 +464,7 @@ a recursive CTE with a MAC function on SQLite; every row a valid job), then one 
 ${memRows.join('\n')}
 `;
 console.log(`\n${section}`);
-if (write && !ackOnly && !backlogOnly) writeBenchSection('inbox', section);
+if (write && ONLY === undefined) writeBenchSection('inbox', section);
 
 raw.close();
 await pool.end();

@@ -4,7 +4,7 @@
  */
 import { openSqlite, type SqliteDatabaseLike, whileLocked } from '../dedup/sqlite-driver.js';
 import { storeUnavailable, withTimeout } from '../dedup/store-error.js';
-import { type Dialect, toSqlite } from './sql.js';
+import { type Dialect, sqliteForm } from './sql.js';
 import { createStatementCache } from './statement-cache.js';
 
 export type DbRow = Record<string, unknown>;
@@ -67,15 +67,21 @@ export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'norm
     db ??= openSqlite(path, 20, synchronous);
     return db;
   };
-  const cache = createStatementCache((text) => open().prepare(text) as unknown as Statement);
+  // By the statement's `$n` text: its prepared form and the order its parameters bind in, bounded.
+  const cache = createStatementCache((text) => {
+    const form = sqliteForm(text);
+    return { statement: open().prepare(form.text) as unknown as Statement, order: form.order };
+  });
   return {
     dialect: 'sqlite',
     statementCount: () => cache.size,
     async query(text, params, timeoutMs = callTimeoutMs) {
-      const sqlite = toSqlite(text, params);
       try {
         return await whileLocked(
-          () => cache.get(sqlite.text).all(...sqlite.params.map(bindable)) as DbRow[],
+          () => {
+            const { statement, order } = cache.get(text);
+            return statement.all(...order.map((i) => bindable(params[i]))) as DbRow[];
+          },
           timeoutMs,
           () => closed,
         );

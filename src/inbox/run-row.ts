@@ -47,11 +47,14 @@ export interface RowRunResult {
   readonly completed: boolean;
 }
 
+/** Moves the run's row to `handled`; resolves whether the fencing token still held. */
+type Complete = () => Promise<boolean>;
+
 /**
- * The row as the run's claim: completion is the UPDATE `execute` runs (in the app's transaction).
- * `settled` resolves once runJob completed or released it (after late handlers too).
+ * The row as the run's claim: completion is `complete` (in the app's transaction, or on the inbox's
+ * own connection). `settled` resolves once runJob completed or released it (after late handlers too).
  */
-function rowClaim(queue: InboxQueue, run: RowRun, execute: Execute) {
+function rowClaim(queue: InboxQueue, run: RowRun, complete: Complete) {
   const state = { claimed: false, completed: false };
   let done!: () => void;
   const settled = new Promise<void>((resolve) => {
@@ -68,7 +71,7 @@ function rowClaim(queue: InboxQueue, run: RowRun, execute: Execute) {
     },
     complete: async () => {
       try {
-        state.completed = (await execute(queue.complete(run.id, run.fence))) === 1;
+        state.completed = await complete();
         return state.completed;
       } finally {
         done();
@@ -87,10 +90,10 @@ async function runJobOnce(
   receiver: HandoffRunner,
   queue: InboxQueue,
   run: RowRun,
-  execute: Execute,
+  complete: Complete,
   tx?: unknown,
 ): Promise<RowRunResult> {
-  const { claim, state, settled } = rowClaim(queue, run, execute);
+  const { claim, state, settled } = rowClaim(queue, run, complete);
   const options = { attempt: run.attempt, signal: run.signal, claim, tx };
   if (run.timeoutMs !== undefined) Object.assign(options, { timeoutMs: run.timeoutMs });
   const verdict = await receiver.runJob(run.job, options);
@@ -112,8 +115,12 @@ export async function runRow<Tx>(
   run: RowRun,
 ): Promise<RowRunResult> {
   if (!transactions) {
-    const execute: Execute = async (sql) => (await queue.db.query(sql, [])).length;
-    return runJobOnce(receiver, queue, run, execute);
+    // One parameterised statement for every row: SQLite prepares it once (an inlined text per row
+    // was a new prepared statement each time, kept in the connection's statement cache).
+    const { db, statements, clock } = queue;
+    const complete = async () =>
+      (await db.query(statements.complete, [run.id, run.fence, clock.now()])).length === 1;
+    return runJobOnce(receiver, queue, run, complete);
   }
   try {
     return await transactions.transaction(async (tx, execute) => {
@@ -122,7 +129,8 @@ export async function runRow<Tx>(
         run.onVerdict?.(early);
         return { verdict: early, completed: true };
       }
-      const result = await runJobOnce(receiver, queue, run, execute, tx);
+      const complete = async () => (await execute(queue.complete(run.id, run.fence))) === 1;
+      const result = await runJobOnce(receiver, queue, run, complete, tx);
       // Commit only a run that moved its row to handled: otherwise the handlers' writes go too.
       if (!result.completed) throw new Rollback(result.verdict);
       return result;

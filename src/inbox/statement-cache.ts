@@ -1,8 +1,9 @@
 /**
  * The SQLite inbox connection's prepared statements, kept by text and bounded. Most texts are the
- * table's fixed statements, run over and over; some are made for one row (a completion without a
- * transaction adapter inlines the row's id, fencing token and time), and a cache without a bound kept
- * one native statement per row run: the worker's memory grew with every row (docs/inbox.md, "Numbers").
+ * table's fixed statements, run over and over; the list filters add a few shapes. A completion once
+ * inlined the row's id, fencing token and time, and a cache without a bound kept one native statement
+ * per row run: the worker's memory grew with every row (docs/inbox.md, "Numbers"). The bound keeps
+ * any text made per call from doing that again.
  * The least recently used statement goes first, so the fixed ones stay prepared.
  */
 

@@ -17,7 +17,7 @@ const TABLE = 'plan_inbox';
 const statements = (dialect: 'postgres' | 'sqlite') => inboxStatements(TABLE, dialect);
 const params = [Date.now(), 30_000, 8, 'mail'];
 
-describe('the claim uses the runnable index', () => {
+describe('the claim uses the runnable index, and the key indexes of pending and handled rows', () => {
   let server: PostgresServer | undefined;
   beforeAll(async () => {
     server = await startPostgres();
@@ -37,6 +37,12 @@ describe('the claim uses the runnable index', () => {
     db.close();
     expect(plan).toContain(`SCAN r USING INDEX ${TABLE}_runnable_idx`);
     expect(plan.filter((line) => /^SCAN r$|TEMP B-TREE/.test(line))).toEqual([]);
+    // A key's turn reads its pending rows only, and the stale guard its handled ones: a key's
+    // history (handled rows kept for 90 days) never lengthens a claim.
+    expect(plan).toContain(`SEARCH e USING INDEX ${TABLE}_key_pending_idx (ordering_key=?)`);
+    expect(plan).toContain(
+      `SEARCH n USING COVERING INDEX ${TABLE}_key_handled_idx (ordering_key=? AND event_at>?)`,
+    );
   });
 
   it('on PostgreSQL: the runnable index, not a sequential scan of the table', async () => {
@@ -56,6 +62,8 @@ describe('the claim uses the runnable index', () => {
       const plan = rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
       expect(plan).toMatch(new RegExp(`Index Scan using ${TABLE}_runnable_idx on ${TABLE} r\\b`));
       expect(plan).not.toMatch(/Seq Scan on plan_inbox r\b|Sort Key/);
+      expect(plan).toMatch(new RegExp(`Index Scan using ${TABLE}_key_pending_idx on ${TABLE} e\\b`));
+      expect(plan).toMatch(new RegExp(`Index Only Scan using ${TABLE}_key_handled_idx on ${TABLE} n\\b`));
     } finally {
       await client.end();
     }

@@ -1,0 +1,186 @@
+/**
+ * Instructions per inbox row run, counted by Valgrind's callgrind on a SQLite file (no network, so
+ * the count is the worker's own work and SQLite's, and repeats to about 1%), beside the raw
+ * claim-update loop of bench/inbox.mts and parts of our run:
+ *
+ *   npx tsx bench/inbox-instructions.mts <contender> [--rows 600] [--warm 600] [--one-key] [--keep FILE]
+ *
+ * Each row has its own ordering key (`message_id`), as in bench/inbox.mts; `--one-key` gives all
+ * rows one key (one message's events: each row waits for the one before it, and the key's handled
+ * rows pile up behind the claim).
+ * - `raw`: the raw loop: claim one row (`UPDATE … WHERE id = (SELECT … LIMIT 1) RETURNING *`), parse
+ *   its body, a no-op handler, mark it handled (bench/inbox.mts, one in flight).
+ * - `worker`: `createInboxWorker({ concurrency: 1 }).runOnce()`, a no-op handler, no transactions.
+ * - `worker-tx`: the same with `sqliteTransactions` (the handler's transaction and the completion in it).
+ * - `statements`: our claim and completion statements only, one row at a time, nothing run.
+ * - `runjob`: `receiver.runJob` of each row's job (MAC check, parse, pipeline, no-op handler) with a
+ *   claim that touches no database.
+ * - `mac`: the job MAC check of each row alone (base64 decode and HMAC).
+ *
+ * The parent seeds two tables through `receiver.handle()` of signed `delivered` deliveries in inbox
+ * mode (a warm-up table and a counted one, each row its own ordering key), then runs the contender
+ * under callgrind with counting off, runs the warm-up table (JIT), and counts the second table only.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { matchJobMac } from '../src/handoff/job/job-mac.js';
+import { queueOf } from '../src/inbox/inbox.js';
+import { jobOf } from '../src/inbox/rows.js';
+import { createMailReceiver } from '../src/index.js';
+import { createInboxWorker, createSqliteInbox, sqliteTransactions } from '../src/sqlite.js';
+import { createSignedRequest } from '../src/testing/index.js';
+import { openRawSqlite } from '../test/support/sqlite.js';
+import { countsOf } from './callgrind.mjs';
+
+const SECRET = 'whsec_bench_inbox_0123456789abcdefghij';
+const logger = () => {};
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(name);
+  return i === -1 ? fallback : Number(process.argv[i + 1]);
+};
+const [first, contender, file] = process.argv.slice(2);
+
+if (first === '--loop') await loop(contender!, file!);
+else await count(first!);
+
+/** The child: runs `contender` over the table named on each stdin line, answers `done`. */
+async function loop(contender: string, path: string): Promise<void> {
+  const receiver = createMailReceiver({ secret: SECRET, logger });
+  receiver.on('delivered', () => {});
+  const db = openRawSqlite(path);
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
+  const run = async (table: string): Promise<number> => {
+    const inbox = createSqliteInbox({ path, table });
+    const queue = queueOf(inbox);
+    let n = 0;
+    if (contender === 'raw') {
+      const claim = db.prepare(
+        `UPDATE ${table} SET status = 'processing', attempts = attempts + 1 WHERE id = (SELECT id FROM ${table} WHERE status = 'received' ORDER BY id LIMIT 1) RETURNING *`,
+      );
+      const complete = db.prepare(
+        `UPDATE ${table} SET status = 'handled', handled_at = ? WHERE id = ? AND status = 'processing'`,
+      );
+      const handler = (_payload: unknown) => {};
+      const decoder = new TextDecoder();
+      for (;;) {
+        const [row] = claim.all() as Record<string, unknown>[];
+        if (!row) break;
+        handler(JSON.parse(decoder.decode(row.body as Uint8Array)));
+        complete.run(Date.now(), row.id as number);
+        n++;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } else if (contender === 'worker' || contender === 'worker-tx') {
+      const transactions = contender === 'worker-tx' ? sqliteTransactions(db) : undefined;
+      n = await createInboxWorker({ receiver, inbox, transactions }).runOnce();
+    } else if (contender === 'statements') {
+      for (;;) {
+        const [row] = await queue.claim(1, 30_000, 'mail');
+        if (!row) break;
+        await queue.db.query(queue.statements.complete, [Number(row.id), Number(row.fence), Date.now()]);
+        n++;
+      }
+    } else {
+      const rows = db.prepare(`SELECT * FROM ${table} ORDER BY id`).all() as Record<string, unknown>[];
+      const noClaim = {
+        claim: async () => ({ status: 'claimed' as const, token: 't', leaseEndsAt: Date.now() + 30_000 }),
+        complete: async () => true,
+        release: async () => true,
+      };
+      for (const row of rows) {
+        const job = jobOf(row);
+        if (contender === 'mac') {
+          if ((await matchJobMac([SECRET], job, Buffer.from(job.body, 'base64'))) !== 0)
+            throw new Error('mac');
+        } else {
+          const verdict = await receiver.runJob(job, { claim: noClaim });
+          if (verdict.kind !== 'handled') throw new Error(`runJob: ${verdict.kind}`);
+        }
+        n++;
+      }
+    }
+    await inbox.close();
+    return n;
+  };
+  console.log('ready');
+  for await (const line of createInterface({ input: process.stdin })) {
+    console.log(`done ${await run(line.trim())}`);
+  }
+}
+
+/** The parent: seeds the file, runs the child under callgrind, counts the second table. */
+async function count(contender: string): Promise<void> {
+  const rows = arg('--rows', 600);
+  const warm = arg('--warm', 600);
+  const oneKey = process.argv.includes('--one-key');
+  const dir = mkdtempSync(join(tmpdir(), 'bench-inbox-instr-'));
+  const path = join(dir, 'app.sqlite');
+  for (const [table, n] of [
+    ['warm_inbox', warm],
+    ['count_inbox', rows],
+  ] as const) {
+    const inbox = createSqliteInbox({ path, table });
+    await inbox.migrate();
+    const receiver = createMailReceiver({ secret: SECRET, handoff: inbox, logger });
+    for (let i = 0; i < n; i++) {
+      const payload = { message_id: oneKey ? 'm_one' : `m_${table}_${i}` };
+      const answer = await receiver.handle(
+        await createSignedRequest({ service: 'mail', event: 'delivered', secret: SECRET, payload }),
+      );
+      if (answer.status !== 200) throw new Error(`seed: ${answer.status}`);
+    }
+    await inbox.close();
+  }
+  const out = join(dir, 'callgrind.out');
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      `--callgrind-out-file=${out}`,
+      process.execPath,
+      '--single-threaded',
+      '--predictable-gc-schedule',
+      '--initial-old-space-size=2048',
+      '--import',
+      'tsx',
+      fileURLToPath(import.meta.url),
+      '--loop',
+      contender,
+      path,
+    ],
+    { stdio: ['pipe', 'pipe', 'ignore'] },
+  );
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const expect = async (prefix: string) => {
+    const line = (await lines.next()).value as string;
+    if (!line?.startsWith(prefix)) throw new Error(`child said ${line}`);
+    return line;
+  };
+  await expect('ready');
+  child.stdin!.write('warm_inbox\n');
+  await expect('done');
+  execFileSync('callgrind_control', ['-i', 'on', String(child.pid)]);
+  child.stdin!.write('count_inbox\n');
+  const done = await expect('done');
+  execFileSync('callgrind_control', ['-i', 'off', String(child.pid)]);
+  const ran = Number(done.split(' ')[1]);
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.stdin!.end();
+  });
+  const { total, collector } = countsOf(readFileSync(out, 'utf8'));
+  // --keep FILE: keep callgrind's output for callgrind_annotate (SQLite's and V8's functions by name).
+  const keep = process.argv.indexOf('--keep');
+  if (keep !== -1) renameSync(out, process.argv[keep + 1]!);
+  rmSync(dir, { recursive: true, force: true });
+  if (ran !== rows) throw new Error(`${contender}: ${ran} of ${rows} rows ran`);
+  const per = (n: number) => Math.round(n / rows).toLocaleString('en-US');
+  console.log(
+    `inbox ${contender}${oneKey ? ' (one key)' : ''}: ${per(total)} instructions per row, ${per(total - collector)} without the garbage collector (${rows} counted after ${warm})`,
+  );
+}
