@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
@@ -25,9 +25,11 @@ if (missing.length > 0) {
   );
 }
 
-const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
   version: string;
+  imports: Record<string, unknown>;
 };
+const { version } = pkg;
 
 // dist stays flat (`testing/msw` -> dist/testing-msw.js): every entry and chunk sits beside the
 // others, so the chunks' relative imports and the build-output graph checks need no path logic.
@@ -39,12 +41,12 @@ const entry = Object.fromEntries(
 );
 
 // The parts of zod the receivers parse with (src/shared/zod-kit.ts) are imported as `#zod-kit`, which
-// dist/package.json maps per runtime: Node gets zod-kit-node.* (those parts built in, one file, so an
-// import from node_modules does not load all of zod's core: 279 M → about 100 M instructions,
-// docs/benchmarks.md "Cold start"); a bundler (the `module` condition, or no `node` condition, as
-// Wrangler's) gets zod-kit.*, which imports the app's own zod, so a bundle carries zod once.
-// dist/package.json repeats `type` and `sideEffects`: the nearest package.json is what Node and the
-// bundlers read them from for the files under dist/.
+// package.json#imports maps per runtime: Node gets zod-kit-node.* (those parts built in, one file, so
+// an import from node_modules does not load all of zod's core, docs/benchmarks.md "Cold start"); a
+// bundler (the `module` condition, or no `node` condition, as Wrangler's) gets zod-kit.*, which
+// imports the app's own zod, so a bundle carries zod once. A build outside dist/ (the tests' builds
+// under node_modules/.cache) gets a package.json of its own with the same map, so it runs in place.
+const DIST = fileURLToPath(new URL('./dist', import.meta.url));
 const ZOD_KIT = fileURLToPath(new URL('./src/shared/zod-kit.ts', import.meta.url));
 // tsup builds `cjs` with splitting as esbuild `esm` output it converts afterwards: the format a build
 // stands for, recorded by `esbuildOptions` below.
@@ -76,14 +78,9 @@ const zodKit: Plugin = {
           logLevel: 'warning',
         });
       await Promise.all([kit('zod-kit', ['zod', 'zod/*']), kit('zod-kit-node', [])]);
-      const target = (file: string) => ({ import: `./${file}.js`, require: `./${file}.cjs` });
-      const scope = {
-        type: 'module',
-        sideEffects: false,
-        imports: {
-          '#zod-kit': { module: target('zod-kit'), node: target('zod-kit-node'), default: target('zod-kit') },
-        },
-      };
+      if (resolve(outdir) === DIST) return;
+      const imports = JSON.parse(JSON.stringify(pkg.imports).replaceAll('"./dist/', '"./'));
+      const scope = { type: 'module', sideEffects: false, imports };
       writeFileSync(join(outdir, 'package.json'), `${JSON.stringify(scope, null, 2)}\n`);
     });
   },

@@ -21,8 +21,7 @@ beforeAll(async () => {
   const pkg = join(app, 'node_modules', '@svc', 'webhooks');
   mkdirSync(pkg, { recursive: true });
   cpSync(join(root, 'package.json'), join(pkg, 'package.json'));
-  // The tarball's dist/: no esbuild metafiles; dist/package.json (its `#zod-kit` imports) stays.
-  cpSync(dist, join(pkg, 'dist'), { recursive: true, filter: (path) => !/metafile-\w+\.json$/.test(path) });
+  cpSync(dist, join(pkg, 'dist'), { recursive: true, filter: (path) => !path.endsWith('.json') });
   symlinkSync(join(root, 'node_modules', 'zod'), join(app, 'node_modules', 'zod'), 'dir');
   writeFileSync(join(app, 'package.json'), '{ "name": "app", "private": true }\n');
 }, 180_000);

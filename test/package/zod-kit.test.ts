@@ -6,7 +6,7 @@ import { MAIL_CASES, SECRET } from '../mail/fixtures.js';
 import { installConsumer } from './consumer-bundle.js';
 import { buildDist } from './dist.js';
 
-// Node loads the receivers' parts of zod from the package's own zod-kit-node file (dist/package.json
+// Node loads the receivers' parts of zod from the package's own zod-kit-node file (package.json
 // `#zod-kit`, tsup.config.ts), not from the app's `zod`: what users see must still be full zod's.
 // A fresh process with the package installed parses bad payloads through `constructMailEvent`
 // before anything loads full zod (so the English messages are the kit's own), then compares them
