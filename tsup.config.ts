@@ -1,7 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
 
 /**
@@ -25,11 +23,9 @@ if (missing.length > 0) {
   );
 }
 
-const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
+const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
   version: string;
-  imports: Record<string, unknown>;
 };
-const { version } = pkg;
 
 // dist stays flat (`testing/msw` -> dist/testing-msw.js): every entry and chunk sits beside the
 // others, so the chunks' relative imports and the build-output graph checks need no path logic.
@@ -39,52 +35,6 @@ const entry = Object.fromEntries(
     file,
   ]),
 );
-
-// The parts of zod the receivers parse with (src/shared/zod-kit.ts) are imported as `#zod-kit`, which
-// package.json#imports maps per runtime: Node gets zod-kit-node.* (those parts built in, one file, so
-// an import from node_modules does not load all of zod's core, docs/benchmarks.md "Cold start"); a
-// bundler (the `module` condition, or no `node` condition, as Wrangler's) gets zod-kit.*, which
-// imports the app's own zod, so a bundle carries zod once. A build outside dist/ (the tests' builds
-// under node_modules/.cache) gets a package.json of its own with the same map, so it runs in place.
-const DIST = fileURLToPath(new URL('./dist', import.meta.url));
-const ZOD_KIT = fileURLToPath(new URL('./src/shared/zod-kit.ts', import.meta.url));
-// tsup builds `cjs` with splitting as esbuild `esm` output it converts afterwards: the format a build
-// stands for, recorded by `esbuildOptions` below.
-const tsupFormat = new WeakMap<object, string>();
-const zodKit: Plugin = {
-  name: 'zod-kit',
-  setup(pluginBuild) {
-    // bench/cold-start.mts builds older sources, which have no kit, with this config.
-    if (!existsSync(ZOD_KIT)) return;
-    pluginBuild.onResolve({ filter: /\/zod-kit\.js$/ }, (args) =>
-      join(args.resolveDir, args.path).replace(/\.js$/, '.ts') === ZOD_KIT
-        ? { path: '#zod-kit', external: true }
-        : undefined,
-    );
-    pluginBuild.onEnd(async (result) => {
-      const { outdir } = pluginBuild.initialOptions;
-      const format = tsupFormat.get(pluginBuild.initialOptions);
-      if (result.errors.length > 0 || outdir === undefined || (format !== 'esm' && format !== 'cjs')) return;
-      const ext = format === 'esm' ? 'js' : 'cjs';
-      const kit = (file: string, external: string[]) =>
-        build({
-          entryPoints: [ZOD_KIT],
-          outfile: join(outdir, `${file}.${ext}`),
-          bundle: true,
-          format,
-          platform: 'node',
-          target: 'es2022',
-          external,
-          logLevel: 'warning',
-        });
-      await Promise.all([kit('zod-kit', ['zod', 'zod/*']), kit('zod-kit-node', [])]);
-      if (resolve(outdir) === DIST) return;
-      const imports = JSON.parse(JSON.stringify(pkg.imports).replaceAll('"./dist/', '"./'));
-      const scope = { type: 'module', sideEffects: false, imports };
-      writeFileSync(join(outdir, 'package.json'), `${JSON.stringify(scope, null, 2)}\n`);
-    });
-  },
-};
 
 export default defineConfig({
   entry,
@@ -109,12 +59,10 @@ export default defineConfig({
   // management clients and verifiers (docs/architecture.md, "The package as published"). Its
   // `#!/usr/bin/env node` line is the first line of src/cli/index.ts, which esbuild keeps.
   esbuildOptions(options, { format }) {
-    tsupFormat.set(options, format);
     if (format !== 'esm') return;
     const entries = options.entryPoints as Record<string, string>;
     options.entryPoints = { ...entries, cli: fileURLToPath(new URL('./src/cli/index.ts', import.meta.url)) };
   },
-  esbuildPlugins: [zodKit],
   define: { __CLI_VERSION__: JSON.stringify(version) },
   clean: true,
   target: 'es2022',

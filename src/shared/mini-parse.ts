@@ -8,17 +8,8 @@
  * failure's error passes `instanceof ZodError` of full zod with `.issues`, `.flatten()` and `.format()`
  * (test/shared/mini-parse.test.ts compares both on bad payloads of every event).
  */
-import type { $ZodErrorMap, $ZodIssue, $ZodType } from 'zod/v4/core';
-import type { SchemaApi } from './schema-api.js';
 import {
-  _safeParse,
-  $constructor,
-  $ZodError,
   array,
-  en,
-  flattenError,
-  formatError,
-  globalConfig,
   guid,
   includes,
   int,
@@ -34,7 +25,20 @@ import {
   string,
   union,
   unknown,
-} from './zod-kit.js';
+} from 'zod/mini';
+import {
+  _safeParse,
+  $constructor,
+  $ZodError,
+  type $ZodErrorMap,
+  type $ZodIssue,
+  type $ZodType,
+  flattenError,
+  formatError,
+  globalConfig,
+} from 'zod/v4/core';
+import en from 'zod/v4/locales/en.js';
+import type { SchemaApi } from './schema-api.js';
 
 /**
  * `zod/mini`'s functions under the full-zod types of {@link SchemaApi}: at runtime the schemas are

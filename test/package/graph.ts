@@ -10,30 +10,7 @@ export function specifiers(dir: string, file: string): string[] {
   return [...code.matchAll(SPECIFIER)].map((match) => match[1]!);
 }
 
-/**
- * The files a `#` specifier of the build output's package.json#imports (`#zod-kit`, tsup.config.ts)
- * can load from `from`: every target of its conditions in `from`'s module format.
- */
-function packageImportTargets(dir: string, from: string, specifier: string): string[] | undefined {
-  const scope = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
-    imports?: Record<string, unknown>;
-  };
-  const map = scope.imports?.[specifier];
-  if (map === undefined) return undefined;
-  const targets: string[] = [];
-  const walk = (value: unknown) => {
-    if (typeof value === 'string') targets.push(value);
-    else if (value && typeof value === 'object') Object.values(value).forEach(walk);
-  };
-  walk(map);
-  const ext = from.endsWith('.cjs') ? '.cjs' : '.js';
-  return [...new Set(targets.filter((target) => target.endsWith(ext)).map((target) => target.slice(2)))];
-}
-
-/**
- * Every built file reachable from `entries` (relative imports and the package's own `#` imports
- * followed), and the bare specifiers they import.
- */
+/** Every built file reachable from `entries` (relative imports followed), and the bare specifiers they import. */
 export function reachable(
   dir: string,
   entries: readonly string[],
@@ -47,11 +24,7 @@ export function reachable(
     files.add(file);
     for (const specifier of specifiers(dir, file)) {
       if (specifier.startsWith('./')) queue.push(specifier.slice(2));
-      else if (specifier.startsWith('#')) {
-        const targets = packageImportTargets(dir, file, specifier);
-        if (targets === undefined) external.add(specifier);
-        else queue.push(...targets);
-      } else external.add(specifier);
+      else external.add(specifier);
     }
   }
   return { files, external };
