@@ -105,6 +105,18 @@ const variants = [
       fromGit(KIT)(dir);
       for (const file of ['tsup.config.ts', 'package.json'])
         writeFileSync(join(dir, file), execFileSync('git', ['show', `${KIT}:${file}`], { cwd: root }));
+    }).then((dist) => {
+      // The consumer gets today's package.json: the kit's `#zod-kit` map goes beside its files.
+      const { imports } = JSON.parse(
+        execFileSync('git', ['show', `${KIT}:package.json`], { cwd: root, encoding: 'utf8' }),
+      );
+      const scope = {
+        type: 'module',
+        sideEffects: false,
+        imports: JSON.parse(JSON.stringify(imports).replaceAll('"./dist/', '"./')),
+      };
+      writeFileSync(join(dist, 'package.json'), JSON.stringify(scope));
+      return dist;
     }),
   },
 ].map((variant) => ({ ...variant, consumer: installConsumer(variant.dist) }));
