@@ -282,8 +282,8 @@ Machine: ${cpus()[0]?.model.trim()} (${cpus().length} vCPU, shared and loaded), 
 zod ${version('zod')}, esbuild ${version('esbuild')}, tsup ${version('tsup')}, run ${new Date().toISOString().slice(0, 10)}.
 Four builds of the package made in the same run: *first* (${FIRST}, full zod), *before* (${BASE}: the
 receivers on \`zod/mini\` from the app's node_modules), ${BASE} with \`zod/mini\` built into the package
-for every runtime (tsup \`noExternal\`), and *now*: the receivers' parts of zod behind \`#zod-kit\`
-(package.json#imports), built into one file of the package for Node and the app's own zod for
+for every runtime (tsup \`noExternal\`), and \`#zod-kit\` (${KIT}, not adopted): the receivers' parts of zod behind
+package.json#imports, built into one file of the package for Node and the app's own zod for
 bundlers. Import time: one fresh process per run, the \`import()\` alone timed (process start
 excluded), median and fastest of ${RUNS} interleaved runs of the built package resolved through
 \`package.json#exports\` from node_modules; instructions: callgrind, the process minus one that imports
