@@ -6,9 +6,23 @@
  *
  *   npx tsx bench/bundle-size.mts            # writes its section of docs/benchmarks.md
  *   npx tsx bench/bundle-size.mts --dry-run  # prints only
+ *   npx tsx bench/bundle-size.mts --by-module  # what a typical Worker carries, by source module
+ *
+ * `--by-module` bundles the Worker of docs/bundling.md (both receivers behind `createFetchHandler`)
+ * from src/ as Wrangler bundles the package (esbuild, ESM, minified, Wrangler's conditions) and prints
+ * each module's minified bytes (esbuild's metafile) and the gzip of the whole; built from the sources,
+ * so every byte is named by the module it comes from rather than by a chunk of dist/.
  */
 import { readFileSync } from 'node:fs';
-import { bundleConsumer, CONSUMER_CASES, installConsumer } from '../test/package/consumer-bundle.js';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import {
+  bundleConsumer,
+  CONSUMER_CASES,
+  installConsumer,
+  WRANGLER_BUILD,
+  workerSource,
+} from '../test/package/consumer-bundle.js';
 import { buildDist } from '../test/package/dist.js';
 import { writeBenchSection } from './docs-section.mjs';
 
@@ -35,6 +49,34 @@ const BEFORE: Record<string, number> = {
   './testing/msw': 8_916,
   './manage': 10_354,
 };
+
+if (process.argv.includes('--by-module')) {
+  const result = await build({
+    ...WRANGLER_BUILD,
+    stdin: {
+      contents: workerSource({ root: './src/index.ts', fetch: './src/adapters/fetch.ts' }),
+      resolveDir: new URL('..', import.meta.url).pathname,
+      loader: 'ts',
+    },
+    mainFields: [...WRANGLER_BUILD.mainFields],
+    conditions: [...WRANGLER_BUILD.conditions],
+    external: [...WRANGLER_BUILD.external],
+    metafile: true,
+    write: false,
+    logLevel: 'warning',
+  });
+  const code = result.outputFiles[0]!.text;
+  const inputs = Object.entries(Object.values(result.metafile.outputs)[0]!.inputs)
+    .map(([file, { bytesInOutput }]) => [file.replace(/.*node_modules\//, ''), bytesInOutput] as const)
+    .filter(([, bytes]) => bytes > 0)
+    .sort((a, b) => b[1] - a[1]);
+  const sum = (prefix: string) =>
+    inputs.filter(([file]) => file.startsWith(prefix)).reduce((total, [, bytes]) => total + bytes, 0);
+  console.log(`Worker: ${code.length} B minified, ${gzipSync(code).length} B gzip`);
+  console.log(`  ours (src/): ${sum('src/')} B, zod: ${sum('zod/')} B`);
+  for (const [file, bytes] of inputs) console.log(`${String(bytes).padStart(8)}  ${file}`);
+  process.exit(0);
+}
 
 const consumer = installConsumer(await buildDist());
 const version = (name: string) =>

@@ -1,6 +1,6 @@
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { installConsumer } from './consumer-bundle.js';
+import { installConsumer, WRANGLER_BUILD, workerSource } from './consumer-bundle.js';
 import { buildDist } from './dist.js';
 
 // The receivers validate with zod/mini (src/shared/mini-parse.ts): a Worker with both receivers must
@@ -15,14 +15,11 @@ beforeAll(async () => {
 /** The zod modules a Wrangler-style bundle of `source` includes (esbuild's metafile). */
 async function zodInputs(source: string): Promise<string[]> {
   const result = await build({
+    ...WRANGLER_BUILD,
     stdin: { contents: source, resolveDir: consumer, loader: 'js', sourcefile: 'worker.js' },
-    bundle: true,
-    format: 'esm',
-    minify: true,
-    platform: 'neutral',
-    mainFields: ['module', 'main'],
-    conditions: ['workerd', 'worker', 'browser', 'import'],
-    external: ['node:*'],
+    mainFields: [...WRANGLER_BUILD.mainFields],
+    conditions: [...WRANGLER_BUILD.conditions],
+    external: [...WRANGLER_BUILD.external],
     metafile: true,
     write: false,
     logLevel: 'silent',
@@ -30,15 +27,7 @@ async function zodInputs(source: string): Promise<string[]> {
   return Object.keys(result.metafile.inputs).filter((file) => file.includes('node_modules/zod/'));
 }
 
-const WORKER = `
-import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
-import { createFetchHandler } from '@svc/webhooks/fetch';
-export default {
-  fetch: createFetchHandler((env) => ({
-    '/webhooks/mail': createMailReceiver({ secret: env.SVC_MAIL_WEBHOOK_SECRET }),
-    '/webhooks/crm': createCrmReceiver({ secret: env.SVC_CRM_WEBHOOK_SECRET }),
-  })),
-};`;
+const WORKER = workerSource();
 
 describe('cold start: what a Worker bundles of zod', () => {
   it('both receivers bring zod/mini and zod core, not full zod', async () => {

@@ -1,6 +1,6 @@
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 import { root } from './dist.js';
 
 /** A consumer's bundle of one import: its size and its text. */
@@ -23,6 +23,34 @@ export function installConsumer(dist: string): string {
   writeFileSync(join(dir, 'package.json'), '{ "name": "consumer", "type": "module", "private": true }\n');
   return dir;
 }
+
+/**
+ * The typical Worker of docs/bundling.md: both receivers behind the fetch adapter. `from` maps the
+ * package's specifiers (the installed package by default; src/ files for a build from the sources).
+ */
+export function workerSource(from = { root: '@svc/webhooks', fetch: '@svc/webhooks/fetch' }): string {
+  return `
+import { createCrmReceiver, createMailReceiver } from '${from.root}';
+import { createFetchHandler } from '${from.fetch}';
+export default {
+  fetch: createFetchHandler((env) => ({
+    '/webhooks/mail': createMailReceiver({ secret: env.SVC_MAIL_WEBHOOK_SECRET }),
+    '/webhooks/crm': createCrmReceiver({ secret: env.SVC_CRM_WEBHOOK_SECRET }),
+  })),
+};`;
+}
+
+/** How Wrangler bundles a Worker: esbuild, ESM, minified, its conditions, `node:` modules external. */
+export const WRANGLER_BUILD = {
+  bundle: true,
+  format: 'esm',
+  minify: true,
+  platform: 'neutral',
+  mainFields: ['module', 'main'],
+  conditions: ['workerd', 'worker', 'browser', 'import'],
+  target: 'es2022',
+  external: ['node:*'],
+} as const satisfies BuildOptions;
 
 /**
  * Bundles `source` (an app's module, e.g. `import { isWebhookError } from '@svc/webhooks'; …`) the
