@@ -96,7 +96,9 @@ export function createReceivePath(
     syncVerify: getNodeCrypto() !== null,
     firstRawBodyReport: rawBodyReports(),
   };
-  return (input) => receive(path, input);
+  return function receive(input) {
+    return receiveOn(path, input);
+  };
 }
 
 /** A reader's refusal (too large, too slow, unreadable, parsed by someone else), logged once. */
@@ -159,7 +161,7 @@ function quarantine(
 }
 
 /** One async function from the request to the verdict; whatever throws ends in `unexpected`. */
-async function receive(path: ReceivePath, input: ReceiveInput): Promise<Verdict> {
+async function receiveOn(path: ReceivePath, input: ReceiveInput): Promise<Verdict> {
   const { spec, service, headerNames, options, handOff } = path;
   try {
     const { method, headers } = input;
