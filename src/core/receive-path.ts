@@ -96,9 +96,7 @@ export function createReceivePath(
     syncVerify: getNodeCrypto() !== null,
     firstRawBodyReport: rawBodyReports(),
   };
-  return function receive(input) {
-    return receiveOn(path, input);
-  };
+  return (input) => receive(path, input);
 }
 
 /** A reader's refusal (too large, too slow, unreadable, parsed by someone else), logged once. */
@@ -161,7 +159,7 @@ function quarantine(
 }
 
 /** One async function from the request to the verdict; whatever throws ends in `unexpected`. */
-async function receiveOn(path: ReceivePath, input: ReceiveInput): Promise<Verdict> {
+async function receive(path: ReceivePath, input: ReceiveInput): Promise<Verdict> {
   const { spec, service, headerNames, options, handOff } = path;
   try {
     const { method, headers } = input;
