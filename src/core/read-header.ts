@@ -47,7 +47,6 @@ export function readHeaderString(headers: HeadersInput, lowerName: string): stri
 }
 
 function isWebHeaders(headers: HeadersInput): headers is Headers {
-  // By its method, not `instanceof` (which fails across realms, undici vs a polyfill, and reads the
-  // global `Headers` on every call): a Node record's values are strings or arrays, never functions.
-  return typeof (headers as { get?: unknown }).get === 'function';
+  // `instanceof` fails across realms (undici vs a polyfill), so check the method as well.
+  return headers instanceof Headers || typeof (headers as { get?: unknown }).get === 'function';
 }
