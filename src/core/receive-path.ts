@@ -55,25 +55,9 @@ export interface HandOff {
   readonly quarantines?: boolean;
 }
 
-/** What a receiver's deliveries read, made once per receiver; the steps below are module-level. */
-interface ReceivePath {
-  readonly spec: ServiceSpec;
-  readonly service: string;
-  readonly headerNames: ServiceSpec['headerNames'];
-  readonly options: PipelineOptions;
-  readonly registry: HandlerRegistry;
-  readonly settings: DeliverySettings;
-  readonly handOff: HandOff | undefined;
-  readonly limits: BodyLimits;
-  /** node:crypto verifies without a promise (and without an await hop); Web Crypto only with one. */
-  readonly syncVerify: boolean;
-  readonly firstRawBodyReport: ReturnType<typeof rawBodyReports>;
-}
-
 /**
  * Builds the receive function of a receiver: deliveries run with `settings`, or go to `handOff` when
- * the receiver hands off. The steps are module-level functions over one {@link ReceivePath} object
- * rather than closures made per receiver, so every receiver runs the same optimised code.
+ * the receiver hands off.
  */
 export function createReceivePath(
   spec: ServiceSpec,
@@ -82,199 +66,185 @@ export function createReceivePath(
   settings: DeliverySettings,
   handOff: HandOff | undefined,
 ): Receive {
-  const { maxBodyBytes, bodyTimeoutMs } = options;
-  const path: ReceivePath = {
-    spec,
-    service: spec.service,
-    headerNames: spec.headerNames,
-    options,
-    registry,
-    settings,
-    handOff,
-    limits: Object.freeze({ maxBodyBytes, bodyTimeoutMs }),
-    // Chosen once (node:crypto or Web Crypto).
-    syncVerify: getNodeCrypto() !== null,
-    firstRawBodyReport: rawBodyReports(),
-  };
-  return (input) => receive(path, input);
-}
+  const { secrets, routeSecrets, maxBodyBytes, bodyTimeoutMs, logger, clock, capture, timeoutMs } = options;
+  const { service, headerNames } = spec;
+  const reporter = settings;
+  const limits: BodyLimits = Object.freeze({ maxBodyBytes, bodyTimeoutMs });
+  // Chosen once: node:crypto verifies without a promise (and without an await hop); Web Crypto
+  // only with one.
+  const syncVerify = getNodeCrypto() !== null;
+  const firstRawBodyReport = rawBodyReports();
 
-/** A reader's refusal (too large, too slow, unreadable, parsed by someone else), logged once. */
-function unreadable(path: ReceivePath, error: unknown): Verdict {
-  const { service } = path;
-  const reason = isWebhookError(error)
-    ? error
-    : new WebhookError('internal_error', 'The request failed.', { cause: error });
-  const verdict = verdictOfError(service, reason);
-  // A route missing its raw body fails every delivery the same way: its fix is logged once.
-  const repeated = reason.code === 'raw_body_unavailable' && !path.firstRawBodyReport(reason);
-  const level = repeated ? 'debug' : verdict.kind === 'failed' ? 'error' : 'warn';
-  emit(path.options.logger, level, 'webhook request refused', {
-    service,
-    code: reason.code,
-    ...(reason.cause === undefined ? {} : { err: errField(reason.cause) }),
-  });
-  return verdict;
-}
-
-function unexpected(path: ReceivePath, error: unknown): Verdict {
-  const { service } = path;
-  if (isWebhookError(error) && verdictOfError(service, error).kind === 'refused')
-    return refused(service, error);
-  report(path.settings, {
-    level: 'error',
-    message: 'receiver failed unexpectedly',
-    fields: { service },
-    error,
-    phase: 'internal',
-  });
-  return failed(service, isWebhookError(error) ? error.code : 'internal_error', error);
-}
-
-/**
- * With a target that quarantines (the database inbox), an authentic delivery that fails the schema
- * is stored to re-drive after a fix and acknowledged, instead of refused (docs/inbox.md).
- */
-function quarantine(
-  path: ReceivePath,
-  error: unknown,
-  body: Uint8Array,
-  headers: ReceiveInput['headers'],
-  secretIndex: number,
-  receivedAt: number,
-): Promise<Verdict> | undefined {
-  const { service, headerNames } = path;
-  const deliveryId = readHeaderString(headers, headerNames.deliveryId);
-  const name = readHeaderString(headers, headerNames.event);
-  if (!isWebhookError(error) || error.code !== 'invalid_payload' || !deliveryId || !name) return undefined;
-  return path.handOff!({
-    event: { deliveryId, name } as DispatchableEvent,
-    dedupKey: dedupKeyOfDeliveryId(service, deliveryId),
-    body,
-    headers,
-    secretIndex,
-    receivedAt,
-    quarantine: error,
-  });
-}
-
-/** One async function from the request to the verdict; whatever throws ends in `unexpected`. */
-async function receive(path: ReceivePath, input: ReceiveInput): Promise<Verdict> {
-  const { spec, service, headerNames, options, handOff } = path;
-  try {
-    const { method, headers } = input;
-    // Wrong method first, before the body is read: nothing else about the request matters.
-    if (method !== undefined && method !== 'POST' && method.toUpperCase() !== 'POST')
-      return refused(
-        service,
-        new WebhookError('method_not_allowed', 'Webhook deliveries are POST requests.'),
-      );
-    let body: Uint8Array;
-    if (typeof input.body === 'function') {
-      try {
-        body = toBytes(await input.body(path.limits));
-      } catch (error) {
-        return unreadable(path, error);
-      }
-    } else body = toBytes(input.body);
-    const { maxBodyBytes, capture } = options;
-    if (body.byteLength > maxBodyBytes)
-      return refused(service, bodyTooLarge(maxBodyBytes), {
-        deliveryId: readHeaderString(headers, headerNames.deliveryId),
-      });
-    const receivedAt = options.clock.now();
-    // Opt-in capture of the bytes as received, before verification (docs/cli.md "Capture format").
-    if (capture) {
-      try {
-        capture({ service, receivedAt, headers, body });
-      } catch {
-        // A failing capture hook is logged and never changes the verdict.
-        emit(options.logger, 'warn', 'webhook capture hook failed', { service });
-      }
-    }
-    // email-service §6 rule 1, crm-service §6 rule 2: the signature over the exact bytes, before parsing.
-    const signature = readHeader(headers, headerNames.signature);
-    let result: Awaited<ReturnType<typeof verifySignature>>;
-    try {
-      const { routeSecrets, secrets } = options;
-      result = routeSecrets
-        ? await verifyForRoute(routeSecrets, body, signature, input)
-        : path.syncVerify
-          ? verifyCheckedSync(body, signature, secrets)
-          : await verifySignature(body, signature, secrets);
-    } catch (error) {
-      // A `secret` function that threw or hung: secret_unavailable (503), its cause in the log.
-      return unreadable(path, error);
-    }
-    if (!result.ok) {
-      const deliveryId = readHeaderString(headers, headerNames.deliveryId);
-      emit(options.logger, 'warn', 'webhook signature rejected', { service, code: result.code, deliveryId });
-      const refusal = signatureRefusal(
-        result,
-        service,
-        headerNames.signature,
-        headers,
-        spec.foreignSignatures,
-      );
-      return refused(service, refusal, { deliveryId });
-    }
-    let event: ReturnType<ServiceSpec['parse']>;
-    try {
-      event = spec.parse(body, headers, result.secretIndex);
-    } catch (error) {
-      const quarantined =
-        handOff?.quarantines && quarantine(path, error, body, headers, result.secretIndex, receivedAt);
-      if (quarantined) return await quarantined;
-      return await handleInvalid(spec, options, path.registry, {
-        body,
-        headers,
-        error,
-        secretIndex: result.secretIndex,
-        startedAt: receivedAt,
-      });
-    }
-    const { deliveryId, name } = event;
-    const handlers = path.registry.handlersFor(event);
-    // Hand-off mode enqueues even then: the workers' registrations decide (handoff/job/run-job.ts).
-    if (handlers.length === 0 && !handOff) {
-      // Nothing to run, so nothing to deduplicate: acknowledge so the sender stops retrying.
-      emit(options.logger, 'debug', 'webhook ignored: no handler', { service, deliveryId, event: name });
-      return accepted('ignored', service, deliveryId, name);
-    }
-    let dedupKey: string;
-    try {
-      dedupKey = spec.dedupKey(event);
-      if (typeof dedupKey !== 'string' || dedupKey.length === 0)
-        throw new TypeError('dedup key must be a non-empty string');
-    } catch (error) {
-      report(path.settings, {
-        level: 'error',
-        message: 'dedup key failed',
-        fields: { service, deliveryId, event: name },
-        error,
-        phase: 'dedup_key',
-        event,
-        deliveryId,
-      });
-      return failed(service, 'internal_error', error, { deliveryId, event: name });
-    }
-    if (handOff) {
-      // Hand-off mode (docs/handoff.md): a worker claims and runs it (handoff/job/run-job.ts).
-      return await handOff({ event, dedupKey, body, headers, secretIndex: result.secretIndex, receivedAt });
-    }
-    // Direct mode: the delivery runs now, inside the request (a verdict without a promise when
-    // nothing was pending: returned as is, no await).
-    return runDelivery(path.settings, {
+  /** A reader's refusal (too large, too slow, unreadable, parsed by someone else), logged once. */
+  function unreadable(error: unknown): Verdict {
+    const reason = isWebhookError(error)
+      ? error
+      : new WebhookError('internal_error', 'The request failed.', { cause: error });
+    const verdict = verdictOfError(service, reason);
+    // A route missing its raw body fails every delivery the same way: its fix is logged once.
+    const repeated = reason.code === 'raw_body_unavailable' && !firstRawBodyReport(reason);
+    const level = repeated ? 'debug' : verdict.kind === 'failed' ? 'error' : 'warn';
+    emit(logger, level, 'webhook request refused', {
       service,
-      event,
-      handlers,
-      dedupKey,
-      startedAt: receivedAt,
-      timeoutMs: options.timeoutMs,
-      upstream: input,
-      waitUntil: input.waitUntil,
+      code: reason.code,
+      ...(reason.cause === undefined ? {} : { err: errField(reason.cause) }),
     });
-  } catch (error) {
-    return unexpected(path, error);
+    return verdict;
   }
+
+  function unexpected(error: unknown): Verdict {
+    if (isWebhookError(error) && verdictOfError(service, error).kind === 'refused')
+      return refused(service, error);
+    report(reporter, {
+      level: 'error',
+      message: 'receiver failed unexpectedly',
+      fields: { service },
+      error,
+      phase: 'internal',
+    });
+    return failed(service, isWebhookError(error) ? error.code : 'internal_error', error);
+  }
+
+  /**
+   * With a target that quarantines (the database inbox), an authentic delivery that fails the schema
+   * is stored to re-drive after a fix and acknowledged, instead of refused (docs/inbox.md).
+   */
+  function quarantine(
+    error: unknown,
+    body: Uint8Array,
+    headers: ReceiveInput['headers'],
+    secretIndex: number,
+    receivedAt: number,
+  ): Promise<Verdict> | undefined {
+    const deliveryId = readHeaderString(headers, headerNames.deliveryId);
+    const name = readHeaderString(headers, headerNames.event);
+    if (!isWebhookError(error) || error.code !== 'invalid_payload' || !deliveryId || !name) return undefined;
+    return handOff!({
+      event: { deliveryId, name } as DispatchableEvent,
+      dedupKey: dedupKeyOfDeliveryId(service, deliveryId),
+      body,
+      headers,
+      secretIndex,
+      receivedAt,
+      quarantine: error,
+    });
+  }
+
+  // One async function from the request to the verdict; whatever throws ends in `unexpected`.
+  return async function receive(input: ReceiveInput): Promise<Verdict> {
+    try {
+      const { method, headers } = input;
+      // Wrong method first, before the body is read: nothing else about the request matters.
+      if (method !== undefined && method !== 'POST' && method.toUpperCase() !== 'POST')
+        return refused(
+          service,
+          new WebhookError('method_not_allowed', 'Webhook deliveries are POST requests.'),
+        );
+      let body: Uint8Array;
+      if (typeof input.body === 'function') {
+        try {
+          body = toBytes(await input.body(limits));
+        } catch (error) {
+          return unreadable(error);
+        }
+      } else body = toBytes(input.body);
+      if (body.byteLength > maxBodyBytes)
+        return refused(service, bodyTooLarge(maxBodyBytes), {
+          deliveryId: readHeaderString(headers, headerNames.deliveryId),
+        });
+      const receivedAt = clock.now();
+      // Opt-in capture of the bytes as received, before verification (docs/cli.md "Capture format").
+      if (capture) {
+        try {
+          capture({ service, receivedAt, headers, body });
+        } catch {
+          // A failing capture hook is logged and never changes the verdict.
+          emit(logger, 'warn', 'webhook capture hook failed', { service });
+        }
+      }
+      // email-service §6 rule 1, crm-service §6 rule 2: the signature over the exact bytes, before parsing.
+      const signature = readHeader(headers, headerNames.signature);
+      let result: Awaited<ReturnType<typeof verifySignature>>;
+      try {
+        result = routeSecrets
+          ? await verifyForRoute(routeSecrets, body, signature, input)
+          : syncVerify
+            ? verifyCheckedSync(body, signature, secrets)
+            : await verifySignature(body, signature, secrets);
+      } catch (error) {
+        // A `secret` function that threw or hung: secret_unavailable (503), its cause in the log.
+        return unreadable(error);
+      }
+      if (!result.ok) {
+        const deliveryId = readHeaderString(headers, headerNames.deliveryId);
+        emit(logger, 'warn', 'webhook signature rejected', { service, code: result.code, deliveryId });
+        const refusal = signatureRefusal(
+          result,
+          service,
+          headerNames.signature,
+          headers,
+          spec.foreignSignatures,
+        );
+        return refused(service, refusal, { deliveryId });
+      }
+      let event: ReturnType<ServiceSpec['parse']>;
+      try {
+        event = spec.parse(body, headers, result.secretIndex);
+      } catch (error) {
+        const quarantined =
+          handOff?.quarantines && quarantine(error, body, headers, result.secretIndex, receivedAt);
+        if (quarantined) return await quarantined;
+        return await handleInvalid(spec, options, registry, {
+          body,
+          headers,
+          error,
+          secretIndex: result.secretIndex,
+          startedAt: receivedAt,
+        });
+      }
+      const { deliveryId, name } = event;
+      const handlers = registry.handlersFor(event);
+      // Hand-off mode enqueues even then: the workers' registrations decide (handoff/job/run-job.ts).
+      if (handlers.length === 0 && !handOff) {
+        // Nothing to run, so nothing to deduplicate: acknowledge so the sender stops retrying.
+        emit(logger, 'debug', 'webhook ignored: no handler', { service, deliveryId, event: name });
+        return accepted('ignored', service, deliveryId, name);
+      }
+      let dedupKey: string;
+      try {
+        dedupKey = spec.dedupKey(event);
+        if (typeof dedupKey !== 'string' || dedupKey.length === 0)
+          throw new TypeError('dedup key must be a non-empty string');
+      } catch (error) {
+        report(reporter, {
+          level: 'error',
+          message: 'dedup key failed',
+          fields: { service, deliveryId, event: name },
+          error,
+          phase: 'dedup_key',
+          event,
+          deliveryId,
+        });
+        return failed(service, 'internal_error', error, { deliveryId, event: name });
+      }
+      if (handOff) {
+        // Hand-off mode (docs/handoff.md): a worker claims and runs it (handoff/job/run-job.ts).
+        return await handOff({ event, dedupKey, body, headers, secretIndex: result.secretIndex, receivedAt });
+      }
+      // Direct mode: the delivery runs now, inside the request (a verdict without a promise when
+      // nothing was pending: returned as is, no await).
+      return runDelivery(settings, {
+        service,
+        event,
+        handlers,
+        dedupKey,
+        startedAt: receivedAt,
+        timeoutMs,
+        upstream: input,
+        waitUntil: input.waitUntil,
+      });
+    } catch (error) {
+      return unexpected(error);
+    }
+  };
 }
