@@ -10,7 +10,7 @@ import { dedupKeyOfDeliveryId } from '../dedup/key-strategy.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { toBytes } from '../verify/bytes.js';
 import { getNodeCrypto } from '../verify/node-crypto.js';
-import { verifySignature, verifySignatureSync } from '../verify/verify-signature.js';
+import { verifyCheckedSync, verifySignature } from '../verify/verify-signature.js';
 import { type DeliverySettings, runDelivery } from './delivery/run.js';
 import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
 import { handleInvalid } from './invalid.js';
@@ -169,7 +169,7 @@ export function createReceivePath(
         result = routeSecrets
           ? await verifyForRoute(routeSecrets, body, signature, input)
           : syncVerify
-            ? verifySignatureSync(body, signature, secrets)
+            ? verifyCheckedSync(body, signature, secrets)
             : await verifySignature(body, signature, secrets);
       } catch (error) {
         // A `secret` function that threw or hung: secret_unavailable (503), its cause in the log.

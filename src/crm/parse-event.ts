@@ -1,7 +1,7 @@
 import { assertFresh, checkMaxEventAge } from '../core/event-age.js';
 import { readHeaderString } from '../core/read-header.js';
 import type { HeadersInput } from '../core/receiver-types.js';
-import { type Clock, systemClock } from '../shared/clock.js';
+import { atReceipt, type Clock, systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import { parseWithMini } from '../shared/mini-parse.js';
 import { invalidPayload, parseJsonObject } from '../shared/parse-json.js';
@@ -58,8 +58,48 @@ export function parseCrmEvent(
   headers: HeadersInput,
   options: ParseCrmEventOptions,
 ): CrmWebhookEvent {
-  const names = resolveCrmHeaderNames(options.headerNames);
-  const json = parseJsonObject(toBytes(body), 'CRM');
+  const settings = settingsOf('parseCrmEvent', options);
+  return readCrmEvent(settings, toBytes(body), headers, options.secretIndex, undefined);
+}
+
+/** {@link ParseCrmEventOptions} resolved and checked once. */
+interface CrmParseSettings {
+  readonly names: Readonly<CrmHeaderNames>;
+  readonly maxEventAgeMs: number | undefined;
+  readonly clock: Clock;
+}
+
+function settingsOf(where: string, options: Omit<ParseCrmEventOptions, 'secretIndex'>): CrmParseSettings {
+  return {
+    names: resolveCrmHeaderNames(options.headerNames),
+    maxEventAgeMs: checkMaxEventAge(where, options.maxEventAgeMs),
+    clock: options.clock ?? systemClock,
+  };
+}
+
+/**
+ * The receiver's parse step: {@link parseCrmEvent} with its options resolved once, when the receiver
+ * is made, instead of on every delivery. `receivedAt` (a hand-off worker's job) times the age check at
+ * receipt.
+ */
+export function crmEventParser(
+  where: string,
+  options: Omit<ParseCrmEventOptions, 'secretIndex'>,
+): (body: Uint8Array, headers: HeadersInput, secretIndex: number, receivedAt?: number) => CrmWebhookEvent {
+  const settings = settingsOf(where, options);
+  return (body, headers, secretIndex, receivedAt) =>
+    readCrmEvent(settings, body, headers, secretIndex, receivedAt);
+}
+
+function readCrmEvent(
+  settings: CrmParseSettings,
+  bytes: Uint8Array,
+  headers: HeadersInput,
+  secretIndex: number,
+  receivedAt: number | undefined,
+): CrmWebhookEvent {
+  const { names, maxEventAgeMs } = settings;
+  const json = parseJsonObject(bytes, 'CRM');
 
   // crm-service §6 rule 1: the event type is in the body; the header is only cross-checked.
   const name = json.event;
@@ -99,11 +139,10 @@ export function parseCrmEvent(
   const result = parseWithMini<CrmAnyEnvelope>(schema ?? anyEnvelope, json);
   if (!result.success) throw invalidPayload(`${name} envelope`, result.error);
   const envelope = result.data;
-  const { secretIndex } = options;
   const { tenant_id: tenantId, timestamp, data } = envelope;
-  const maxEventAgeMs = checkMaxEventAge('parseCrmEvent', options.maxEventAgeMs);
   // crm-service §2: every envelope carries the signed timestamp, so the age check always applies.
-  if (maxEventAgeMs !== undefined) assertFresh(timestamp, maxEventAgeMs, options.clock ?? systemClock, 'CRM');
+  if (maxEventAgeMs !== undefined)
+    assertFresh(timestamp, maxEventAgeMs, atReceipt(settings.clock, receivedAt), 'CRM');
   if (schema === undefined) {
     return {
       service: 'crm',

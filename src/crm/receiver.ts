@@ -5,11 +5,10 @@
 import { checkMaxEventAge } from '../core/event-age.js';
 import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
 import { type ReceiverOptions, resolveOptions } from '../receiver/receiver-options.js';
-import { atReceipt } from '../shared/clock.js';
 import { type CrmDedupKey, crmDedupKeyOf } from './dedup-key.js';
 import { CRM_EVENT_NAMES } from './event-names.js';
 import { type CrmHeaderNames, resolveCrmHeaderNames } from './header-names.js';
-import { parseCrmEvent } from './parse-event.js';
+import { crmEventParser } from './parse-event.js';
 import type { CrmEvent, UnknownCrmEvent } from './types.js';
 
 /**
@@ -84,13 +83,7 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
       knownNames: CRM_EVENT_NAMES,
       // email-service §6: its signature header, named here so an email delivery at this route is recognised.
       foreignSignatures: [{ service: 'mail', header: 'x-svcmail-sig' }],
-      parse: (body, headers, secretIndex, receivedAt) =>
-        parseCrmEvent(body, headers, {
-          secretIndex,
-          headerNames,
-          maxEventAgeMs,
-          clock: atReceipt(clock, receivedAt),
-        }),
+      parse: crmEventParser('createCrmReceiver', { headerNames, maxEventAgeMs, clock }),
       dedupKey,
     },
     resolved,

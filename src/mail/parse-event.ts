@@ -2,7 +2,7 @@ import { isValidDeliveryId, MAX_DELIVERY_ID_LENGTH } from '../core/delivery-id.j
 import { assertFresh, checkMaxEventAge } from '../core/event-age.js';
 import { readHeaderString } from '../core/read-header.js';
 import type { HeadersInput } from '../core/receiver-types.js';
-import { type Clock, systemClock } from '../shared/clock.js';
+import { atReceipt, type Clock, systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import { parseWithMini } from '../shared/mini-parse.js';
 import { invalidPayload, type JsonObject, parseJsonObject } from '../shared/parse-json.js';
@@ -61,8 +61,50 @@ export function parseMailEvent(
   headers: HeadersInput,
   options: ParseMailEventOptions,
 ): MailWebhookEvent {
-  const names = resolveMailHeaderNames(options.headerNames);
-  const payload = parseJsonObject(toBytes(body), 'email service');
+  const settings = settingsOf('parseMailEvent', options);
+  return readMailEvent(settings, toBytes(body), headers, options.secretIndex, undefined);
+}
+
+/** {@link ParseMailEventOptions} resolved and checked once. */
+interface MailParseSettings {
+  readonly names: Readonly<MailHeaderNames>;
+  readonly requireBodyEvent: boolean;
+  readonly maxEventAgeMs: number | undefined;
+  readonly clock: Clock;
+}
+
+function settingsOf(where: string, options: Omit<ParseMailEventOptions, 'secretIndex'>): MailParseSettings {
+  return {
+    names: resolveMailHeaderNames(options.headerNames),
+    requireBodyEvent: options.requireBodyEvent === true,
+    maxEventAgeMs: checkMaxEventAge(where, options.maxEventAgeMs),
+    clock: options.clock ?? systemClock,
+  };
+}
+
+/**
+ * The receiver's parse step: {@link parseMailEvent} with its options resolved once, when the receiver
+ * is made, instead of on every delivery. `receivedAt` (a hand-off worker's job) times the age check at
+ * receipt.
+ */
+export function mailEventParser(
+  where: string,
+  options: Omit<ParseMailEventOptions, 'secretIndex'>,
+): (body: Uint8Array, headers: HeadersInput, secretIndex: number, receivedAt?: number) => MailWebhookEvent {
+  const settings = settingsOf(where, options);
+  return (body, headers, secretIndex, receivedAt) =>
+    readMailEvent(settings, body, headers, secretIndex, receivedAt);
+}
+
+function readMailEvent(
+  settings: MailParseSettings,
+  bytes: Uint8Array,
+  headers: HeadersInput,
+  secretIndex: number,
+  receivedAt: number | undefined,
+): MailWebhookEvent {
+  const { names, maxEventAgeMs } = settings;
+  const payload = parseJsonObject(bytes, 'email service');
 
   // email-service §6: the body's `event` is "always in the sending-event example" only, so the
   // header is the source; the body's value, when present, must agree.
@@ -71,7 +113,7 @@ export function parseMailEvent(
   if (bodyName !== undefined && typeof bodyName !== 'string') {
     throw new WebhookError('invalid_payload', 'Invalid email service payload: event (invalid_type).');
   }
-  if (bodyName === undefined && options.requireBodyEvent === true) {
+  if (bodyName === undefined && settings.requireBodyEvent) {
     // The header is not signed: without the body's own name, a captured `delivered` could be
     // presented as `bounced` (docs/security.md).
     throw new WebhookError(
@@ -106,25 +148,28 @@ export function parseMailEvent(
     );
   }
 
-  const { secretIndex } = options;
-  const maxEventAgeMs = checkMaxEventAge('parseMailEvent', options.maxEventAgeMs);
   const schema = mailParseSchemas().get(name);
   if (schema === undefined) {
-    if (maxEventAgeMs !== undefined) checkAge(payload.timestamp, maxEventAgeMs, options.clock);
+    if (maxEventAgeMs !== undefined) checkAge(payload.timestamp, maxEventAgeMs, settings.clock, receivedAt);
     return { service: 'mail', known: false, name, deliveryId, payload, secretIndex };
   }
   const result = parseWithMini<JsonObject>(schema, payload);
   if (!result.success) throw invalidPayload(`${name} payload`, result.error);
-  if (maxEventAgeMs !== undefined) checkAge(payload.timestamp, maxEventAgeMs, options.clock);
+  if (maxEventAgeMs !== undefined) checkAge(payload.timestamp, maxEventAgeMs, settings.clock, receivedAt);
   return { service: 'mail', known: true, name, deliveryId, payload: result.data, secretIndex } as MailEvent;
 }
 
 // email-service §6: `timestamp` is shown for opened, unsubscribed, clicked and the sending example
 // only, so an event without one cannot be aged and passes (docs/security.md).
-function checkAge(timestamp: unknown, maxEventAgeMs: number, clock: Clock = systemClock): void {
+function checkAge(
+  timestamp: unknown,
+  maxEventAgeMs: number,
+  clock: Clock,
+  receivedAt: number | undefined,
+): void {
   if (timestamp === undefined) return;
   if (typeof timestamp !== 'string') {
     throw new WebhookError('invalid_payload', 'Invalid email service payload: timestamp (invalid_type).');
   }
-  assertFresh(timestamp, maxEventAgeMs, clock, 'email service');
+  assertFresh(timestamp, maxEventAgeMs, atReceipt(clock, receivedAt), 'email service');
 }

@@ -5,12 +5,11 @@
 import { checkMaxEventAge } from '../core/event-age.js';
 import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
 import { type ReceiverOptions, resolveOptions } from '../receiver/receiver-options.js';
-import { atReceipt } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import { type MailDedupKey, mailDedupKeyOf } from './dedup-key.js';
 import { MAIL_EVENT_NAMES } from './event-names.js';
 import { type MailHeaderNames, resolveMailHeaderNames } from './header-names.js';
-import { parseMailEvent } from './parse-event.js';
+import { mailEventParser } from './parse-event.js';
 import type { MailEvent, MailWebhookEvent, UnknownMailEvent } from './types.js';
 
 /**
@@ -96,14 +95,7 @@ export function createMailReceiver(options: MailReceiverOptions): MailReceiver {
       knownNames: MAIL_EVENT_NAMES,
       // crm-service §6: its signature header, named here so a CRM delivery at this route is recognised.
       foreignSignatures: [{ service: 'crm', header: 'x-svc-signature' }],
-      parse: (body, headers, secretIndex, receivedAt) =>
-        parseMailEvent(body, headers, {
-          secretIndex,
-          headerNames,
-          requireBodyEvent,
-          maxEventAgeMs,
-          clock: atReceipt(clock, receivedAt),
-        }),
+      parse: mailEventParser('createMailReceiver', { headerNames, requireBodyEvent, maxEventAgeMs, clock }),
       dedupKey: dedupKey as (event: MailWebhookEvent) => string,
     },
     resolved,

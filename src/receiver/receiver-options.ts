@@ -245,7 +245,7 @@ export function resolveOptions(
     );
   }
   return {
-    secrets: list,
+    secrets: Object.freeze(list.slice()),
     routeSecrets: resolver && createRouteSecrets(resolver, secretLimits(factory, options, clock)),
     dedup: dedup ?? createMemoryStore({ clock }),
     storeInProcess: dedup === undefined || inlineStore(dedup) !== undefined,

@@ -98,8 +98,18 @@ const safeParse = /* @__PURE__ */ _safeParse(ZodCompatibleError);
 /** The outcome of {@link parseWithMini}: the parsed value, or the zod error of a failure. */
 export type MiniParseResult<T> = { success: true; data: T } | { success: false; error: $ZodError };
 
-/** Parses `value` with a schema built from {@link miniSchemaApi}. */
+// One context for every parse (zod only reads it): what `safeParse` would copy for each call.
+const context = { error: messages, async: false };
+
+/**
+ * Parses `value` with a schema built from {@link miniSchemaApi}. A valid value is run through the
+ * schema directly, as zod's `safeParse` runs it, without a context copied per call; a failure is parsed
+ * again by `safeParse` itself, so its error is exactly zod's.
+ */
 export function parseWithMini<T>(schema: $ZodType, value: unknown): MiniParseResult<T> {
+  const result = schema._zod.run({ value, issues: [] }, context);
+  if (!(result instanceof Promise) && result.issues.length === 0)
+    return { success: true, data: result.value as T };
   return safeParse(schema, value, { error: messages }) as MiniParseResult<T>;
 }
 

@@ -77,13 +77,16 @@ function match(header: string, digests: readonly string[]): VerifyResult {
     const equal = timingSafeEqual(received, writeAscii(expected, digests[i]!, SIGNATURE_PREFIX.length));
     secretIndex = equal && secretIndex === -1 ? i : secretIndex;
   }
-  return secretIndex === -1
-    ? {
-        ok: false,
-        code: 'signature_mismatch',
-        message: 'The signature does not match the body for any configured secret.',
-      }
-    : { ok: true, secretIndex };
+  return secretIndex === -1 ? mismatch() : { ok: true, secretIndex };
+}
+
+/** A new object each time: callers own the result they get. */
+function mismatch(): VerifyResult {
+  return {
+    ok: false,
+    code: 'signature_mismatch',
+    message: 'The signature does not match the body for any configured secret.',
+  };
 }
 
 async function verifyWebCrypto(body: RawBody, header: HeaderValue, secrets: Secrets): Promise<VerifyResult> {
@@ -132,7 +135,27 @@ export function verifySignature(body: RawBody, header: HeaderValue, secrets: Sec
 export function verifySignatureSync(body: RawBody, header: HeaderValue, secrets: Secrets): VerifyResult {
   const prepared = prepare(body, header, secrets);
   if ('ok' in prepared) return prepared;
-  const digests: string[] = [];
-  for (const secret of prepared.secrets) digests.push(hmacHexSync(secret, prepared.bytes));
-  return match(prepared.header, digests);
+  return verifyCheckedSync(prepared.bytes, prepared.header, prepared.secrets);
+}
+
+/**
+ * {@link verifySignatureSync} for secrets already checked (a receiver checks its own when it is made,
+ * receiver-options.ts): the header is read and every secret computed and compared, with no early
+ * exit, but neither the secrets nor the body's type are checked again, and no digest list is built.
+ */
+export function verifyCheckedSync(
+  bytes: Uint8Array,
+  header: HeaderValue,
+  secrets: readonly string[],
+): VerifyResult {
+  const value = readSignatureHeader(header);
+  if (typeof value !== 'string') return { ok: false, ...value };
+  writeAscii(received, value, 0);
+  let secretIndex = -1;
+  for (let i = 0; i < secrets.length; i++) {
+    const digest = hmacHexSync(secrets[i]!, bytes);
+    const equal = timingSafeEqual(received, writeAscii(expected, digest, SIGNATURE_PREFIX.length));
+    secretIndex = equal && secretIndex === -1 ? i : secretIndex;
+  }
+  return secretIndex === -1 ? mismatch() : { ok: true, secretIndex };
 }
