@@ -4,11 +4,11 @@
  * 1.0; HTTP APIs, payload 2.0) or a Lambda function URL (the 2.0 shape).
  */
 
-import { bodyTooLarge } from '../core/read-body.js';
 import type { BodyLimits, HeadersInput } from '../core/receiver-types.js';
 import { fromBase64 } from '../handoff/job/job-codec.js';
 import type { WebhookReceiverLike } from '../receiver/create-receiver.js';
 import { httpAnswer } from '../receiver/http-answer.js';
+import { bodyTooLarge } from '../shared/body-errors.js';
 import { WebhookError } from '../shared/errors.js';
 import { findReceiver, NOT_FOUND_BODY, type WebhookRoutes } from './routes.js';
 

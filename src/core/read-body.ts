@@ -6,10 +6,6 @@
 import { bodyTimeout, bodyTooLarge, DEFAULT_BODY_TIMEOUT_MS } from '../shared/body-errors.js';
 import { WebhookError } from '../shared/errors.js';
 
-// The body errors and the default deadline live in shared/body-errors.ts (an adapter's reader needs
-// nothing from core); still exported here for the modules that import them from this file.
-export { bodyTimeout, bodyTooLarge, DEFAULT_BODY_TIMEOUT_MS };
-
 function unreadable(cause: unknown): WebhookError {
   return new WebhookError('body_unreadable', 'The request body could not be read to its end.', { cause });
 }

@@ -7,6 +7,7 @@
  */
 
 import { dedupKeyOfDeliveryId } from '../dedup/key-strategy.js';
+import { bodyTooLarge } from '../shared/body-errors.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { toBytes } from '../verify/bytes.js';
 import { getNodeCrypto } from '../verify/node-crypto.js';
@@ -17,7 +18,6 @@ import { handleInvalid } from './invalid.js';
 import { emit, errField } from './logger.js';
 import type { PipelineOptions } from './pipeline-options.js';
 import { rawBodyReports } from './raw-body-unavailable.js';
-import { bodyTooLarge } from './read-body.js';
 import { readHeader, readHeaderString } from './read-header.js';
 import type { BodyLimits, HeadersInput, ReceiveInput } from './receiver-types.js';
 import { report } from './report.js';

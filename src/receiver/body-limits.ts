@@ -3,8 +3,9 @@
  * the receiver is called (Nest's body reader runs ahead of Nest's parsers). Kept beside the receiver,
  * not on it: `WebhookReceiverLike` stays what adapters hand a request to.
  */
-import { DEFAULT_BODY_TIMEOUT_MS } from '../core/read-body.js';
+
 import type { BodyLimits } from '../core/receiver-types.js';
+import { DEFAULT_BODY_TIMEOUT_MS } from '../shared/body-errors.js';
 import { DEFAULT_MAX_BODY_BYTES } from './receiver-options.js';
 
 const limits = new WeakMap<object, BodyLimits>();

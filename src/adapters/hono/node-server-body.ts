@@ -8,8 +8,8 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { rawBodyUnavailable } from '../../core/raw-body-unavailable.js';
-import { bodyTimeout, bodyTooLarge } from '../../core/read-body.js';
 import type { BodyLimits } from '../../core/receiver-types.js';
+import { bodyTimeout, bodyTooLarge } from '../../shared/body-errors.js';
 import { systemClock } from '../../shared/clock.js';
 import { WebhookError } from '../../shared/errors.js';
 import { TimeoutEntry } from '../../shared/scheduler.js';
