@@ -4,7 +4,7 @@
  * worker uses (claim, supersede, extend, settle), reached through {@link queueOf}.
  */
 
-import { jobBodyBytes, jobParsedEvent } from '../handoff/job/job-body.js';
+import { jobBodyBytes, jobParsedEvent, readsParsedEvent } from '../handoff/job/job-body.js';
 import type { EnqueueResult, HandoffJob, HandoffTarget } from '../handoff/job/types.js';
 import type { Clock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
@@ -333,5 +333,6 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
       (await db.query(sql.record, [id, fence, to.status, to.runAt, to.code, to.message.slice(0, 500)]))
         .length === 1,
   });
+  readsParsedEvent(inbox);
   return inbox;
 }

@@ -14,7 +14,7 @@ import { report } from '../../core/report.js';
 import type { ServiceSpec } from '../../core/service-spec.js';
 import { jobTraceparent } from '../../core/telemetry.js';
 import { accepted, failed, type Verdict } from '../../core/verdict.js';
-import { rememberJobBody } from './job-body.js';
+import { rememberJobBody, wantsParsedEvent } from './job-body.js';
 import { toBase64 } from './job-codec.js';
 import { jobMac, type SignedFields } from './job-mac.js';
 import { HANDOFF_JOB_VERSION, type HandoffJob, type HandoffRunner, type HandoffTarget } from './types.js';
@@ -68,8 +68,9 @@ export async function enqueueDelivery(
   if (traceparent !== undefined) signed.traceparent = traceparent;
   const mac = await jobMac(options.secrets[delivery.secretIndex]!, signed, delivery.body);
   const job: HandoffJob = { ...signed, body: toBase64(delivery.body), mac };
-  // The database inbox reads the event's fields from the parse above instead of parsing again.
-  rememberJobBody(job, delivery.body, delivery.quarantine ? undefined : event);
+  // The database inbox reads the event's fields from the parse above instead of parsing again; no
+  // other target is handed the parse, which a job held while its queue is away would keep alive.
+  rememberJobBody(job, delivery.body, delivery.quarantine || !wantsParsedEvent(target) ? undefined : event);
   const timeoutMs = target.enqueueTimeoutMs ?? options.storeTimeoutMs;
   const controller = new AbortController();
   const fields = { service, deliveryId, event: name, dedupKey };

@@ -15,6 +15,22 @@ interface Remembered {
 
 const bodies = new WeakMap<HandoffJob, Remembered>();
 
+/** Targets that read the receiver's parse (the database inbox); others are not handed it to keep. */
+const parseReaders = new WeakSet<object>();
+
+/**
+ * Marks `target` as one that reads {@link jobParsedEvent}. Only such a target's jobs keep the parsed
+ * event: a queue that holds its jobs while its server is away would otherwise hold each body twice.
+ */
+export function readsParsedEvent(target: object): void {
+  parseReaders.add(target);
+}
+
+/** Whether `target` reads the receiver's parse (see {@link readsParsedEvent}). */
+export function wantsParsedEvent(target: object): boolean {
+  return parseReaders.has(target);
+}
+
 /**
  * Remembers `bytes` as the body of `job` (the bytes its base64 `body` was made from) and `event`, the
  * receiver's parse of them (none for a delivery that failed the schema).
