@@ -20,11 +20,6 @@
 //   with nothing else on the machine and nothing a block started outlives the run; otherwise on the
 //   machine's loopback, where a port in use fails its block.
 // - At the end of a file, everything its session started is stopped (SIGTERM, then SIGKILL).
-// - Files run two at a time (`--jobs N` to change it; 1 where no private namespace can be made),
-//   each in a child run of this script with its own namespaces, so two files' fixed ports never
-//   meet; the longest files (by their last run, kept in .tmp/shell-blocks-times.json, else by their
-//   count of blocks) start first
-//   and each file's report prints whole, in the order of the files.
 //
 // Markers: an HTML comment on the line right above the opening fence (invisible on the rendered page),
 // one or more clauses separated by `;` or `,`:
@@ -452,95 +447,20 @@ async function runFile(file: string, blocks: Block[], counts: Counts): Promise<v
   }
 }
 
-/** Whether this machine lets a run make private network and PID namespaces (see {@link isolate}). */
-function canIsolate(): boolean {
-  if (process.platform !== 'linux') return false;
-  const probe = spawnSync('unshare', [...unshareArgs(), 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore' });
-  return probe.status === 0;
-}
-
-const TIMES = join(ROOT, '.tmp', 'shell-blocks-times.json');
-
-/**
- * Runs each file with a runnable block in a child run of this script (its own namespaces), `jobs`
- * at a time, longest first (by the last run's times, else by their count of blocks); prints each file's report whole, in file order.
- */
-async function runInChildren(jobs: number): Promise<void> {
-  let times: Record<string, number> = {};
-  try {
-    times = JSON.parse(readFileSync(TIMES, 'utf8'));
-  } catch {}
-  // Without a last run (a fresh clone), a file's runnable blocks stand for its time (seconds each).
-  const weight = (p: (typeof parsed)[number]) => times[p.file] ?? p.blocks.filter((b) => !b.skip).length * 3000;
-  const queue = [...parsed].sort((a, b) => weight(b) - weight(a));
-  const reports = new Map<string, string>();
-  const took: Record<string, number> = {};
-  let printed = 0;
-  const flush = () => {
-    while (printed < parsed.length && reports.has(parsed[printed]!.file)) {
-      const report = reports.get(parsed[printed++]!.file)!;
-      if (report) process.stdout.write(report);
-    }
-  };
-  const runOne = async (entry: (typeof parsed)[number]): Promise<string> => {
-    if (!entry.blocks.some((b) => !b.skip)) {
-      // Nothing to run: its marker errors and skips are reported here, with no child.
-      const lines = entry.errors.map((e) => `FAIL  ${e}\n`);
-      counts.failed += entry.errors.length;
-      for (const b of entry.blocks) lines.push(`skip  ${b.file}:${b.line}: ${b.skip}\n`);
-      counts.skipped += entry.blocks.length;
-      return lines.join('');
-    }
-    const began = performance.now();
-    const script = fileURLToPath(import.meta.url);
-    const child = spawn(
-      process.execPath,
-      [...process.execArgv, script, '--no-build', ...(verbose ? ['--verbose'] : []), entry.file],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: process.env },
-    );
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
-    const code = await new Promise<number | null>((done) => child.on('close', done));
-    if (!entry.file.startsWith('..')) took[entry.file] = Math.round(performance.now() - began);
-    const tally = /^shell blocks: (\d+) passed, (\d+) failed, (\d+) skipped$/m.exec(out);
-    if (tally) {
-      counts.passed += Number(tally[1]);
-      counts.failed += Number(tally[2]);
-      counts.skipped += Number(tally[3]);
-    } else {
-      counts.failed++;
-      out += `FAIL  ${entry.file}: its run ended (exit ${code}) without a count\n`;
-    }
-    // The child's own total and count lines: the parent prints one of each for the whole run.
-    return out.replace(/^\(\d+ s\)\n/m, '').replace(/^shell blocks: .*\n?/m, '');
-  };
-  const worker = async () => {
-    for (let entry = queue.shift(); entry; entry = queue.shift()) {
-      reports.set(entry.file, await runOne(entry));
-      flush();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, worker));
-  flush();
-  try {
-    mkdirSync(dirname(TIMES), { recursive: true });
-    writeFileSync(TIMES, `${JSON.stringify({ ...times, ...took }, null, 1)}\n`);
-  } catch {}
-}
-
-/** unshare's arguments: network and PID namespaces; a user namespace too when not root. */
-function unshareArgs(): string[] {
-  return [...(process.getuid?.() === 0 ? [] : ['-r']), '-n', '-p', '-f', '--mount-proc', '--kill-child'];
-}
-
 /** Re-runs this script in a private network namespace when the machine allows it. */
 function isolate(): void {
   if (process.platform !== 'linux' || process.env.SVC_SHELL_BLOCKS_NETNS) return;
   // A network namespace, and a PID namespace whose first process is this script: whatever a block
   // leaves behind ends with it (--kill-child: also when this run is killed). As root no user
   // namespace (PostgreSQL then drops to `nobody` as the tests do); otherwise one, to be allowed.
-  const unshare = unshareArgs();
+  const unshare = [
+    ...(process.getuid?.() === 0 ? [] : ['-r']),
+    '-n',
+    '-p',
+    '-f',
+    '--mount-proc',
+    '--kill-child',
+  ];
   const up = 'ip link set lo up';
   const probe = spawnSync('unshare', [...unshare, 'sh', '-c', up], { stdio: 'ignore' });
   if (probe.status !== 0) {
@@ -564,30 +484,22 @@ function isolate(): void {
   process.exit(result.status ?? 1);
 }
 
+isolate();
 const started = performance.now();
 const args = process.argv.slice(2);
 const verbose = args.includes('--verbose');
-const jobsArg = args.find((a) => a.startsWith('--jobs='));
 const named = args.filter((a) => !a.startsWith('--'));
 const files = named.length > 0 ? named.map((f) => relative(ROOT, resolve(f))) : markdownFiles();
 const counts: Counts = { passed: 0, failed: 0, skipped: 0 };
 const parsed = files.map((file) => ({ file, ...parse(file) }));
-const runnable = parsed.filter((p) => p.blocks.some((b) => !b.skip));
-const jobs = Math.max(1, Number(jobsArg?.slice('--jobs='.length) ?? 2) || 1);
-if (jobs > 1 && runnable.length > 1 && !process.env.SVC_SHELL_BLOCKS_NETNS && canIsolate()) {
-  if (!args.includes('--no-build')) ensureBuilt();
-  await runInChildren(jobs);
-} else {
-  isolate();
-  for (const { errors } of parsed) {
-    for (const error of errors) {
-      counts.failed++;
-      console.log(`FAIL  ${error}`);
-    }
+for (const { errors } of parsed) {
+  for (const error of errors) {
+    counts.failed++;
+    console.log(`FAIL  ${error}`);
   }
-  if (!args.includes('--no-build') && runnable.length > 0) ensureBuilt();
-  for (const { file, blocks } of parsed) await runFile(file, blocks, counts);
 }
+if (!args.includes('--no-build') && parsed.some((p) => p.blocks.some((b) => !b.skip))) ensureBuilt();
+for (const { file, blocks } of parsed) await runFile(file, blocks, counts);
 console.log(`(${((performance.now() - started) / 1000).toFixed(0)} s)`);
 console.log(`shell blocks: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
 process.exit(counts.failed > 0 ? 1 : 0);
