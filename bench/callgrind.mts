@@ -1,5 +1,5 @@
 /**
- * Reading callgrind's output for the instruction counts of bench/instructions.mts and bench/otel.mts:
+ * Running a bench under callgrind, and reading its output for the instruction counts of the benches:
  * the total, and the part the garbage collector ran (by V8's function names), since whether a major
  * collection falls inside the counted window moves a total by up to 15%.
  */
@@ -37,4 +37,25 @@ export function countsOf(text: string): { total: number; collector: number } {
     }
   }
   return { total, collector };
+}
+
+/**
+ * valgrind's arguments to run `script` (through tsx) under callgrind with counting off until the
+ * script turns it on, and V8 set so JIT and collector fall at the same points of every run (as
+ * bench/instructions.mts runs its servers and loops).
+ */
+export function callgrindArgs(out: string, script: string, ...args: string[]): string[] {
+  return [
+    '--tool=callgrind',
+    '--instr-atstart=no',
+    `--callgrind-out-file=${out}`,
+    process.execPath,
+    '--single-threaded',
+    '--predictable-gc-schedule',
+    '--initial-old-space-size=2048',
+    '--import',
+    'tsx',
+    script,
+    ...args,
+  ];
 }

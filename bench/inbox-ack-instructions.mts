@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { countsOf } from './callgrind.mjs';
+import { callgrindArgs, countsOf } from './callgrind.mjs';
 import { mailBody, signatureOf } from './support.mjs';
 
 const SECRET = 'whsec_bench_inbox_0123456789abcdefghij';
@@ -139,25 +139,9 @@ async function main(): Promise<void> {
   const warm = arg('--warm', 5_000);
   for (const contender of (asked.length ? asked : CONTENDERS) as Contender[]) {
     const out = join(tmpdir(), `svc-ack-instructions-${process.pid}-${contender}.out`);
-    const child = spawn(
-      'valgrind',
-      [
-        '--tool=callgrind',
-        '--instr-atstart=no',
-        `--callgrind-out-file=${out}`,
-        process.execPath,
-        // As bench/instructions.mts: JIT and collector at the same points of every run.
-        '--single-threaded',
-        '--predictable-gc-schedule',
-        '--initial-old-space-size=2048',
-        '--import',
-        'tsx',
-        fileURLToPath(import.meta.url),
-        '--loop',
-        contender,
-      ],
-      { stdio: ['pipe', 'pipe', 'ignore'] },
-    );
+    const child = spawn('valgrind', callgrindArgs(out, fileURLToPath(import.meta.url), '--loop', contender), {
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
     await lines.next(); // ready
     const step = async (count: number) => {

@@ -34,7 +34,7 @@ import { createMailReceiver } from '../src/index.js';
 import { createInboxWorker, createSqliteInbox, sqliteTransactions } from '../src/sqlite.js';
 import { createSignedRequest } from '../src/testing/index.js';
 import { openRawSqlite } from '../test/support/sqlite.js';
-import { countsOf } from './callgrind.mjs';
+import { callgrindArgs, countsOf } from './callgrind.mjs';
 
 const SECRET = 'whsec_bench_inbox_0123456789abcdefghij';
 const logger = () => {};
@@ -138,21 +138,7 @@ async function count(contender: string): Promise<void> {
   const out = join(dir, 'callgrind.out');
   const child = spawn(
     'valgrind',
-    [
-      '--tool=callgrind',
-      '--instr-atstart=no',
-      `--callgrind-out-file=${out}`,
-      process.execPath,
-      '--single-threaded',
-      '--predictable-gc-schedule',
-      '--initial-old-space-size=2048',
-      '--import',
-      'tsx',
-      fileURLToPath(import.meta.url),
-      '--loop',
-      contender,
-      path,
-    ],
+    callgrindArgs(out, fileURLToPath(import.meta.url), '--loop', contender, path),
     { stdio: ['pipe', 'pipe', 'ignore'] },
   );
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
