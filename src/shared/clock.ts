@@ -7,11 +7,11 @@
 /**
  * The one clock of the package: a source of time in epoch milliseconds, and optionally its timers.
  * Inject one to test expiry without waiting. A clock that also schedules (`setTimeout` and
- * `clearTimeout`, both or neither) runs the receiver's deadlines (handlers, `onInvalid` hooks) and
- * lease extensions on its own timers, so a virtual clock can move a slow handler past its deadline
- * without waiting; without them the receiver uses the runtime's timers. The test kit's emitters need
- * every method (`Required<Clock>`): `createVirtualClock()` and `createRealClock()` of
- * `@svc/webhooks/testing` have them all.
+ * `clearTimeout`, both or neither) runs the receiver's deadlines (handlers, `onInvalid` hooks, a
+ * hand-off's `enqueueTimeoutMs`) and lease extensions on its own timers, so a virtual clock can move
+ * a slow handler past its deadline without waiting; without them the receiver uses the runtime's
+ * timers. The test kit's emitters need every method (`Required<Clock>`): `createVirtualClock()` and
+ * `createRealClock()` of `@svc/webhooks/testing` have them all.
  *
  * @example
  * ```ts

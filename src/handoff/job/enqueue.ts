@@ -4,6 +4,7 @@
  * Nothing is acknowledged that was not persisted: a refusal, or no answer within the bound, is 503
  * with `Retry-After` (email-service §6 rule 4 and crm-service §6 rule 5 retry it).
  */
+import { createDeadline, TIMED_OUT } from '../../core/deadline.js';
 import type { DispatchableEvent } from '../../core/handler-registry.js';
 import type { ErrorHook } from '../../core/handler-types.js';
 import { emit } from '../../core/logger.js';
@@ -17,7 +18,13 @@ import { accepted, failed, type Verdict } from '../../core/verdict.js';
 import { rememberJobBody, wantsParsedEvent } from './job-body.js';
 import { toBase64 } from './job-codec.js';
 import { jobMac, type SignedFields } from './job-mac.js';
-import { HANDOFF_JOB_VERSION, type HandoffJob, type HandoffRunner, type HandoffTarget } from './types.js';
+import {
+  type EnqueueResult,
+  HANDOFF_JOB_VERSION,
+  type HandoffJob,
+  type HandoffRunner,
+  type HandoffTarget,
+} from './types.js';
 
 /**
  * The hand-off step of a receiver with `target`: each delivery goes to {@link enqueueDelivery}, with
@@ -98,44 +105,47 @@ export async function enqueueDelivery(
       return unavailable(error);
     }
   }
-  return new Promise<Verdict>((resolve) => {
-    const refuse = (error: unknown): void => {
-      resolve(unavailable(error));
-    };
+  // The bound counts from the delivery's receipt (its body read, on the receiver's clock), not from
+  // the write's start: time the event loop spent elsewhere before the write (other requests, a long
+  // verify) is inside it, and so are the engine client's own retries and backoff, aborted with it.
+  // (A wall clock stepped back since the receipt does not stretch it past `timeoutMs` from now.)
+  const { clock } = options;
+  const deadline = createDeadline(clock, Math.min(delivery.receivedAt, clock.now()) + timeoutMs);
+  const late = () =>
+    new Error(`hand-off enqueue did not answer within ${timeoutMs} ms of the delivery's receipt`);
+  // Already past it (the loop was blocked since the body was read): 503 without starting a write.
+  if (deadline.remainingMs() === 0) return unavailable(late());
+  let pending: Promise<EnqueueResult | undefined>;
+  try {
+    const { quarantine } = delivery;
+    pending = Promise.resolve(
+      quarantine && target.quarantine
+        ? target.quarantine(job, quarantine, { signal: controller.signal })
+        : target.enqueue(job, { signal: controller.signal }),
+    );
+  } catch (error) {
+    pending = Promise.reject(error);
+  }
+  let result: EnqueueResult | undefined | typeof TIMED_OUT;
+  try {
     // Past the bound the sender gets 503 even if the engine writes the job later: its retry then
     // finds the job (the engine's uniqueness on `dedupKey`) and is acknowledged as a duplicate.
-    const timer = setTimeout(() => {
-      controller.abort(new Error(`hand-off enqueue did not answer within ${timeoutMs} ms`));
-      refuse(controller.signal.reason);
-    }, timeoutMs);
-    let pending: Promise<unknown>;
-    try {
-      const { quarantine } = delivery;
-      pending = Promise.resolve(
-        quarantine && target.quarantine
-          ? target.quarantine(job, quarantine, { signal: controller.signal })
-          : target.enqueue(job, { signal: controller.signal }),
-      );
-    } catch (error) {
-      pending = Promise.reject(error);
-    }
-    pending.then(
-      (result) => {
-        clearTimeout(timer);
-        if (controller.signal.aborted) return;
-        const kind = result === 'duplicate' ? 'duplicate' : 'queued';
-        if (delivery.quarantine)
-          emit(options.logger, 'warn', 'verified webhook failed validation: quarantined', {
-            ...fields,
-            code: delivery.quarantine.code,
-          });
-        else emit(options.logger, 'debug', `webhook ${kind} for a worker`, fields);
-        resolve(accepted(kind, service, deliveryId, name));
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        if (!controller.signal.aborted) refuse(error);
-      },
-    );
-  });
+    result = await deadline.race(pending);
+  } catch (error) {
+    return unavailable(error);
+  } finally {
+    deadline.cancel();
+  }
+  if (result === TIMED_OUT) {
+    controller.abort(late());
+    return unavailable(controller.signal.reason);
+  }
+  const kind = result === 'duplicate' ? 'duplicate' : 'queued';
+  if (delivery.quarantine)
+    emit(options.logger, 'warn', 'verified webhook failed validation: quarantined', {
+      ...fields,
+      code: delivery.quarantine.code,
+    });
+  else emit(options.logger, 'debug', `webhook ${kind} for a worker`, fields);
+  return accepted(kind, service, deliveryId, name);
 }

@@ -122,7 +122,10 @@ export interface HandoffTarget {
    * receiver's `enqueueTimeoutMs` does not apply) and resolves failures as verdicts.
    */
   deliver?(job: HandoffJob, runner: HandoffRunner): Promise<Verdict>;
-  /** How long the receiver waits for `enqueue`, in ms; then 503. Default 2 000 (`storeTimeoutMs`'s). */
+  /**
+   * How long the receiver waits for `enqueue`, in ms, counted from the delivery's receipt (its body
+   * read, on the receiver's clock); then 503. Default 2 000 (`storeTimeoutMs`'s).
+   */
   readonly enqueueTimeoutMs?: number;
   /**
    * Largest delivery body a job of this engine carries, in bytes, for an engine with a message size

@@ -47,7 +47,10 @@ export interface SqsHandoffOptions {
    * accepted is (this − 16 KiB) × 3/4, as the job carries it in base64: 180 KiB at the default.
    */
   maxMessageBytes?: number;
-  /** How long a delivery waits for SQS to accept the message, in ms; then 503 with `Retry-After`. Default 2 000. */
+  /**
+   * How long a delivery waits for SQS to accept the message, in ms, counted from its receipt (its
+   * body read), the SDK's own retries inside it; then 503 with `Retry-After`. Default 2 000.
+   */
   enqueueTimeoutMs?: number;
 }
 
