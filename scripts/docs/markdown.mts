@@ -2,6 +2,8 @@
 // the same on a code host and on the site), links to other pages rewritten to their .html, error codes
 // in inline code linked to their row in the errors page, highlighted code, and the sections and
 // headings each page contributes to the search index and its table of contents.
+// Markdown is text, never markup: raw HTML shows as written (HTML comments, the docs' markers for CI,
+// are dropped), and a link or image whose URL is not http(s), mailto or relative shows as its text.
 import { posix } from 'node:path';
 import hljs from 'highlight.js/lib/core';
 import bash from 'highlight.js/lib/languages/bash';
@@ -43,6 +45,33 @@ const decodeEntities = (text: string) =>
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
     .replace(/&amp;/g, '&');
+
+/** A run of HTML comments and nothing else: the docs' markers (`<!-- shell: skip … -->`), not shown. */
+const COMMENTS_ONLY = /^\s*(?:<!--[\s\S]*?-->\s*)+$/;
+
+const SAFE_SCHEMES = new Set(['http', 'https', 'mailto']);
+
+/**
+ * Whether a link or image URL may be emitted: http(s), mailto, or one without a scheme (a path, a
+ * `#fragment`, `//host`). Judged on what a browser could read: character references decoded, and the
+ * tabs, newlines, spaces and other controls it strips dropped, so `JaVaScRiPt:`, `java\tscript:` and
+ * `&#106;avascript:` all count as `javascript:`. A first segment holding `:` or `&` with no allowed
+ * scheme is refused.
+ */
+function isSafeUrl(href: string): boolean {
+  const compact = href
+    .replace(/&#x([0-9a-f]{1,6});?/gi, (_, hex: string) => codePoint(Number.parseInt(hex, 16)))
+    .replace(/&#(\d{1,7});?/g, (_, dec: string) => codePoint(Number(dec)))
+    .replace(/&colon;/gi, ':')
+    .replace(/&(?:tab|newline);/gi, '')
+    .replace(/[\u0000-\u0020\u007f-\u009f]/g, '');
+  const head = compact.split(/[/?#]/, 1)[0]!;
+  if (!head.includes(':') && !head.includes('&')) return true;
+  const scheme = /^([a-z][a-z\d+.-]*):/i.exec(compact)?.[1];
+  return scheme !== undefined && SAFE_SCHEMES.has(scheme.toLowerCase());
+}
+
+const codePoint = (n: number) => (n <= 0x10ffff ? String.fromCodePoint(n) : '\ufffd');
 
 /** The text of rendered inline HTML: tags dropped, entities decoded. */
 const decode = (html: string) => decodeEntities(html.replace(/<[^>]*>/g, ''));
@@ -122,14 +151,24 @@ export function renderMarkdown(markdown: string, context: RenderContext): Render
         const code = `<code>${escapeHtml(raw)}</code>`;
         return target ? `<a class="error-code" href="${fromPage(target.split('#')[0]!)}#${raw}">${code}</a>` : code;
       },
+      html({ text, block }) {
+        if (COMMENTS_ONLY.test(text)) return '';
+        return block ? `<p>${escapeHtml(text.trim())}</p>\n` : escapeHtml(text);
+      },
       link({ href, title: linkTitle, tokens }) {
         const inner = this.parser.parseInline(tokens);
+        if (!isSafeUrl(href)) return inner;
         const url = rewriteHref(href, context, fromPage);
         const titleAttr = linkTitle ? ` title="${escapeHtml(linkTitle)}"` : '';
         if (url === undefined)
           return `<span class="repo-path" title="${escapeHtml(`in the repository: ${repoPath(href, context)}`)}">${inner}</span>`;
         const external = /^[a-z]+:/i.test(url) ? ' rel="noopener"' : '';
         return `<a href="${escapeHtml(url)}"${titleAttr}${external}>${inner}</a>`;
+      },
+      image({ href, title: imageTitle, text }) {
+        if (!isSafeUrl(href)) return escapeHtml(text);
+        const titleAttr = imageTitle ? ` title="${escapeHtml(imageTitle)}"` : '';
+        return `<img src="${escapeHtml(href)}" alt="${escapeHtml(text)}"${titleAttr}>`;
       },
       tablerow({ text }) {
         const code = /^<td[^>]*>(?:<a [^>]*>)?<code>([a-z_]+)<\/code>/.exec(text)?.[1];

@@ -5,10 +5,21 @@
  * a failed request; every internal link and anchor resolves; the search box finds an error code's row
  * and an export's reference entry; each reference page documents exactly the exports of its entry
  * (etc/*.api.md, which CI compares with the source). Screenshots of the home page, a quickstart and a
- * reference page, and of the search box's results, go to .tmp/ (git-ignored).
+ * reference page, and of the search box's results, go to .tmp/ (git-ignored). Every page carries a
+ * Content-Security-Policy its own script, styles, search and highlighting satisfy, and a page built
+ * from hostile Markdown runs none of it.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +27,7 @@ import { extname, join, normalize } from 'node:path';
 import { promisify } from 'node:util';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderMarkdown } from '../../scripts/docs/markdown.mjs';
 import { root } from '../package/dist.js';
 
 const TYPES: Record<string, string> = {
@@ -39,6 +51,9 @@ const crawled = new Map<
   string,
   { ids: Set<string>; links: Array<{ path: string; anchor: string; text: string }> }
 >();
+
+/** The CSP violations the current page has reported so far (the init script in `beforeAll` collects them). */
+const violations = async () => (await page.evaluate('window.__violations')) as string[];
 
 /** Every .html file under `dir`, relative to it. */
 function htmlFiles(dir: string, prefix = ''): string[] {
@@ -94,6 +109,10 @@ beforeAll(async () => {
       '--disable-sync',
     ],
   });
+  // Every Content-Security-Policy violation of a page, from before its first script.
+  await browser.addInitScript(
+    `window.__violations = []; document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.effectiveDirective + ' ' + e.blockedURI));`,
+  );
   page = browser.pages()[0] ?? (await browser.newPage());
   mkdirSync(shots, { recursive: true });
   // The build reads every entry with the TypeScript compiler (≈10 s of CPU): allow for a busy machine.
@@ -148,12 +167,14 @@ describe('the docs site in a browser', () => {
           };
         });
       crawled.set(path, { ids: new Set(seen.ids), links });
+      for (const v of await violations()) problems.push(`${path}: CSP violation ${v}`);
     }
     // The search index loads without an error too.
     current = 'search';
     await page.goto(`${base}/index.html`);
     await page.locator('#search').fill('webhook');
     await page.locator('#search-results a').first().waitFor();
+    for (const v of await violations()) problems.push(`search: CSP violation ${v}`);
     expect(problems).toEqual([]);
     expect(crawled.size).toBe(pages.length);
   }, 240_000);
@@ -242,6 +263,124 @@ describe('the docs site in a browser', () => {
     const article = (await page.locator('article').textContent()) ?? '';
     expect(article).toContain('(Request) => Promise<Response>');
     expect(await page.locator('article response').count()).toBe(0);
+  });
+
+  it("holds every page to a Content-Security-Policy that the site's own script, styles, search and highlighting satisfy", async () => {
+    const problems: string[] = [];
+    const onConsole = (message: { type(): string; text(): string }) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+    };
+    page.on('console', onConsole);
+    try {
+      await page.goto(`${base}/dedup.html`, { waitUntil: 'load' });
+      const policy = (await page.evaluate(
+        `document.querySelector('head meta[http-equiv="Content-Security-Policy"]')?.content ?? ''`,
+      )) as string;
+      expect(policy).toMatch(/(^|; )script-src 'self'(;|$)/);
+      expect(policy).toMatch(/(^|; )default-src 'none'(;|$)/);
+      expect(policy).not.toMatch(/unsafe-inline|unsafe-eval/);
+      for (const file of pages) expect(readFileSync(join(site, file), 'utf8'), file).toContain(policy);
+      // The stylesheet and the highlighting's classes apply; the search (site.js fetching the index) works.
+      const styled = (await page.evaluate(`({
+        header: getComputedStyle(document.querySelector('header.top')).position,
+        keyword: getComputedStyle(document.querySelector('pre code .hljs-keyword')).color,
+        plain: getComputedStyle(document.querySelector('pre code')).color,
+      })`)) as { header: string; keyword: string; plain: string };
+      expect(styled.header).toBe('sticky');
+      expect(styled.keyword).not.toBe(styled.plain);
+      await page.locator('#search').fill('createSqliteStore');
+      await page.locator('#search-results a').first().waitFor();
+      expect(await violations()).toEqual([]);
+      expect(problems).toEqual([]);
+      // And it is in force: an inline script added to the page does not run.
+      const inline = await page.evaluate(`new Promise((resolve) => {
+        document.addEventListener('securitypolicyviolation', (e) => resolve({ ran: window.__pwned === 1, directive: e.effectiveDirective }), { once: true });
+        const script = document.createElement('script');
+        script.textContent = 'window.__pwned = 1';
+        document.body.append(script);
+        if (window.__pwned === 1) resolve({ ran: true });
+      })`);
+      expect(inline).toEqual({ ran: false, directive: 'script-src-elem' });
+    } finally {
+      page.off('console', onConsole);
+    }
+  });
+
+  it('runs no script from a page built from hostile Markdown', async () => {
+    const probe = [
+      '# Probe',
+      '<img src=x onerror="window.__pwned = \'img\'">',
+      '',
+      '<script>document.title = "pwned"; window.__pwned = "script"</script>',
+      '',
+      'Inline <svg onload="window.__pwned = \'svg\'"></svg> and <b onmouseover="window.__pwned = \'b\'">bold</b>.',
+      '',
+      '<iframe srcdoc="<script>parent.__pwned = \'iframe\'</script>"></iframe>',
+      '',
+      '<details open ontoggle="window.__pwned = \'details\'"><summary>more</summary></details>',
+      '',
+      '<!-- marker --><script>window.__pwned = "after a comment"</script>',
+      '',
+      "[plain](javascript:window.__pwned='link') [cased](JaVaScRiPt:window.__pwned='cased')",
+      "[entity](&#106;avascript:window.__pwned='entity') [tab](<java\tscript:window.__pwned='tab'>)",
+      "<javascript:window.__pwned='autolink'> [data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+      "![image](javascript:window.__pwned='image')",
+      '',
+      '[ref][r]',
+      '',
+      "[r]: javascript:window.__pwned='ref'",
+    ].join('\n');
+    const article = renderMarkdown(probe, {
+      source: 'docs/probe.md',
+      page: 'probe.html',
+      pages: new Map(),
+      errorCodes: new Map(),
+    }).html;
+    // The probe in the site's own page around it (its head, scripts and policy).
+    const shell = readFileSync(join(site, 'dedup.html'), 'utf8');
+    writeFileSync(
+      join(site, 'probe.html'),
+      shell.replace(/<article>[\s\S]*<\/article>/, () => `<article>\n${article}</article>`),
+    );
+    const errors: string[] = [];
+    const onError = (error: Error) => errors.push(error.message);
+    page.on('pageerror', onError);
+    try {
+      await page.goto(`${base}/probe.html`, { waitUntil: 'load' });
+      const state = (await page.evaluate(`({
+        title: document.title,
+        pwned: window.__pwned ?? null,
+        elements: [...document.querySelectorAll('article *')].map((e) => e.localName).filter((n) => !['h1', 'p', 'a', 'b', 'strong', 'code'].includes(n)),
+        handlers: [...document.querySelectorAll('article *')].flatMap((e) => [...e.attributes].map((a) => a.name).filter((n) => n.startsWith('on'))),
+        links: [...document.querySelectorAll('article a[href]')].map((a) => a.protocol + ' ' + a.getAttribute('href')),
+        text: document.querySelector('article').textContent,
+      })`)) as {
+        title: string;
+        pwned: unknown;
+        elements: string[];
+        handlers: string[];
+        links: string[];
+        text: string;
+      };
+      expect(state.title).toBe(shell.match(/<title>([^<]*)<\/title>/)![1]!.replace(/&amp;/g, '&'));
+      expect(state.pwned).toBeNull();
+      expect(state.elements).toEqual([]);
+      expect(state.handlers).toEqual([]);
+      // Only the heading's own anchor.
+      expect(state.links).toEqual(['http: #probe']);
+      // The hostile markup and the links' text are still there to read.
+      expect(state.text).toContain('<img src=x onerror=');
+      expect(state.text).toMatch(/plain cased\s+entity tab/);
+      // No link of the article runs a script when followed.
+      const followed = await page.evaluate(
+        `[...document.querySelectorAll('article a')].filter((a) => a.protocol === 'javascript:').map((a) => (a.click(), a.href))`,
+      );
+      expect(followed).toEqual([]);
+      expect(await violations()).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      page.off('pageerror', onError);
+    }
   });
 
   it('screenshots the home page, a quickstart and a reference page', async () => {
