@@ -204,4 +204,46 @@ describe.runIf(natsAvailable())('NATS JetStream hand-off', () => {
     const worker = await start({ durable: 'short-ack-ok', ackWaitMs: 5_000, timeoutMs: 4_000 });
     await worker.stop();
   });
+
+  it('refuses at start a duplicate window under 3 minutes (the email retry span), takes 3 minutes and more', async () => {
+    const receiver = createCrmReceiver({ secret: CRM_SECRET });
+    const start = async (windowMs: number) => {
+      const names = uniqueNames();
+      await createStreams(nc, names, windowMs);
+      const jsm = await jetstreamManager(nc);
+      // What the server stored, not what was asked for.
+      expect((await jsm.streams.info(names.stream)).config.duplicate_window).toBe(windowMs * 1_000_000);
+      return {
+        names,
+        started: createNatsWorker({
+          js: jetstream(nc),
+          receiver,
+          stream: names.stream,
+          deadLetterStream: names.deadLetterStream,
+          subjectPrefix: names.prefix,
+          signals: [],
+        }).start(),
+      };
+    };
+    for (const [windowMs, found] of [
+      [100, '0.1 s'],
+      [120_000, '120 s'],
+      [179_999, '179.999 s'],
+    ] as const) {
+      const { names, started } = await start(windowMs);
+      const error = await started.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ code: 'options_invalid', status: 500 });
+      const message = (error as Error).message;
+      expect(message).toContain(`the stream ${names.stream} has a duplicate window of ${found}`);
+      expect(message).toContain('at least 180 s');
+      expect(message).toContain('duplicate_window');
+    }
+    for (const windowMs of [180_000, 300_000]) {
+      const worker = await (await start(windowMs)).started;
+      await worker.stop();
+    }
+  });
 });
