@@ -12,7 +12,7 @@ import type { HandoffRunner } from '../job/types.js';
 import type { JobAction } from '../job-action.js';
 import { reportMessage, runMessage } from '../run-message.js';
 import { checkRunner, optionsInvalid, positiveInteger, signalNames } from '../worker-checks.js';
-import { type DeadLetterEnvelope, deadLetterSubject } from './subjects.js';
+import { type DeadLetterMeta, deadLetterSubject, encodeLetter, fitsPayload } from './subjects.js';
 
 const FACTORY = 'createNatsWorker';
 const NANOS = 1_000_000;
@@ -23,7 +23,6 @@ const NANOS = 1_000_000;
  */
 const MIN_DUPLICATE_WINDOW_MS = 180_000;
 const decoder = new TextDecoder();
-const encoder = new TextEncoder();
 
 /**
  * Options of {@link createNatsWorker}.
@@ -146,27 +145,27 @@ export function createNatsWorker(options: NatsWorkerOptions): NatsWorker {
     message: JsMsg,
     action: Extract<JobAction, { type: 'dead-letter' }>,
   ): Promise<void> {
-    const job = decoder.decode(message.data);
     const [, service = 'unknown', ...event] = message.subject.split('.');
-    const envelope: DeadLetterEnvelope = {
+    const meta: DeadLetterMeta = {
       reason:
         `${isWebhookError(action.error) ? action.error.code : 'internal_error'}: ${action.error.message}`.slice(
           0,
           1_000,
         ),
       attempts: message.info.deliveryCount,
+      stream,
       seq: message.seq,
-      job,
     };
     // The work stream's sequence as the id: a second publish of this letter (a crash before term) is dropped.
-    await js.publish(
-      deadLetterSubject(subjectPrefix, service, event.join('.') || 'unknown'),
-      encoder.encode(JSON.stringify(envelope)),
-      {
-        msgID: `dead:${stream}:${message.seq}`,
-      },
-    );
-    message.term(envelope.reason);
+    const id = `dead:${stream}:${message.seq}`;
+    const whole = encodeLetter(meta, message.data);
+    // A job within a line of max_payload (only a message no receiver wrote) stays where it is, named.
+    const data = fitsPayload(js, whole, id) ? whole : encodeLetter({ ...meta, kept: true });
+    await js.publish(deadLetterSubject(subjectPrefix, service, event.join('.') || 'unknown'), data, {
+      msgID: id,
+    });
+    // No reason: nats-server before 2.10 ignores a `+TERM <reason>`, and the message would stay unsettled.
+    message.term();
   }
 
   async function run(message: JsMsg): Promise<void> {
