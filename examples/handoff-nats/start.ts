@@ -2,7 +2,8 @@
  * @module
  * A receiver (node:http) in hand-off mode on NATS JetStream and a worker (a durable pull consumer),
  * in one process for the example. Creates the two streams when missing: `WEBHOOKS` (subjects
- * `webhooks.>`, a 2-minute duplicate window) and `WEBHOOKS_DEAD` (subjects `webhooks-dead.>`).
+ * `webhooks.>`, a 5-minute duplicate window: the worker refuses one under 3 minutes) and
+ * `WEBHOOKS_DEAD` (subjects `webhooks-dead.>`).
  */
 import { createServer } from 'node:http';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -19,7 +20,7 @@ if (!secret) {
 const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
 const jsm = await jetstreamManager(nc);
 const streams = [
-  { name: 'WEBHOOKS', subjects: ['webhooks.>'], duplicate_window: 120_000_000_000 },
+  { name: 'WEBHOOKS', subjects: ['webhooks.>'], duplicate_window: 300_000_000_000 },
   { name: 'WEBHOOKS_DEAD', subjects: ['webhooks-dead.>'] },
 ];
 for (const stream of streams) await jsm.streams.info(stream.name).catch(() => jsm.streams.add(stream));

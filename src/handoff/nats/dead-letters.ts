@@ -7,9 +7,9 @@
  */
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { optionsInvalid } from '../worker-checks.js';
-import type { DeadLetterEnvelope } from './subjects.js';
+import { decodeLetter, fitsPayload } from './subjects.js';
 
-const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /**
  * A message of the dead-letter stream, as {@link listNatsDeadLetters} returns it.
@@ -33,6 +33,12 @@ export interface NatsDeadLetter {
   reason: string;
   /** Deliveries of the job before it was dead-lettered. */
   attempts: number;
+  /**
+   * Set when the job was too large to go in the letter (a message within a line of the server's
+   * `max_payload`, never one a receiver wrote): it stays in the work stream at this sequence, as long
+   * as that stream keeps it (`max_age`).
+   */
+  kept?: { stream: string; seq: number };
 }
 
 /**
@@ -54,7 +60,8 @@ export interface NatsDeadLetterOptions {
 }
 
 interface Letter extends NatsDeadLetter {
-  job: string;
+  /** The job's bytes; undefined when a kept job is no longer in the work stream. */
+  job: Uint8Array | undefined;
 }
 
 async function readLetters(
@@ -76,15 +83,17 @@ async function readLetters(
   ) {
     const stored = await jsm.streams.getMessage(deadLetterStream, { seq }).catch(() => null);
     if (!stored) continue; // deleted (re-driven)
-    let envelope: Partial<DeadLetterEnvelope> = {};
-    try {
-      envelope = stored.json<DeadLetterEnvelope>();
-    } catch {
-      // listed with what is known
-    }
+    const { meta, job: carried } = decodeLetter(stored.data);
+    const kept =
+      meta.kept === true && typeof meta.stream === 'string' && typeof meta.seq === 'number'
+        ? { stream: meta.stream, seq: meta.seq }
+        : undefined;
+    const bytes = kept
+      ? (await jsm.streams.getMessage(kept.stream, { seq: kept.seq }).catch(() => null))?.data
+      : carried;
     let job: Record<string, unknown> = {};
     try {
-      const parsed = JSON.parse(envelope.job ?? '') as unknown;
+      const parsed = JSON.parse(decoder.decode(bytes)) as unknown;
       if (typeof parsed === 'object' && parsed !== null) job = parsed as Record<string, unknown>;
     } catch {
       // a job that is not JSON (it was refused for that)
@@ -96,9 +105,10 @@ async function readLetters(
       ...text('deliveryId'),
       ...text('event'),
       ...text('dedupKey'),
-      reason: typeof envelope.reason === 'string' ? envelope.reason : 'unknown',
-      attempts: typeof envelope.attempts === 'number' ? envelope.attempts : 0,
-      job: typeof envelope.job === 'string' ? envelope.job : '',
+      reason: typeof meta.reason === 'string' ? meta.reason : 'unknown',
+      attempts: typeof meta.attempts === 'number' ? meta.attempts : 0,
+      ...(kept ? { kept } : {}),
+      job: bytes,
     });
   }
   return { jsm, letters };
@@ -138,9 +148,10 @@ export async function redriveNatsDeadLetters(options: NatsDeadLetterOptions): Pr
   const deadLetterStream = options.deadLetterStream ?? 'WEBHOOKS_DEAD';
   let count = 0;
   for (const letter of letters) {
-    await options.js.publish(letter.subject, encoder.encode(letter.job), {
-      msgID: `redrive:${deadLetterStream}:${letter.seq}`,
-    });
+    const msgID = `redrive:${deadLetterStream}:${letter.seq}`;
+    // Left in place: a kept job the work stream no longer holds, or one too large to publish again.
+    if (!letter.job || !fitsPayload(options.js, letter.job, msgID)) continue;
+    await options.js.publish(letter.subject, letter.job, { msgID });
     await jsm.streams.deleteMessage(deadLetterStream, letter.seq);
     count++;
   }

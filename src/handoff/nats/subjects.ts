@@ -16,14 +16,59 @@ export const jobSubject = (prefix: string, service: string, event: string): stri
 export const deadLetterSubject = (prefix: string, service: string, event: string): string =>
   `${prefix}-dead.${token(service)}.${token(event)}`;
 
-/** What a dead-letter message holds: the job's bytes unchanged (as text) and why it is there. */
-export interface DeadLetterEnvelope {
+/** What a dead letter says about its job (the first line of the letter). */
+export interface DeadLetterMeta {
   /** `<code>: <reason>`. */
   reason: string;
   /** Deliveries of the job before it was dead-lettered. */
   attempts: number;
-  /** The work stream's sequence of the job. */
+  /** The work stream and the job's sequence in it. */
+  stream: string;
   seq: number;
-  /** The job message's data, as received. */
-  job: string;
+  /** The job did not fit the letter: it stays in the work stream at `seq`. */
+  kept?: true;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const NEWLINE = 0x0a;
+
+/**
+ * A dead letter's bytes: `meta` as one line of JSON (JSON.stringify writes no raw newline), a
+ * newline, then the job's bytes unchanged: no escaping or base64, so a letter is its job plus one
+ * bounded line.
+ */
+export function encodeLetter(meta: DeadLetterMeta, job: Uint8Array = new Uint8Array(0)): Uint8Array {
+  const line = encoder.encode(`${JSON.stringify(meta)}\n`);
+  const data = new Uint8Array(line.length + job.length);
+  data.set(line);
+  data.set(job, line.length);
+  return data;
+}
+
+/** The meta line (what of it parses) and the job's bytes of a letter. */
+export function decodeLetter(data: Uint8Array): { meta: Partial<DeadLetterMeta>; job: Uint8Array } {
+  const end = data.indexOf(NEWLINE);
+  let meta: Partial<DeadLetterMeta> = {};
+  try {
+    const parsed = JSON.parse(decoder.decode(data.subarray(0, end < 0 ? data.length : end))) as unknown;
+    if (typeof parsed === 'object' && parsed !== null) meta = parsed as Partial<DeadLetterMeta>;
+  } catch {
+    // listed with what is known
+  }
+  return { meta, job: end < 0 ? new Uint8Array(0) : data.subarray(end + 1) };
+}
+
+/** NATS's default `max_payload`, used when the client does not say the server's. */
+const DEFAULT_MAX_PAYLOAD = 1_048_576;
+
+/**
+ * Whether `data` published with the `Nats-Msg-Id` `id` fits the server's `max_payload` (headers
+ * count: `NATS/1.0\r\nNats-Msg-Id: <id>\r\n\r\n`). The server's value is read from the client's
+ * connection when it exposes it (`jetstream(nc)` does), else NATS's default.
+ */
+export function fitsPayload(js: object, data: Uint8Array, id: string): boolean {
+  const info = (js as { nc?: { info?: { max_payload?: unknown } } }).nc?.info;
+  const max = typeof info?.max_payload === 'number' ? info.max_payload : DEFAULT_MAX_PAYLOAD;
+  return data.length + encoder.encode(`NATS/1.0\r\nNats-Msg-Id: ${id}\r\n\r\n`).length <= max;
 }

@@ -12,12 +12,17 @@ import type { HandoffRunner } from '../job/types.js';
 import type { JobAction } from '../job-action.js';
 import { reportMessage, runMessage } from '../run-message.js';
 import { checkRunner, optionsInvalid, positiveInteger, signalNames } from '../worker-checks.js';
-import { type DeadLetterEnvelope, deadLetterSubject } from './subjects.js';
+import { type DeadLetterMeta, deadLetterSubject, encodeLetter, fitsPayload } from './subjects.js';
 
 const FACTORY = 'createNatsWorker';
 const NANOS = 1_000_000;
+/**
+ * The shortest work-stream duplicate window a worker starts with: 3 minutes, above the email
+ * service's retry span (attempts at once, after ~1 and ~2 minutes, each up to 10 s: email-service §6
+ * rule 4) and the CRM's (3 s, crm-service §6 rule 5), with room for "about". docs/handoff.md.
+ */
+const MIN_DUPLICATE_WINDOW_MS = 180_000;
 const decoder = new TextDecoder();
-const encoder = new TextEncoder();
 
 /**
  * Options of {@link createNatsWorker}.
@@ -32,7 +37,7 @@ export interface NatsWorkerOptions {
   js: JetStreamClient;
   /** The receiver whose `.on(...)` handlers run the jobs, with a shared dedup store. */
   receiver: HandoffRunner;
-  /** The work stream (subjects `<prefix>.>`, a duplicate window). Default `'WEBHOOKS'`. */
+  /** The work stream (subjects `<prefix>.>`, a duplicate window of 3 minutes or more). Default `'WEBHOOKS'`. */
   stream?: string;
   /** The dead-letter stream (subjects `<prefix>-dead.>`). Default `'WEBHOOKS_DEAD'`. */
   deadLetterStream?: string;
@@ -70,7 +75,7 @@ export interface NatsWorkerOptions {
  * ```
  */
 export interface NatsWorker {
-  /** Checks the streams (`options_invalid` without a duplicate window), creates the consumer if missing, starts. */
+  /** Checks the streams (`options_invalid` for a duplicate window under 3 minutes), creates the consumer if missing, starts. */
   start(): Promise<NatsWorker>;
   /** Stops pulling, waits up to `shutdownTimeoutMs` for running messages, then aborts and naks them. */
   stop(): Promise<void>;
@@ -140,27 +145,27 @@ export function createNatsWorker(options: NatsWorkerOptions): NatsWorker {
     message: JsMsg,
     action: Extract<JobAction, { type: 'dead-letter' }>,
   ): Promise<void> {
-    const job = decoder.decode(message.data);
     const [, service = 'unknown', ...event] = message.subject.split('.');
-    const envelope: DeadLetterEnvelope = {
+    const meta: DeadLetterMeta = {
       reason:
         `${isWebhookError(action.error) ? action.error.code : 'internal_error'}: ${action.error.message}`.slice(
           0,
           1_000,
         ),
       attempts: message.info.deliveryCount,
+      stream,
       seq: message.seq,
-      job,
     };
     // The work stream's sequence as the id: a second publish of this letter (a crash before term) is dropped.
-    await js.publish(
-      deadLetterSubject(subjectPrefix, service, event.join('.') || 'unknown'),
-      encoder.encode(JSON.stringify(envelope)),
-      {
-        msgID: `dead:${stream}:${message.seq}`,
-      },
-    );
-    message.term(envelope.reason);
+    const id = `dead:${stream}:${message.seq}`;
+    const whole = encodeLetter(meta, message.data);
+    // A job within a line of max_payload (only a message no receiver wrote) stays where it is, named.
+    const data = fitsPayload(js, whole, id) ? whole : encodeLetter({ ...meta, kept: true });
+    await js.publish(deadLetterSubject(subjectPrefix, service, event.join('.') || 'unknown'), data, {
+      msgID: id,
+    });
+    // No reason: nats-server before 2.10 ignores a `+TERM <reason>`, and the message would stay unsettled.
+    message.term();
   }
 
   async function run(message: JsMsg): Promise<void> {
@@ -204,10 +209,11 @@ export function createNatsWorker(options: NatsWorkerOptions): NatsWorker {
         `the stream ${stream} is not there (${describe(error)}); create it with subjects ['${subjectPrefix}.>'].`,
       );
     });
-    if (!(info.config.duplicate_window > 0))
+    const windowMs = (info.config.duplicate_window ?? 0) / NANOS;
+    if (!(windowMs >= MIN_DUPLICATE_WINDOW_MS))
       throw optionsInvalid(
         FACTORY,
-        `the stream ${stream} has no duplicate window: a copy of a delivery would be stored twice. Set duplicate_window (2 minutes is NATS's default).`,
+        `the stream ${stream} has a duplicate window of ${windowMs / 1_000} s; it needs at least ${MIN_DUPLICATE_WINDOW_MS / 1_000} s, above the senders' retry span (the email service retries for about 2 minutes), or a retried delivery is stored twice. Set the stream's duplicate_window (nats CLI: --dupe-window) to 5 minutes: jsm.streams.update('${stream}', { duplicate_window: 300_000_000_000 }).`,
       );
     await jsm.streams.info(deadLetterStream).catch((error: unknown) => {
       throw optionsInvalid(

@@ -66,11 +66,14 @@ export async function startNats(): Promise<NatsServer> {
 export const connectNats = (url: string): Promise<NatsConnection> =>
   connect({ servers: url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
 
-/** Creates the work and dead-letter streams as docs/handoff.md says (names unique per test). */
+/**
+ * Creates the work and dead-letter streams as docs/handoff.md says (names unique per test): a
+ * 5-minute duplicate window unless told.
+ */
 export async function createStreams(
   nc: NatsConnection,
   names: { stream: string; deadLetterStream: string; prefix: string },
-  duplicateWindowMs = 120_000,
+  duplicateWindowMs = 300_000,
 ): Promise<void> {
   const jsm = await jetstreamManager(nc);
   await jsm.streams.add({
