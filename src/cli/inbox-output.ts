@@ -6,7 +6,12 @@ import type { InboxRow, InboxRowDetail } from '../inbox/types.js';
 import type { Output } from './output.js';
 import { jsonText, visible } from './visible-text.js';
 
-const time = (ms: number | null): string => (ms === null ? '' : new Date(ms).toISOString());
+/** An epoch-ms column as ISO 8601; a malformed one (no time a `Date` holds) as its number. */
+const time = (ms: number | null): string => {
+  if (ms === null) return '';
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? String(ms) : date.toISOString();
+};
 
 /** One row as one JSON line on stdout (`--json` of `inbox list`). */
 export function printJsonLine(row: InboxRow): void {
@@ -31,20 +36,24 @@ const cell = (text: string, max = 40): string => {
   return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
 };
 
-/** Rows as an aligned table (or a note that there are none). */
+/** The mark of a malformed row, shown only on pages that have one. */
+const MALFORMED: [string, (row: InboxRow) => string] = ['MALFORMED', (row) => row.malformed ?? ''];
+
+/** Rows as an aligned table (or a note that there are none); malformed rows say why in a last column. */
 export function printTable(out: Output, rows: readonly InboxRow[]): void {
   if (rows.length === 0) {
     out.note('no rows');
     return;
   }
-  const cells = rows.map((row) => COLUMNS.map(([, value]) => cell(value(row))));
-  const widths = COLUMNS.map(([name], i) => Math.max(name.length, ...cells.map((c) => c[i]!.length)));
+  const columns = rows.some((row) => row.malformed !== undefined) ? [...COLUMNS, MALFORMED] : COLUMNS;
+  const cells = rows.map((row) => columns.map(([, value]) => cell(value(row))));
+  const widths = columns.map(([name], i) => Math.max(name.length, ...cells.map((c) => c[i]!.length)));
   const line = (values: string[]) =>
     values
       .map((v, i) => v.padEnd(widths[i]!))
       .join('  ')
       .trimEnd();
-  out.line(out.color.bold(line(COLUMNS.map(([name]) => name))));
+  out.line(out.color.bold(line(columns.map(([name]) => name))));
   for (const c of cells) out.line(line(c));
 }
 
@@ -73,6 +82,8 @@ export function printRow(out: Output, row: InboxRowDetail): void {
   ];
   for (const [name, value] of fields)
     if (value !== null && value !== '') out.line(`${name.padEnd(13)} ${visible(value)}`);
+  if (row.malformed !== undefined)
+    out.line(`${out.color.red('malformed'.padEnd(13))} ${visible(row.malformed)}`);
   if (row.lastErrorCode !== null || row.lastErrorMessage !== null)
     out.line(
       `${out.color.red('last error'.padEnd(13))} ${visible(row.lastErrorCode ?? '')}: ${visible(row.lastErrorMessage ?? '')}`,

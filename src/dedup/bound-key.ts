@@ -1,7 +1,8 @@
 /**
  * Dedup keys of bounded length. A key is built from what the sender chose (a delivery id, a
  * `message_id`) or from a user's key function, and stores cannot hold keys of any length (a Postgres
- * btree index entry is limited to about 2.7 KB). Long keys are therefore replaced by their SHA-256.
+ * btree index entry is limited to about 2.7 KB) nor U+0000 (Postgres text cannot hold it). Long
+ * keys, and keys with U+0000, are therefore replaced by their SHA-256.
  */
 import { getNodeCrypto } from '../verify/node-crypto.js';
 import { sha256HexJs } from './sha256.js';
@@ -15,7 +16,8 @@ export const DEDUP_KEY_HASH_ABOVE = 200;
 
 const encoder = new TextEncoder();
 
-function sha256Hex(text: string): string {
+/** The SHA-256 of `text`'s UTF-8, in hex. */
+export function sha256Hex(text: string): string {
   const bytes = encoder.encode(text);
   // node:crypto where the runtime has it (reached lazily: the root entry imports no node: module);
   // the same digest in plain JavaScript elsewhere, because this must be synchronous.
@@ -27,10 +29,12 @@ function sha256Hex(text: string): string {
 }
 
 /**
- * `key` when it has at most {@link DEDUP_KEY_HASH_ABOVE} characters, else
+ * `key` when it has at most {@link DEDUP_KEY_HASH_ABOVE} characters and no U+0000, else
  * `<namespace>:sha256:<hex>` of the whole key. Deterministic on every runtime, so every process
  * (Node or edge) sharing a store computes the same key.
  */
 export function boundDedupKey(namespace: string, key: string): string {
-  return key.length <= DEDUP_KEY_HASH_ABOVE ? key : `${namespace}:sha256:${sha256Hex(key)}`;
+  return key.length <= DEDUP_KEY_HASH_ABOVE && !key.includes('\u0000')
+    ? key
+    : `${namespace}:sha256:${sha256Hex(key)}`;
 }

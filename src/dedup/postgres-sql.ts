@@ -55,8 +55,10 @@ CREATE INDEX IF NOT EXISTS ${index} ON ${name} (expires_at);`;
 
 const NOW = 'COALESCE($NOW::bigint, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)';
 
-// A row a store of an older version or a hand edit left with a NULL: read as expired and replaced.
-const UNREADABLE = (d: string) => `(${d}.token IS NULL OR ${d}.completed IS NULL OR ${d}.expires_at IS NULL)`;
+// A row a store of an older version or a hand edit left with a NULL, or with a time past ±(2^53 − 1) ms
+// (2^63 − 1: no clock reaches it, and it is no number JavaScript holds): read as expired and replaced.
+const UNREADABLE = (d: string) =>
+  `(${d}.token IS NULL OR ${d}.completed IS NULL OR ${d}.expires_at IS NULL OR ${d}.expires_at NOT BETWEEN -${Number.MAX_SAFE_INTEGER} AND ${Number.MAX_SAFE_INTEGER})`;
 
 /** The statements for one table; `$n` numbering matches the params built in postgres.ts. */
 export function statements(table: string) {
@@ -73,7 +75,7 @@ WHERE d.expires_at <= excluded.expires_at - $3::bigint AND (d.token <> excluded.
 RETURNING d.expires_at`,
     // $1 key, $2 now|null: the row a claim did not win against, and the database's time.
     read: `SELECT token, completed, expires_at, ${now(2)} AS now FROM ${t} WHERE key = $1`,
-    // $1 key, $2 token, $3 leaseMs, $4 now|null. Takes over a row this store cannot read (a NULL).
+    // $1 key, $2 token, $3 leaseMs, $4 now|null. Takes over a row this store cannot read (UNREADABLE).
     takeover: `UPDATE ${t} AS d SET token = $2, completed = false, expires_at = ${now(4)} + $3::bigint
 WHERE d.key = $1 AND ${UNREADABLE('d')} RETURNING d.expires_at`,
     // $1 key, $2 token, $3 leaseMs, $4 now|null. The abandoned-token marker is a row holding the token
@@ -104,7 +106,8 @@ RETURNING 1 AS ok`,
 WHERE key = $1 AND token = $2 AND NOT completed AND expires_at > ${now(4)} RETURNING 1 AS ok`,
     // $1 now|null
     // (an abandoned-token marker, negative, goes once -expires_at has passed too)
-    prune: `WITH gone AS (DELETE FROM ${t} WHERE expires_at <= ${now(1)} AND -expires_at <= ${now(1)} RETURNING 1)
+    // (`expires_at >= -now`, not `-expires_at <= now`: negating the smallest bigint overflows)
+    prune: `WITH gone AS (DELETE FROM ${t} WHERE expires_at <= ${now(1)} AND expires_at >= -${now(1)} RETURNING 1)
 SELECT count(*)::int AS n FROM gone`,
   };
 }

@@ -215,7 +215,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       if (won) return { status: 'claimed', token, leaseEndsAt: Number(won.expires_at) };
       const [row] = await query<Row>(sql.read, [key, now()], options);
       if (!row) return undefined; // released in between: ask again
-      if (row.token === null || row.completed === null || row.expires_at === null) {
+      const expiresAt = row.expires_at === null ? Number.NaN : Number(row.expires_at);
+      if (row.token === null || row.completed === null || !Number.isSafeInteger(expiresAt)) {
         warnBadRow();
         const [taken] = await query<{ expires_at: unknown }>(sql.takeover, params, options);
         return taken ? { status: 'claimed', token, leaseEndsAt: Number(taken.expires_at) } : undefined;
@@ -223,7 +224,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       return {
         token: row.token,
         completed: row.completed,
-        expiresAt: Number(row.expires_at),
+        expiresAt,
         now: Number(row.now),
       };
     },

@@ -160,18 +160,23 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * Runs `op` (synchronous statements); while it finds the file locked by another writer, runs it again
  * after a pause of 1, 2, 4 … up to 50 ms, during which the event loop is free, until `boundMs` (0: no
  * bound) has passed since the call began. Any other error, the bound, or `closed()` become
- * `store_unavailable`.
+ * `store_unavailable`, naming the store as `what` (default `'dedup store'`).
  */
-export async function whileLocked<T>(op: () => T, boundMs: number, closed: () => boolean): Promise<T> {
+export async function whileLocked<T>(
+  op: () => T,
+  boundMs: number,
+  closed: () => boolean,
+  what?: string,
+): Promise<T> {
   const started = performance.now();
   for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
-    if (closed()) throw storeUnavailable('SQLite', new Error('the store was closed'));
+    if (closed()) throw storeUnavailable('SQLite', new Error('the store was closed'), what);
     try {
       return op();
     } catch (error) {
-      if (!isBusy(error)) throw storeUnavailable('SQLite', error);
+      if (!isBusy(error)) throw storeUnavailable('SQLite', error, what);
       if (boundMs > 0 && performance.now() - started + pause > boundMs)
-        throw storeUnavailable('SQLite', error);
+        throw storeUnavailable('SQLite', error, what);
     }
     await sleep(pause);
   }

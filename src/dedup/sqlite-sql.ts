@@ -43,11 +43,13 @@ CREATE INDEX IF NOT EXISTS "${table}_expires_at" ON ${name} (expires_at);`;
 export const PRUNE_BATCH = 500;
 
 /**
- * What a row this store can read looks like. A row written by hand or by an older version (a NULL,
- * text in `expires_at`, a `completed` of 2) is read as expired and replaced, never left to hold its
- * key forever (the store warns once).
+ * What a row this store can read looks like, in the columns of `t` (the table's name or alias). A row
+ * written by hand or by an older version (a NULL, text in `expires_at`, a `completed` of 2, a time
+ * past ±(2^53 − 1) ms, such as 2^63 − 1, which no clock reaches and which the drivers cannot read as a
+ * number) is read as expired and replaced, never left to hold its key forever (the store warns once).
  */
-const READABLE = `typeof(token) = 'text' AND completed IN (0, 1) AND typeof(expires_at) = 'integer'`;
+const readable = (t: string) =>
+  `typeof(${t}.token) = 'text' AND ${t}.completed IN (0, 1) AND typeof(${t}.expires_at) = 'integer' AND ${t}.expires_at BETWEEN -${Number.MAX_SAFE_INTEGER} AND ${Number.MAX_SAFE_INTEGER}`;
 
 /** The statements for one table; parameter order is documented above each and matched in sqlite.ts. */
 export function sqliteStatements(table: string) {
@@ -58,12 +60,13 @@ export function sqliteStatements(table: string) {
     // (SQLITE_FULL on a full disk) and would answer a claim that was never written.
     claim: `INSERT INTO ${t} (key, token, completed, expires_at) VALUES (?, ?, 0, ?) ON CONFLICT (key) DO NOTHING`,
     // key: read only when the claim above found the key taken.
-    read: `SELECT token, completed, expires_at FROM ${t} WHERE key = ?`,
+    // An unreadable row comes back as NULLs: the driver never converts an integer it cannot hold.
+    read: `SELECT ${['token', 'completed', 'expires_at'].map((c) => `CASE WHEN ${readable(t)} THEN ${c} END AS ${c}`).join(', ')} FROM ${t} WHERE key = ?`,
     // token, now + leaseMs, key, token, now. Takes over a record that expired (or that this store
     // cannot read); a claim or marker of this very token is answered from the read instead (its
     // lease, or the marker of its abandon: that claim must not run).
     takeover: `UPDATE ${t} SET token = ?, completed = 0, expires_at = ?
-WHERE key = ? AND (token IS NOT ? OR completed = 1) AND (expires_at <= ? OR NOT (${READABLE}))`,
+WHERE key = ? AND (token IS NOT ? OR completed = 1) AND (expires_at <= ? OR NOT (${readable(t)}))`,
     // now + ttlMs, key, token, now
     complete: `UPDATE ${t} SET completed = 1, expires_at = ?
 WHERE key = ? AND token = ? AND completed = 0 AND expires_at > ?`,
@@ -81,7 +84,7 @@ WHERE key = ? AND token = ? AND completed = 0 AND expires_at > ?`,
     abandon: `INSERT INTO ${t} (key, token, completed, expires_at) VALUES (?, ?, 0, ?)
 ON CONFLICT (key) DO UPDATE SET token = excluded.token, completed = 0, expires_at = excluded.expires_at
 WHERE ${t}.expires_at <= ? OR (${t}.token = excluded.token AND ${t}.completed = 0)
-  OR NOT (typeof(${t}.token) = 'text' AND ${t}.completed IN (0, 1) AND typeof(${t}.expires_at) = 'integer')`,
+  OR NOT (${readable(t)})`,
     // now, now, limit. An abandoned-token marker (negative) goes once -expires_at has passed too.
     prune: `DELETE FROM ${t} WHERE key IN (
   SELECT key FROM ${t} WHERE expires_at <= ? AND -expires_at <= ? LIMIT ?

@@ -95,7 +95,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const isWhole = (value: unknown): value is number | bigint =>
   typeof value === 'bigint' || (typeof value === 'number' && Number.isSafeInteger(value));
 
-/** The row as the kit reads it, or `undefined` for a row this store cannot read (sqlite-sql.ts READABLE). */
+/** The row as the kit reads it, or `undefined` for a row this store cannot read (sqlite-sql.ts `readable`). */
 function claimRow(row: Row, now: number): ClaimRow | undefined {
   const { token, completed, expires_at } = row;
   if (typeof token !== 'string' || !isWhole(expires_at) || !isWhole(completed)) return undefined;

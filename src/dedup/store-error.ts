@@ -4,13 +4,14 @@ import type { StoreCallOptions } from './types.js';
 /**
  * Failures of a shared store: the receiver must fail closed (503, the sender retries), so every
  * client error becomes `store_unavailable`. The client's own message goes to `cause` only: it can
- * name hosts or users, and error bodies must stay small and secret-free.
+ * name hosts or users, and error bodies must stay small and secret-free. `what` names the store's
+ * kind in the message: `'dedup store'`, or `'inbox'` for the database inbox.
  */
-export function storeUnavailable(store: string, cause: unknown): WebhookError {
+export function storeUnavailable(store: string, cause: unknown, what = 'dedup store'): WebhookError {
   if (isWebhookError(cause)) return cause;
   return new WebhookError(
     'store_unavailable',
-    `The ${store} dedup store did not answer; the delivery was not processed and the sender will retry.`,
+    `The ${store} ${what} did not answer; the delivery was not processed and the sender will retry.`,
     { cause },
   );
 }
@@ -19,12 +20,17 @@ export function storeUnavailable(store: string, cause: unknown): WebhookError {
  * Settles with `promise`, or rejects with `store_unavailable` after `timeoutMs` (0 = no limit), so a
  * store that hangs never holds a delivery past the sender's 10-second limit (email-service §8, crm-service §8).
  */
-export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, store: string): Promise<T> {
+export function withTimeout<T>(
+  promise: Promise<T>,
+  timeoutMs: number,
+  store: string,
+  what?: string,
+): Promise<T> {
   if (timeoutMs <= 0) return promise;
   // One promise and one timer per call (no race, no finally): it is on every store call's path.
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(storeUnavailable(store, new Error(`no answer within ${timeoutMs} ms`))),
+      () => reject(storeUnavailable(store, new Error(`no answer within ${timeoutMs} ms`), what)),
       timeoutMs,
     );
     promise.then(

@@ -12,7 +12,10 @@ import { WebhookError } from '../shared/errors.js';
  */
 export const MAX_DEDUP_KEY_LENGTH = 512;
 
-/** Throws unless `key` is a non-empty string of at most {@link MAX_DEDUP_KEY_LENGTH} characters. */
+/**
+ * Throws unless `key` is a non-empty string of at most {@link MAX_DEDUP_KEY_LENGTH} characters,
+ * without U+0000 (Postgres text cannot hold it: every claim of the key would fail, 503, forever).
+ */
 export function assertKey(key: unknown): asserts key is string {
   if (typeof key !== 'string' || key.length === 0) {
     throw new WebhookError('options_invalid', 'Dedup key must be a non-empty string.');
@@ -23,6 +26,12 @@ export function assertKey(key: unknown): asserts key is string {
     throw new WebhookError(
       'options_invalid',
       `Dedup key has ${key.length} characters; stores accept at most ${MAX_DEDUP_KEY_LENGTH}. Shorten it or hash it (boundDedupKey).`,
+    );
+  }
+  if (key.includes('\u0000')) {
+    throw new WebhookError(
+      'options_invalid',
+      'Dedup key contains U+0000, which stores do not accept (Postgres text cannot hold it). Hash it (boundDedupKey), as the receivers do.',
     );
   }
 }

@@ -1,6 +1,8 @@
 /**
  * The inbox's own connection to its database, one shape for both dialects: `query(text, params)`
- * with `$n` parameters resolving to rows. Failures and timeouts become `store_unavailable`.
+ * with `$n` parameters resolving to rows. Failures and timeouts become `store_unavailable`, naming
+ * the inbox. SQLite integers come back as bigints, so a row holding one past 2^53 (a hand edit) is
+ * read and shown as malformed (rows.ts) instead of failing the statement that read it.
  */
 import { openSqlite, type SqliteDatabaseLike, whileLocked } from '../dedup/sqlite-driver.js';
 import { storeUnavailable, withTimeout } from '../dedup/store-error.js';
@@ -8,6 +10,9 @@ import { type Dialect, sqliteForm } from './sql.js';
 import { createStatementCache } from './statement-cache.js';
 
 export type DbRow = Record<string, unknown>;
+
+/** What `store_unavailable` messages call this store. */
+const INBOX = 'inbox';
 
 export interface InboxDb {
   readonly dialect: Dialect;
@@ -36,10 +41,10 @@ export interface PostgresQueryable {
 export function postgresDb(client: PostgresQueryable, callTimeoutMs: number): InboxDb {
   async function query(text: string, params: readonly unknown[], timeoutMs = callTimeoutMs) {
     try {
-      const result = await withTimeout(client.query(text, [...params]), timeoutMs, 'Postgres');
+      const result = await withTimeout(client.query(text, [...params]), timeoutMs, 'Postgres', INBOX);
       return result.rows as DbRow[];
     } catch (error) {
-      throw storeUnavailable('Postgres', error);
+      throw storeUnavailable('Postgres', error, INBOX);
     }
   }
   return {
@@ -53,7 +58,23 @@ export function postgresDb(client: PostgresQueryable, callTimeoutMs: number): In
   };
 }
 
-type Statement = { all(...params: unknown[]): unknown[] };
+type Statement = {
+  all(...params: unknown[]): unknown[];
+  /** node:sqlite */
+  setReadBigInts?(on: boolean): unknown;
+  /** better-sqlite3, bun:sqlite */
+  safeIntegers?(on: boolean): unknown;
+};
+
+/**
+ * `statement`, reading integers as bigints: node:sqlite and better-sqlite3 throw on an integer past
+ * 2^53 otherwise, and one such value in a row would fail every list, show and claim that reads it.
+ */
+function readingBigInts(statement: Statement): Statement {
+  if (typeof statement.setReadBigInts === 'function') statement.setReadBigInts(true);
+  else if (typeof statement.safeIntegers === 'function') statement.safeIntegers(true);
+  return statement;
+}
 
 /**
  * The inbox's SQLite connection: its own, opened from `path` (WAL). Never the connection the app's
@@ -70,7 +91,8 @@ export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'norm
   // By the statement's `$n` text: its prepared form and the order its parameters bind in, bounded.
   const cache = createStatementCache((text) => {
     const form = sqliteForm(text);
-    return { statement: open().prepare(form.text) as unknown as Statement, order: form.order };
+    const statement = readingBigInts(open().prepare(form.text) as unknown as Statement);
+    return { statement, order: form.order };
   });
   return {
     dialect: 'sqlite',
@@ -84,9 +106,10 @@ export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'norm
           },
           timeoutMs,
           () => closed,
+          INBOX,
         );
       } catch (error) {
-        throw storeUnavailable('SQLite', error);
+        throw storeUnavailable('SQLite', error, INBOX);
       }
     },
     async exec(ddl) {
@@ -96,9 +119,10 @@ export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'norm
           () => connection.exec(ddl),
           callTimeoutMs,
           () => closed,
+          INBOX,
         );
       } catch (error) {
-        throw storeUnavailable('SQLite', error);
+        throw storeUnavailable('SQLite', error, INBOX);
       }
     },
     async close() {

@@ -9,7 +9,7 @@ import type { EnqueueResult, HandoffJob, HandoffTarget } from '../handoff/job/ty
 import type { Clock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import type { DbRow, InboxDb } from './db.js';
-import { boundedKey, defaultOrderingKey, eventTime, type OrderingInput } from './ordering.js';
+import { boundedKey, defaultOrderingKey, eventTime, type OrderingInput, storedKey } from './ordering.js';
 import { toDetail, toRow } from './rows.js';
 import { completeStatement, inboxStatements, notifyChannel, ROW_COLUMNS } from './sql.js';
 import {
@@ -138,6 +138,15 @@ export function queueOf(inbox: Inbox): InboxQueue {
 const decoder = new TextDecoder();
 
 /**
+ * A message as the table's text columns store it: U+0000 (in a handler's error message, in a key of a
+ * schema issue's path) as the visible escape `\u0000`, since PostgreSQL text cannot hold it; at
+ * most 500 characters.
+ */
+function storedMessage(message: string): string {
+  return message.replaceAll('\u0000', '\\u0000').slice(0, 500);
+}
+
+/**
  * The JSON body of `job` as the ordering key and event time read it: the receiver's own parse when it
  * handed one over (the email event's `payload`, the CRM event's `envelope`: the schemas keep unknown
  * fields), else parsed from `body` (a quarantined delivery, a job built elsewhere).
@@ -170,7 +179,7 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
     add('status', filter.status);
     add('service', filter.service);
     add('event', filter.event);
-    add('ordering_key', filter.orderingKey);
+    add('ordering_key', filter.orderingKey === undefined ? undefined : storedKey(filter.orderingKey));
     return conditions;
   }
 
@@ -196,7 +205,7 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
       job.mac,
       body,
       problem?.code ?? null,
-      problem?.message.slice(0, 500) ?? null,
+      problem ? storedMessage(problem.message) : null,
     ]);
     return rows[0]?.id;
   }
@@ -310,7 +319,7 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
           to.status,
           to.runAt,
           to.code,
-          to.message.slice(0, 500),
+          storedMessage(to.message),
           to.refund ? 1 : 0,
         ])
       ).length === 1,
@@ -330,7 +339,7 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
     },
     state: async (dedupKey) => (await db.query(sql.state, [dedupKey]))[0],
     record: async (id, fence, to) =>
-      (await db.query(sql.record, [id, fence, to.status, to.runAt, to.code, to.message.slice(0, 500)]))
+      (await db.query(sql.record, [id, fence, to.status, to.runAt, to.code, storedMessage(to.message)]))
         .length === 1,
   });
   readsParsedEvent(inbox);

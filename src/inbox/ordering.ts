@@ -4,6 +4,7 @@
  * the CRM's deal, contact, campaign and journey enrollment ids (crm-service §6), the email service's
  * `message_id` (email-service §6).
  */
+import { sha256Hex } from '../dedup/bound-key.js';
 
 /**
  * What an `orderingKey` option reads: the service, the event name and the parsed JSON body.
@@ -65,7 +66,19 @@ export function eventTime(payload: unknown, fallback: number): number {
   return Number.isSafeInteger(ms) ? ms : fallback;
 }
 
-/** A key within bounds, or null (a longer one is not an entity id). */
+/**
+ * `key` as the table stores it: a key with U+0000 (which PostgreSQL text cannot hold) becomes its
+ * text up to the last `:` before the first U+0000, then `sha256:` and the SHA-256 of the whole key
+ * (`crm:deal:sha256:<hex>`). Deterministic, so every event of that entity still shares one key, on
+ * either database; list filters go through it too.
+ */
+export function storedKey(key: string): string {
+  const nul = key.indexOf('\u0000');
+  if (nul < 0) return key;
+  return `${key.slice(0, key.lastIndexOf(':', nul) + 1)}sha256:${sha256Hex(key)}`;
+}
+
+/** A key within bounds, as stored (see {@link storedKey}), or null (a longer one is not an entity id). */
 export function boundedKey(key: unknown): string | null {
-  return typeof key === 'string' && key.length > 0 && key.length <= MAX_KEY ? key : null;
+  return typeof key === 'string' && key.length > 0 && key.length <= MAX_KEY ? storedKey(key) : null;
 }

@@ -1,63 +1,160 @@
-/** Database rows of the inbox table as {@link InboxRow}s, and a claimed row as the job it reruns. */
+/**
+ * Database rows of the inbox table as {@link InboxRow}s, and a claimed row as the job it reruns.
+ * A row may hold what the inbox never writes (a hand edit, another program, a restored dump): it is
+ * read anyway, field by field, and marked `malformed` with the reason, so one such row never fails a
+ * listing; the worker moves it to `dead` (`job_invalid`) instead of running it.
+ */
 import { toBase64 } from '../handoff/job/job-codec.js';
 import { HANDOFF_JOB_VERSION, type HandoffJob } from '../handoff/job/types.js';
+import { WebhookError } from '../shared/errors.js';
 import type { DbRow } from './db.js';
-import type { InboxRow, InboxRowDetail, InboxStatus } from './types.js';
+import { INBOX_STATUSES, type InboxRow, type InboxRowDetail, type InboxStatus } from './types.js';
 
-const num = (value: unknown): number => Number(value);
-const numOrNull = (value: unknown): number | null =>
-  value === null || value === undefined ? null : Number(value);
-const strOrNull = (value: unknown): string | null =>
-  value === null || value === undefined ? null : String(value);
+/** The largest epoch ms a `Date` holds (±100,000,000 days): a time column past it is no time. */
+const MAX_TIME_MS = 8.64e15;
 
-export function toRow(row: DbRow): InboxRow {
+/** Reads one row's columns, collecting what is not what the inbox writes. */
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly row: DbRow) {}
+
+  private bad(column: string, what: string): void {
+    this.problems.push(`${column} is not ${what}`);
+  }
+
+  /** A whole number within `max` (PostgreSQL BIGINT comes as text, SQLite's as a bigint); NaN otherwise. */
+  whole(column: string, what: string, min: number, max: number): number {
+    const value = this.row[column];
+    const n =
+      typeof value === 'number' || typeof value === 'bigint'
+        ? Number(value)
+        : typeof value === 'string' && /^-?\d{1,20}$/.test(value)
+          ? Number(value)
+          : Number.NaN;
+    if (Number.isSafeInteger(n) && n >= min && n <= max) return n;
+    this.bad(column, what);
+    return Number.isFinite(n) ? n : Number.NaN;
+  }
+
+  count(column: string): number {
+    return this.whole(column, 'a count', 0, Number.MAX_SAFE_INTEGER);
+  }
+
+  time(column: string): number {
+    return this.whole(column, 'a time in epoch ms', -MAX_TIME_MS, MAX_TIME_MS);
+  }
+
+  timeOrNull(column: string): number | null {
+    const value = this.row[column];
+    return value === null || value === undefined ? null : this.time(column);
+  }
+
+  text(column: string): string {
+    const value = this.row[column];
+    if (typeof value === 'string') return value;
+    this.bad(column, 'text');
+    return value === null || value === undefined ? '' : String(value);
+  }
+
+  textOrNull(column: string): string | null {
+    const value = this.row[column];
+    return value === null || value === undefined ? null : this.text(column);
+  }
+
+  status(): InboxStatus {
+    const status = this.text('status');
+    if (!INBOX_STATUSES.includes(status as InboxStatus)) this.bad('status', 'a status');
+    return status as InboxStatus;
+  }
+
+  headers(): Record<string, string> {
+    const text = this.text('headers');
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (
+        typeof parsed === 'object' &&
+        parsed !== null &&
+        !Array.isArray(parsed) &&
+        Object.values(parsed).every((v) => typeof v === 'string')
+      )
+        return parsed as Record<string, string>;
+    } catch {
+      // reported below
+    }
+    this.bad('headers', 'a JSON object of strings');
+    return {};
+  }
+
+  body(): Uint8Array {
+    const value = this.row.body;
+    if (value instanceof Uint8Array) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    this.bad('body', 'bytes');
+    return new TextEncoder().encode(typeof value === 'string' ? value : '');
+  }
+
+  /** `fields` with `malformed` set when any column was not what the inbox writes. */
+  done<T extends InboxRow>(fields: T): T {
+    if (this.problems.length > 0) fields.malformed = `${this.problems.join('; ')}.`;
+    return fields;
+  }
+}
+
+function readRow(read: Reader): InboxRow {
   return {
-    id: num(row.id),
-    dedupKey: String(row.dedup_key),
-    service: String(row.service),
-    event: String(row.event),
-    deliveryId: String(row.delivery_id),
-    eventAt: num(row.event_at),
-    orderingKey: strOrNull(row.ordering_key),
-    status: String(row.status) as InboxStatus,
-    attempts: num(row.attempts),
-    runAt: num(row.run_at),
-    leaseUntil: numOrNull(row.lease_until),
-    fence: num(row.fence),
-    lastErrorCode: strOrNull(row.last_error_code),
-    lastErrorMessage: strOrNull(row.last_error_message),
-    receivedAt: num(row.received_at),
-    handledAt: numOrNull(row.handled_at),
+    id: read.count('id'),
+    dedupKey: read.text('dedup_key'),
+    service: read.text('service'),
+    event: read.text('event'),
+    deliveryId: read.text('delivery_id'),
+    eventAt: read.time('event_at'),
+    orderingKey: read.textOrNull('ordering_key'),
+    status: read.status(),
+    attempts: read.count('attempts'),
+    runAt: read.time('run_at'),
+    leaseUntil: read.timeOrNull('lease_until'),
+    fence: read.count('fence'),
+    lastErrorCode: read.textOrNull('last_error_code'),
+    lastErrorMessage: read.textOrNull('last_error_message'),
+    receivedAt: read.time('received_at'),
+    handledAt: read.timeOrNull('handled_at'),
   };
 }
 
-function bytes(value: unknown): Uint8Array {
-  if (value instanceof Uint8Array) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  throw new TypeError('inbox: the body column did not come back as bytes');
+export function toRow(row: DbRow): InboxRow {
+  const read = new Reader(row);
+  return read.done(readRow(read));
 }
 
 export function toDetail(row: DbRow): InboxRowDetail {
-  return {
-    ...toRow(row),
-    headers: JSON.parse(String(row.headers)) as Record<string, string>,
-    body: bytes(row.body),
-  };
+  const read = new Reader(row);
+  return read.done({ ...readRow(read), headers: read.headers(), body: read.body() });
 }
 
-/** The hand-off job a row stores: the worker runs it with `receiver.runJob`, which checks its MAC. */
+/**
+ * The hand-off job a row stores: the worker runs it with `receiver.runJob`, which checks its MAC.
+ * Throws `job_invalid` for a malformed row (docs/inbox.md "What the worker checks again").
+ */
 export function jobOf(row: DbRow): HandoffJob {
+  const read = new Reader(row);
+  readRow(read);
   const job: HandoffJob = {
     v: HANDOFF_JOB_VERSION,
-    service: String(row.service),
-    deliveryId: String(row.delivery_id),
-    event: String(row.event),
-    dedupKey: String(row.dedup_key),
-    receivedAt: num(row.received_at),
-    secretIndex: num(row.secret_index),
-    headers: JSON.parse(String(row.headers)) as Record<string, string>,
-    body: toBase64(bytes(row.body)),
-    mac: String(row.mac),
+    service: read.text('service'),
+    deliveryId: read.text('delivery_id'),
+    event: read.text('event'),
+    dedupKey: read.text('dedup_key'),
+    receivedAt: read.time('received_at'),
+    secretIndex: read.count('secret_index'),
+    headers: read.headers(),
+    body: toBase64(read.body()),
+    mac: read.text('mac'),
   };
-  if (row.traceparent !== null && row.traceparent !== undefined) job.traceparent = String(row.traceparent);
+  const traceparent = read.textOrNull('traceparent');
+  if (traceparent !== null) job.traceparent = traceparent;
+  if (read.problems.length > 0)
+    throw new WebhookError(
+      'job_invalid',
+      `The inbox row is malformed (${[...new Set(read.problems)].join('; ')}): it was not written by a receiver, and it never runs.`,
+    );
   return job;
 }

@@ -67,6 +67,13 @@ export interface InboxRow {
   lastErrorMessage: string | null;
   receivedAt: number;
   handledAt: number | null;
+  /**
+   * Present only on a row holding what the inbox never writes (a hand edit, another program): which
+   * columns and why, e.g. `run_at is not a time in epoch ms.` Such a row is still listed, its other
+   * fields read as they are (a number that is no whole number is `NaN`); the worker moves it to `dead`
+   * with `job_invalid` when it claims it, and never runs it (docs/inbox.md "Malformed rows").
+   */
+  malformed?: string;
 }
 
 /**

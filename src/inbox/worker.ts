@@ -7,7 +7,7 @@
 
 import type { HandoffRunner } from '../handoff/job/types.js';
 import { type JobAction, jobAction, jobActionOfError } from '../handoff/job-action.js';
-import { WebhookError } from '../shared/errors.js';
+import { isWebhookError, WebhookError } from '../shared/errors.js';
 import type { DbRow } from './db.js';
 import { type Inbox, queueOf } from './inbox.js';
 import { jobOf } from './rows.js';
@@ -173,7 +173,11 @@ export function createInboxWorker<Tx>(options: InboxWorkerOptions<Tx>): InboxWor
       if (completed) return;
       action = jobAction(verdict, { attempt, maxAttempts, shuttingDown: stopping });
     } catch (error) {
-      action = jobActionOfError(error, { attempt, maxAttempts });
+      // A malformed row (jobOf: `job_invalid`) is dead at once: no retry makes it readable.
+      action =
+        isWebhookError(error) && error.code === 'job_invalid'
+          ? { type: 'dead-letter', error, exhausted: false, reported: false }
+          : jobActionOfError(error, { attempt, maxAttempts });
     }
     await settle(row, id, fence, action);
   }

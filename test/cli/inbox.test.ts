@@ -16,7 +16,9 @@ import { createSqliteInbox } from '@svc/webhooks/sqlite';
 import { createCrmEmitter, createMailEmitter, createVirtualClock } from '@svc/webhooks/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CRM_SECRET, crmDelivery, deliver } from '../receivers/support.js';
 import { type PostgresServer, startPostgres } from '../support/servers.js';
+import { openRawSqlite } from '../support/sqlite.js';
 import { buildCli, runCli } from './support/cli.js';
 
 const DAY = 86_400_000;
@@ -241,6 +243,68 @@ describe.each(['sqlite', 'postgres'] as const)('svc-webhooks inbox on %s', (name
     const left = (await inbox.list({ limit: 50 })).rows.map((r) => `${r.event}:${r.status}`);
     expect(left).toEqual(['deal.created:handled', 'deal.won:handled', 'bounced:received']);
     expect((await run('purge')).stdout).toContain('0 rows removed');
+  });
+});
+
+describe.each(['sqlite', 'postgres'] as const)('svc-webhooks inbox on %s: malformed rows', (name) => {
+  it('lists and shows a row holding what the inbox never writes, marked with the reason (text and JSON)', async () => {
+    const table = `malformed_${name}`;
+    const path = join(dir, 'malformed.sqlite');
+    const inbox =
+      name === 'sqlite' ? createSqliteInbox({ path, table }) : createPostgresInbox({ client: pool!, table });
+    const target =
+      name === 'sqlite'
+        ? ['--file', path, '--table', table]
+        : ['--database', server!.connectionString, '--table', table];
+    try {
+      await inbox.migrate();
+      const receiver = createCrmReceiver({ secret: CRM_SECRET, handoff: inbox, logger: () => {} });
+      const [far, headers] = [crmDelivery('deal.won'), crmDelivery('deal.won')];
+      for (const delivery of [far!, headers!]) expect((await deliver(receiver, delivery)).status).toBe(200);
+      const sql = async (text: string) => {
+        if (name === 'postgres') await pool!.query(text);
+        else {
+          const raw = openRawSqlite(path);
+          raw.exec(text);
+          raw.close();
+        }
+      };
+      await sql(`UPDATE ${table} SET run_at = 9223372036854775807 WHERE delivery_id = '${far!.deliveryId}'`);
+      await sql(`UPDATE ${table} SET headers = 'not json' WHERE delivery_id = '${headers!.deliveryId}'`);
+
+      const [listed, listedJson] = await Promise.all([
+        runCli(cli, ['inbox', 'list', ...target]),
+        runCli(cli, ['inbox', 'list', '--json', ...target]),
+      ]);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toMatch(/^ID\s+STATUS.*\s+MALFORMED$/m);
+      expect(listed.stdout).toContain('run_at is not a time in epoch ms.');
+      expect(listed.stdout).not.toMatch(/dedup store/);
+      const rows = lines(listedJson.stdout);
+      expect(rows.map((r) => [r.deliveryId, r.malformed])).toEqual([
+        [headers!.deliveryId, undefined],
+        [far!.deliveryId, 'run_at is not a time in epoch ms.'],
+      ]);
+      const [headersId, farId] = rows.map((r) => String(r.id));
+
+      const [shownFar, shownHeaders, shownJson] = await Promise.all([
+        runCli(cli, ['inbox', 'show', farId!, ...target]),
+        runCli(cli, ['inbox', 'show', headersId!, ...target]),
+        runCli(cli, ['inbox', 'show', headersId!, '--json', ...target]),
+      ]);
+      expect(shownFar.code).toBe(0);
+      expect(shownFar.stdout).toMatch(/^run at\s+9223372036854776000$/m);
+      expect(shownFar.stdout).toMatch(/^malformed\s+run_at is not a time in epoch ms\.$/m);
+      expect(shownHeaders.code).toBe(0);
+      expect(shownHeaders.stdout).toMatch(/^malformed\s+headers is not a JSON object of strings\.$/m);
+      expect(JSON.parse(shownJson.stdout).row).toMatchObject({
+        deliveryId: headers!.deliveryId,
+        headers: {},
+        malformed: 'headers is not a JSON object of strings.',
+      });
+    } finally {
+      await inbox.close();
+    }
   });
 });
 

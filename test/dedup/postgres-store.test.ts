@@ -1,6 +1,8 @@
+import { createMailReceiver } from '@svc/webhooks';
 import { createPostgresStore, postgresDedupDDL } from '@svc/webhooks/postgres';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
 import { createManualClock } from '../support/clock.js';
 import { forEachStore } from '../support/stores.js';
 import { expectBadRowsReplaced } from './bad-rows.js';
@@ -66,6 +68,40 @@ forEachStore(
           ['crm:delivery:null-token', 'crm:delivery:null-completed', 'crm:delivery:null-time'],
           'crm:delivery:abandon',
         );
+      });
+
+      it('reads a record whose expiry is no time (2^63 - 1) as expired: a live lease never holds its key forever', async () => {
+        const table = `max_${Date.now()}`;
+        const store = createPostgresStore({ client: client(), table });
+        await store.migrate();
+        await client().query(
+          `INSERT INTO ${table} VALUES ('crm:delivery:max-lease', 'old', false, 9223372036854775807),
+            ('crm:delivery:max-done', 'old', true, 9223372036854775807),
+            ('crm:delivery:min', 'old', false, -9223372036854775808),
+            ('crm:delivery:max-abandon', 'old', true, 9223372036854775807)`,
+        );
+        await expectBadRowsReplaced(
+          store,
+          ['crm:delivery:max-lease', 'crm:delivery:max-done', 'crm:delivery:min'],
+          'crm:delivery:max-abandon',
+        );
+        expect(await store.prune()).toBe(0);
+      });
+
+      it('a receiver key holding U+0000 is hashed (Postgres text cannot hold it); a store call with one is refused', async () => {
+        const dedup = await kind.create();
+        const receiver = createMailReceiver({ secret: MAIL_SECRET, dedup, dedupKey: 'message-event' });
+        let runs = 0;
+        receiver.on('delivered', () => void runs++);
+        const first = mailDelivery('delivered', { messageId: 'm_\u0000' });
+        const again = mailDelivery('delivered', { messageId: 'm_\u0000' }); // another id, same event
+        expect(await deliver(receiver, first)).toMatchObject({ status: 200, kind: 'handled' });
+        expect(await deliver(receiver, again)).toMatchObject({ status: 200, kind: 'duplicate' });
+        expect(runs).toBe(1);
+        await expect(dedup.claim('crm:delivery:a\u0000b', { leaseMs: 1_000 })).rejects.toMatchObject({
+          code: 'options_invalid',
+          message: expect.stringContaining('U+0000'),
+        });
       });
 
       it('reports a missing table as store_unavailable', async () => {

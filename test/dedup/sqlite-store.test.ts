@@ -287,6 +287,25 @@ describe('sqlite store specifics', () => {
     await store.close();
   });
 
+  it('reads a record whose expiry is no time (2^63 - 1, -2^63) as expired: never 503 on every claim', async () => {
+    const path = file();
+    const store = createSqliteStore({ path });
+    const raw = openRawSqlite(path);
+    raw.exec(`INSERT INTO webhook_dedup VALUES
+      ('crm:delivery:max-lease', 'old', 0, 9223372036854775807),
+      ('crm:delivery:max-done', 'old', 1, 9223372036854775807),
+      ('crm:delivery:min', 'old', 0, -9223372036854775808),
+      ('crm:delivery:max-abandon', 'old', 1, 9223372036854775807)`);
+    raw.close();
+    await expectBadRowsReplaced(
+      store,
+      ['crm:delivery:max-lease', 'crm:delivery:max-done', 'crm:delivery:min'],
+      'crm:delivery:max-abandon',
+    );
+    expect(await store.prune()).toBe(0); // the replaced records are live
+    await store.close();
+  });
+
   it('prunes more records than one batch, and sweeps expired records as claims come in', async () => {
     const path = file();
     const clock = createManualClock();

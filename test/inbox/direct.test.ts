@@ -20,8 +20,7 @@ import {
   RETRY_INVITING,
   sign,
 } from '../receivers/support.js';
-import { type PostgresServer, postgresAvailable, startPostgres } from '../support/servers.js';
-import { type InboxDatabase, postgresDatabase, sqliteDatabase, uniqueTable } from './support.js';
+import { type InboxDatabase, onEachDatabase, uniqueTable } from './support.js';
 
 const quiet = () => {};
 
@@ -324,20 +323,4 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
   });
 }
 
-let postgres: PostgresServer | undefined;
-if (postgresAvailable())
-  suite(
-    'PostgreSQL',
-    async () => {
-      postgres = await startPostgres();
-      return postgresDatabase(postgres.connectionString);
-    },
-    async () => {
-      await postgres?.close();
-    },
-  );
-suite(
-  'SQLite',
-  async () => sqliteDatabase(),
-  async () => {},
-);
+onEachDatabase(suite);

@@ -7,8 +7,7 @@ import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
 import { createInboxWorker } from '@svc/webhooks/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
-import { type PostgresServer, postgresAvailable, startPostgres } from '../support/servers.js';
-import { type InboxDatabase, postgresDatabase, sqliteDatabase, uniqueTable } from './support.js';
+import { type InboxDatabase, onEachDatabase, uniqueTable } from './support.js';
 
 const quiet = () => {};
 
@@ -213,20 +212,4 @@ function stub() {
   };
 }
 
-let postgres: PostgresServer | undefined;
-if (postgresAvailable())
-  suite(
-    'PostgreSQL',
-    async () => {
-      postgres = await startPostgres();
-      return postgresDatabase(postgres.connectionString);
-    },
-    async () => {
-      await postgres?.close();
-    },
-  );
-suite(
-  'SQLite',
-  async () => sqliteDatabase(),
-  async () => {},
-);
+onEachDatabase(suite);

@@ -26,8 +26,7 @@ import { createInboxMetrics, createOtelTelemetry } from '@svc/webhooks/otel';
 import { createDirectInbox, createInboxWorker } from '@svc/webhooks/postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
-import { type PostgresServer, postgresAvailable, startPostgres } from '../support/servers.js';
-import { type InboxDatabase, postgresDatabase, sqliteDatabase, uniqueTable } from './support.js';
+import { type InboxDatabase, onEachDatabase, sqliteDatabase, uniqueTable } from './support.js';
 
 class TestReader extends MetricReader {
   protected async onForceFlush(): Promise<void> {}
@@ -144,23 +143,7 @@ function gaugeSuite(name: string, open: () => Promise<InboxDatabase>, close: () 
   });
 }
 
-let postgres: PostgresServer | undefined;
-if (postgresAvailable())
-  gaugeSuite(
-    'PostgreSQL',
-    async () => {
-      postgres = await startPostgres();
-      return postgresDatabase(postgres.connectionString);
-    },
-    async () => {
-      await postgres?.close();
-    },
-  );
-gaugeSuite(
-  'SQLite',
-  async () => sqliteDatabase(),
-  async () => {},
-);
+onEachDatabase(gaugeSuite);
 
 describe('inbox spans and outcomes (SQLite file)', () => {
   const db = sqliteDatabase();

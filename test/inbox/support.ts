@@ -10,6 +10,7 @@ import {
 } from '@svc/webhooks/postgres';
 import { createSqliteInbox, sqliteTransactions } from '@svc/webhooks/sqlite';
 import pg from 'pg';
+import { type PostgresServer, postgresAvailable, startPostgres } from '../support/servers.js';
 import { openRawSqlite, type RawSqlite } from '../support/sqlite.js';
 
 let counter = 0;
@@ -63,4 +64,32 @@ export function sqliteDatabase(): InboxDatabase & { path: string } {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A suite on one database: its name, how to open it (beforeAll) and to let go of it (afterAll). */
+export type DatabaseSuite = (
+  name: string,
+  open: () => Promise<InboxDatabase>,
+  close: () => Promise<void>,
+) => void;
+
+/** Runs `suite` on a real PostgreSQL server (where the machine has one) and on a SQLite file. */
+export function onEachDatabase(suite: DatabaseSuite): void {
+  let postgres: PostgresServer | undefined;
+  if (postgresAvailable())
+    suite(
+      'PostgreSQL',
+      async () => {
+        postgres = await startPostgres();
+        return postgresDatabase(postgres.connectionString);
+      },
+      async () => {
+        await postgres?.close();
+      },
+    );
+  suite(
+    'SQLite',
+    async () => sqliteDatabase(),
+    async () => {},
+  );
 }

@@ -20,8 +20,10 @@ export const PAGE_SCRIPT = `
   const shown = (v) => String(v == null ? '' : v).replace(ONE_LINE, esc);
   const shownBlock = (v) => String(v == null ? '' : v).replace(BLOCK, esc);
   const $ = (id) => document.getElementById(id);
-  const short = (ms) => new Date(ms).toISOString().slice(5, 19).replace('T', ' ');
-  const time = (ms) => (ms == null ? '' : new Date(ms).toISOString().replace('T', ' ').replace('Z', ''));
+  // A malformed row's time column may be no time a Date holds: shown as its number.
+  const iso = (ms) => (Number.isNaN(new Date(ms).getTime()) ? null : new Date(ms).toISOString());
+  const short = (ms) => (iso(ms) === null ? String(ms) : iso(ms).slice(5, 19).replace('T', ' '));
+  const time = (ms) => (ms == null ? '' : iso(ms) === null ? String(ms) : iso(ms).replace('T', ' ').replace('Z', ''));
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -95,7 +97,7 @@ export const PAGE_SCRIPT = `
         el('td', { class: 'mono key' }, shown(row.orderingKey)),
         el('td', { class: 'num' }, String(row.attempts)),
         el('td', { class: 'num', title: time(row.receivedAt) }, short(row.receivedAt)),
-        el('td', { class: 'error-code' }, shown(row.lastErrorCode)));
+        el('td', { class: 'error-code', title: shown(row.malformed) }, shown(row.malformed === undefined ? row.lastErrorCode : 'malformed')));
       if (row.id === selected) tr.className = 'selected';
       tr.addEventListener('click', () => void open(row.id));
       body.append(tr);
@@ -128,6 +130,7 @@ export const PAGE_SCRIPT = `
       ['dedup key', row.dedupKey], ['ordering key', row.orderingKey], ['event at', time(row.eventAt)],
       ['received at', time(row.receivedAt)], ['handled at', time(row.handledAt)], ['attempts', row.attempts],
       ['run at', time(row.runAt)], ['lease until', time(row.leaseUntil)], ['fence', row.fence],
+      ['malformed', row.malformed === undefined ? null : row.malformed],
     ];
     $('detail-fields').tBodies[0].replaceChildren(
       ...fields.filter(([, v]) => v !== null && v !== '').map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', { class: 'mono' }, shown(v)))));
