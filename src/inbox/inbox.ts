@@ -171,6 +171,9 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
     const conditions: string[] = [];
     const add = (column: string, value: string | undefined) => {
       if (value === undefined) return;
+      // No stored service or event holds U+0000 (headers cannot carry it), and PostgreSQL refuses it.
+      if (value.includes('\u0000'))
+        throw new WebhookError('options_invalid', `inbox: the ${column} filter must not contain U+0000.`);
       params.push(value);
       conditions.push(`${column} = $${params.length}`);
     };

@@ -145,6 +145,7 @@ describe.each(['sqlite', 'postgres'] as const)('inbox serve on %s', (name) => {
       'service=sms',
       `event=${'e'.repeat(257)}`,
       `key=${'k'.repeat(257)}`,
+      'event=deal.won%00',
     ]) {
       const response = await get(`/api/rows?${query}`);
       expect(response.status, query).toBe(400);

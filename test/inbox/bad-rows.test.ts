@@ -158,6 +158,19 @@ const suite: DatabaseSuite = (name, open, close) => {
       expect((error as Error).message).toMatch(/^The (Postgres|SQLite) inbox did not answer/);
       expect((error as Error).message).not.toContain('dedup');
     });
+
+    it('a filter on an event holding U+0000 is refused as options_invalid; a key holding one is found', async () => {
+      const { inbox, receiver } = await crmInbox();
+      const dealId = 'd_\u0000_2';
+      const won = crmDelivery('deal.won', { data: { deal_id: dealId, title: 't', value: 1 } });
+      expect((await deliver(receiver, won)).status).toBe(200);
+      await expect(inbox.list({ event: 'deal.won\u0000' })).rejects.toMatchObject({
+        code: 'options_invalid',
+      });
+      await expect(inbox.redrive({ event: '\u0000' })).rejects.toMatchObject({ code: 'options_invalid' });
+      const { rows } = await inbox.list({ orderingKey: `crm:deal:${dealId}` });
+      expect(rows.map((r) => r.event)).toEqual(['deal.won']);
+    });
   });
 };
 

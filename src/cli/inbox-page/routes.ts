@@ -32,6 +32,8 @@ function text(value: unknown, name: string): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string' || value.length > MAX_FILTER_CHARS)
     throw new BadRequest(`\`${name}\` must be text of at most ${MAX_FILTER_CHARS} characters.`);
+  // No stored service or event holds U+0000, and PostgreSQL refuses it in a text parameter.
+  if (value.includes('\u0000')) throw new BadRequest(`\`${name}\` must not contain U+0000.`);
   return value;
 }
 
