@@ -6,7 +6,7 @@
  * page in Chromium.
  */
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown } from '../../scripts/docs/markdown.mjs';
+import { renderMarkdown } from './render-markdown.js';
 
 const render = (markdown: string) =>
   renderMarkdown(markdown, {

@@ -27,8 +27,8 @@ import { extname, join, normalize } from 'node:path';
 import { promisify } from 'node:util';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderMarkdown } from '../../scripts/docs/markdown.mjs';
 import { root } from '../package/dist.js';
+import { renderMarkdown } from './render-markdown.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
