@@ -15,8 +15,14 @@ const MAX_TIME_MS = 8.64e15;
 
 /** Reads one row's columns, collecting what is not what the inbox writes. */
 class Reader {
-  readonly problems: string[] = [];
-  constructor(private readonly row: DbRow) {}
+  readonly problems: string[];
+  private readonly row: DbRow;
+  // Assigned here, not as field initializers: tsup's CommonJS pass wraps a class with those in a
+  // renaming helper (test/package/error-name.test.ts).
+  constructor(row: DbRow) {
+    this.row = row;
+    this.problems = [];
+  }
 
   private bad(column: string, what: string): void {
     this.problems.push(`${column} is not ${what}`);
