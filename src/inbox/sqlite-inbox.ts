@@ -1,4 +1,6 @@
 /** The inbox in a SQLite table: `createSqliteInbox`. */
+
+import { sqliteDriver } from '../dedup/sqlite-driver.js';
 import { systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import { sqliteDb } from './db.js';
@@ -55,5 +57,7 @@ export function createSqliteInbox(options: SqliteInboxOptions): Inbox {
   if (typeof path !== 'string' || path.length === 0 || path === ':memory:')
     throw new WebhookError('options_invalid', 'createSqliteInbox: `path` must name a database file.');
   quoteTable(table, 'sqlite');
+  // The file opens at the first call; a runtime without a driver is told now, as the store tells it.
+  sqliteDriver('createSqliteInbox');
   return createInbox(sqliteDb(path, callTimeoutMs, synchronous), options, clock, table);
 }
