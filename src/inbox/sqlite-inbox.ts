@@ -39,11 +39,12 @@ export interface SqliteInboxOptions extends InboxCommonOptions {
  * await inbox.migrate();
  * const receiver = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET!, handoff: inbox });
  * const db = new Database('app.sqlite', { timeout: 2_000 });
+ * const worker = createInboxWorker({ receiver, inbox, transactions: sqliteTransactions(db) });
  * receiver.on('bounced', (event, context) => {
- *   const tx = context.tx as Database.Database;
+ *   const tx = worker.tx(context); // db, inside the open transaction
  *   tx.prepare('INSERT INTO bounces (message_id) VALUES (?)').run(event.payload.message_id);
  * });
- * createInboxWorker({ receiver, inbox, transactions: sqliteTransactions(db) }).start();
+ * worker.start();
  * ```
  */
 export function createSqliteInbox(options: SqliteInboxOptions): Inbox {

@@ -10,6 +10,8 @@ import {
 } from '@svc/webhooks/postgres';
 import { createSqliteInbox, sqliteTransactions } from '@svc/webhooks/sqlite';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
+import { postgresAvailable, startPostgres } from '../support/servers.js';
 import { openRawSqlite, type RawSqlite } from '../support/sqlite.js';
 
 let counter = 0;
@@ -63,4 +65,50 @@ export function sqliteDatabase(): InboxDatabase & { path: string } {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Calls `suite` for a real PostgreSQL server (when the machine has one) and for a SQLite file, each
+ * with how to open its database and how to release what opening it started.
+ */
+export function forEachInboxDatabase(
+  suite: (name: string, open: () => Promise<InboxDatabase>, close: () => Promise<void>) => void,
+): void {
+  if (postgresAvailable()) {
+    let server: Awaited<ReturnType<typeof startPostgres>> | undefined;
+    suite(
+      'PostgreSQL',
+      async () => {
+        server = await startPostgres();
+        return postgresDatabase(server.connectionString);
+      },
+      async () => {
+        await server?.close();
+      },
+    );
+  }
+  suite(
+    'SQLite',
+    async () => sqliteDatabase(),
+    async () => {},
+  );
+}
+
+/**
+ * In a `describe`: opens the database before its tests and closes it (and what opening started)
+ * after them; the getter returns it once opened.
+ */
+export function openedInboxDatabase(
+  open: () => Promise<InboxDatabase>,
+  close: () => Promise<void>,
+): () => InboxDatabase {
+  let db: InboxDatabase | undefined;
+  beforeAll(async () => {
+    db = await open();
+  }, 60_000);
+  afterAll(async () => {
+    await db?.close();
+    await close();
+  });
+  return () => db!;
 }
