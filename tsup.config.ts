@@ -59,6 +59,9 @@ export default defineConfig({
   // management clients and verifiers (docs/architecture.md, "The package as published"). Its
   // `#!/usr/bin/env node` line is the first line of src/cli/index.ts, which esbuild keeps.
   esbuildOptions(options, { format }) {
+    // The SQLite loader resolves better-sqlite3 from the package's own location (src/dedup/
+    // sqlite-driver.ts): in CommonJS that is the file's `__filename`, which `createRequire` takes too.
+    if (format === 'cjs') options.define = { ...options.define, 'import.meta.url': '__filename' };
     if (format !== 'esm') return;
     const entries = options.entryPoints as Record<string, string>;
     options.entryPoints = { ...entries, cli: fileURLToPath(new URL('./src/cli/index.ts', import.meta.url)) };

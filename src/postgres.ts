@@ -9,14 +9,14 @@
 export type { PostgresClientLike } from './dedup/postgres.js';
 export * from './dedup/postgres.js';
 export type { PostgresQueryable } from './inbox/db.js';
-export { createDirectInbox, type DirectInboxOptions } from './inbox/direct.js';
+export { createDirectInbox, type DirectInbox, type DirectInboxOptions } from './inbox/direct.js';
 export type { Inbox, InboxCommonOptions } from './inbox/inbox.js';
 export type { OrderingInput } from './inbox/ordering.js';
 export { createPostgresInbox, type PostgresInboxOptions } from './inbox/postgres-inbox.js';
 export type { PostgresJsLike, PostgresJsTransactionLike } from './inbox/postgres-js-transactions.js';
 export { postgresJsTransactions } from './inbox/postgres-js-transactions.js';
 export { postgresInboxDDL } from './inbox/sql.js';
-export type { ErrorEvents, PgPoolLike, PgQueryable } from './inbox/transactions.js';
+export type { ErrorEvents, PgPoolClientOf, PgPoolLike, PgQueryable } from './inbox/transactions.js';
 export { type InboxTransactions, pgTransactions } from './inbox/transactions.js';
 export type {
   InboxFilter,

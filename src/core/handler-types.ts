@@ -41,10 +41,11 @@ export interface HandlerContext {
   /** Hand-off mode only: the queue engine's attempt number of this job, from 1 (docs/handoff.md). */
   readonly attempt?: number;
   /**
-   * Inbox worker with a transaction adapter only: the app's open transaction (a `pg` client, a
-   * Drizzle or Kysely transaction, a SQLite database) in which the inbox row's move to `handled`
-   * commits. Write through it and the handler's effects happen exactly once (docs/inbox.md); read it
-   * typed with the inbox's `tx(context)`.
+   * Database inbox with a transaction adapter only (an inbox worker, or direct mode): the app's open
+   * transaction (a `pg` client, a Drizzle or Kysely transaction, a SQLite database) in which the inbox
+   * row's move to `handled` commits. Write through it and the handler's effects happen exactly once
+   * (docs/inbox.md); read it typed with `worker.tx(context)` (or `direct.tx(context)` in direct mode),
+   * which throws `options_invalid` for a context of no such transaction.
    */
   readonly tx?: unknown;
 }

@@ -63,19 +63,27 @@ function builtin(id: string): Record<string, unknown> | undefined {
 }
 
 /**
- * better-sqlite3, resolved from the application: its main script, then the working directory (the
- * package is the application's dependency; a build of this library has no location it could use in
- * both its ESM and CommonJS forms).
+ * Where better-sqlite3 is looked for, in order: from this module, so a peer dependency resolves as
+ * the package itself sees it (pnpm's strict layout, a process started from another directory or by a
+ * runner whose script is not the app's); then from the application's main script and working
+ * directory (this library bundled into an app, where this module's location says nothing). The CJS
+ * build reads `import.meta.url` as the chunk's `__filename` (tsup.config.ts).
  */
+function betterSqlite3Bases(): (string | undefined)[] {
+  const runtime = (globalThis as { process?: { argv?: string[]; cwd?: () => string } }).process;
+  const main = runtime?.argv?.[1];
+  const cwd = runtime?.cwd?.();
+  return [import.meta.url, main?.startsWith('/') ? main : undefined, cwd ? `${cwd}/` : undefined];
+}
+
+/** better-sqlite3, from the first of {@link betterSqlite3Bases} that has it installed and loadable. */
 function betterSqlite3(): Constructor | undefined {
   const createRequire = builtin('node:module')?.createRequire as
     | ((from: string) => (id: string) => unknown)
     | undefined;
-  const runtime = (globalThis as { process?: { argv?: string[]; cwd?: () => string } }).process;
-  const main = runtime?.argv?.[1];
-  const cwd = runtime?.cwd?.();
-  for (const from of [main?.startsWith('/') ? main : undefined, cwd ? `${cwd}/` : undefined]) {
-    if (!createRequire || !from) continue;
+  if (!createRequire) return undefined;
+  for (const from of betterSqlite3Bases()) {
+    if (!from) continue;
     try {
       const loaded = createRequire(from)('better-sqlite3') as Constructor | { default: Constructor };
       return typeof loaded === 'function' ? loaded : loaded.default;
@@ -100,25 +108,42 @@ function driver(): { name: string; open: Constructor } | undefined {
   return better ? { name: 'better-sqlite3', open: better } : undefined;
 }
 
+/** The functions that open a SQLite file, named in the errors of {@link openSqlite}. */
+export type SqliteOpener = 'createSqliteStore' | 'createSqliteInbox';
+
+/** What else each opener could be given when the runtime has no driver. */
+const WITHOUT_DRIVER: Record<SqliteOpener, string> = {
+  createSqliteStore: ', or pass an open database as `database`',
+  createSqliteInbox: '',
+};
+
+/**
+ * The runtime's SQLite driver, or `options_invalid` naming `opener` with the install hint: the check
+ * an opener makes when it is created, before it opens anything.
+ */
+export function sqliteDriver(opener: SqliteOpener): { name: string; open: Constructor } {
+  const found = driver();
+  if (found) return found;
+  throw new WebhookError(
+    'options_invalid',
+    `${opener}: this runtime has no SQLite driver. Install better-sqlite3 (npm install better-sqlite3), run on Node 22.13+ or Bun${WITHOUT_DRIVER[opener]}.`,
+  );
+}
+
 /**
  * Opens `path` with the runtime's SQLite in WAL mode (readers never wait for the writer; several
  * processes share the file), with `synchronous` as given (NORMAL: a commit survives the process
  * crashing; FULL: also the machine losing power, one fsync per commit) and a short `busy_timeout`
  * (SQLite retries a held write lock itself for up to that long, blocking; the store retries longer
- * without blocking, sqlite.ts).
+ * without blocking, sqlite.ts). Its errors name `opener`.
  */
 export function openSqlite(
   path: string,
   busyTimeoutMs: number,
   synchronous: 'normal' | 'full',
+  opener: SqliteOpener,
 ): OwnedDatabase {
-  const found = driver();
-  if (!found) {
-    throw new WebhookError(
-      'options_invalid',
-      'createSqliteStore: this runtime has no SQLite driver. Install better-sqlite3 (npm install better-sqlite3), run on Node 22.13+ or Bun, or pass an open database as `database`.',
-    );
-  }
+  const found = sqliteDriver(opener);
   let db: OwnedDatabase | undefined;
   try {
     db = new found.open(path);
@@ -134,7 +159,7 @@ export function openSqlite(
     }
     throw new WebhookError(
       'store_unavailable',
-      `createSqliteStore: could not open the SQLite database ${JSON.stringify(path)} with ${found.name} (see cause).`,
+      `${opener}: could not open the SQLite database ${JSON.stringify(path)} with ${found.name} (see cause).`,
       { cause },
     );
   }

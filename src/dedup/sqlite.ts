@@ -168,7 +168,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     throw new WebhookError('options_invalid', "createSqliteStore: `synchronous` must be 'normal' or 'full'.");
   }
   const sql = sqliteStatements(table); // validates the name before anything is opened
-  const owned = path !== undefined ? openSqlite(path, BUSY_TIMEOUT_MS, synchronous) : undefined;
+  const owned =
+    path !== undefined ? openSqlite(path, BUSY_TIMEOUT_MS, synchronous, 'createSqliteStore') : undefined;
   const db = owned ?? (database as SqliteDatabaseLike);
   let prepared: { [K in keyof typeof sql]: SqliteStatementLike };
   try {

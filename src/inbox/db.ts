@@ -85,7 +85,7 @@ export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'norm
   let db: ReturnType<typeof openSqlite> | undefined;
   let closed = false;
   const open = (): SqliteDatabaseLike & { close(): void } => {
-    db ??= openSqlite(path, 20, synchronous);
+    db ??= openSqlite(path, 20, synchronous, 'createSqliteInbox');
     return db;
   };
   // By the statement's `$n` text: its prepared form and the order its parameters bind in, bounded.

@@ -5,13 +5,14 @@
  * verdict-to-action mapping (`jobAction`) as the inbox worker.
  */
 
+import type { HandlerContext } from '../core/handler-types.js';
 import { accepted, failed, type Verdict } from '../core/verdict.js';
 import type { HandoffJob, HandoffRunner, HandoffTarget } from '../handoff/job/types.js';
 import { WebhookError } from '../shared/errors.js';
 import { afterBusy, knownAnswer, recordFailure } from './direct-answer.js';
 import { directClaimStatement, directSupersedeStatement } from './direct-sql.js';
 import { type Inbox, queueOf } from './inbox.js';
-import { type RowRun, runRow } from './run-row.js';
+import { openTransaction, type RowRun, runRow } from './run-row.js';
 import type { InboxTransactions } from './transactions.js';
 
 /**
@@ -40,6 +41,28 @@ export interface DirectInboxOptions<Tx = unknown> {
   maxAttempts?: number;
 }
 
+/**
+ * The inbox in direct mode: a receiver's `handoff`, and `tx(context)`, the handlers' transaction typed
+ * as its adapter gives it.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ *
+ * declare const pool: pg.Pool;
+ * const direct: DirectInbox<pg.PoolClient> = createDirectInbox({ inbox, transactions: pgTransactions(pool) });
+ * ```
+ */
+export interface DirectInbox<Tx = unknown> extends HandoffTarget {
+  /**
+   * In a handler, the open transaction it runs in (`context.tx`), typed as the `transactions` adapter
+   * gives it. Throws `options_invalid` for a context that is not of a handler running in a
+   * transaction of this adapter (the receiver runs the delivery without this inbox, the handler
+   * returned).
+   */
+  tx(context: HandlerContext): Tx;
+}
+
 function positive(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1)
     throw new WebhookError(
@@ -66,16 +89,15 @@ function positive(name: string, value: number): number {
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * const inbox = createPostgresInbox({ client: pool });
  * await inbox.migrate();
- * const receiver = createCrmReceiver({
- *   secret: process.env.SVC_CRM_WEBHOOK_SECRET!,
- *   handoff: createDirectInbox({ inbox, transactions: pgTransactions(pool) }),
- * });
- * receiver.on('deal.won', async (event, { tx }) => {
- *   await (tx as pg.PoolClient).query('INSERT INTO won_deals (deal_id) VALUES ($1)', [event.data.deal_id]);
+ * const direct = createDirectInbox({ inbox, transactions: pgTransactions(pool) });
+ * const receiver = createCrmReceiver({ secret: process.env.SVC_CRM_WEBHOOK_SECRET!, handoff: direct });
+ * receiver.on('deal.won', async (event, context) => {
+ *   const tx = direct.tx(context); // the pg.PoolClient of the request's open transaction
+ *   await tx.query('INSERT INTO won_deals (deal_id) VALUES ($1)', [event.data.deal_id]);
  * });
  * ```
  */
-export function createDirectInbox<Tx>(options: DirectInboxOptions<Tx>): HandoffTarget {
+export function createDirectInbox<Tx>(options: DirectInboxOptions<Tx>): DirectInbox<Tx> {
   const { inbox, transactions, timeoutMs = 8_000, maxAttempts = 10 } = options;
   if (typeof transactions?.transaction !== 'function')
     throw new WebhookError(
@@ -166,5 +188,6 @@ export function createDirectInbox<Tx>(options: DirectInboxOptions<Tx>): HandoffT
     enqueue: (job, enqueueOptions) => inbox.enqueue(job, enqueueOptions),
     quarantine: (job, problem, quarantineOptions) => inbox.quarantine!(job, problem, quarantineOptions),
     deliver,
+    tx: (context) => openTransaction(transactions, context, 'direct inbox'),
   };
 }

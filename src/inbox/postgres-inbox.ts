@@ -34,10 +34,12 @@ export interface PostgresInboxOptions extends InboxCommonOptions {
  * const inbox = createPostgresInbox({ client: pool });
  * await inbox.migrate(); // or run postgresInboxDDL() in your migrations
  * const receiver = createCrmReceiver({ secret: process.env.SVC_CRM_WEBHOOK_SECRET!, handoff: inbox });
- * receiver.on('deal.won', async (event, { tx }) => {
- *   await (tx as pg.PoolClient).query('INSERT INTO won_deals (deal_id) VALUES ($1)', [event.data.deal_id]);
+ * const worker = createInboxWorker({ receiver, inbox, transactions: pgTransactions(pool) });
+ * receiver.on('deal.won', async (event, context) => {
+ *   const tx = worker.tx(context); // the pg.PoolClient of the open transaction
+ *   await tx.query('INSERT INTO won_deals (deal_id) VALUES ($1)', [event.data.deal_id]);
  * });
- * createInboxWorker({ receiver, inbox, transactions: pgTransactions(pool) }).start();
+ * worker.start();
  * ```
  */
 export function createPostgresInbox(options: PostgresInboxOptions): Inbox {

@@ -6,11 +6,42 @@
  * they completed the row and rolls back otherwise, so a late write never commits outside it.
  */
 
+import { transactionRunOf } from '../core/delivery/context.js';
+import type { HandlerContext } from '../core/handler-types.js';
 import type { Verdict } from '../core/verdict.js';
 import type { DedupStore } from '../dedup/types.js';
-import type { HandoffJob, HandoffRunner } from '../handoff/job/types.js';
+import type { HandoffJob, HandoffRunner, RunJobOptions } from '../handoff/job/types.js';
+import { WebhookError } from '../shared/errors.js';
 import type { InboxQueue } from './inbox.js';
 import type { InboxTransactions } from './transactions.js';
+
+/**
+ * The `runJob` options of each run inside an open transaction, to the adapter whose transaction it
+ * is: set before the handlers start, removed once they all settled (before the commit).
+ */
+const openRuns = new WeakMap<object, InboxTransactions<never>>();
+
+/**
+ * `tx(context)` of an inbox worker or direct inbox (`owner`, named in the error): the transaction of
+ * `transactions` that `context`'s handler runs in. `options_invalid` for any other context: a run
+ * without a transaction adapter or with another one, a receiver that does not run the inbox's rows,
+ * a context kept after its run, or no context at all.
+ */
+export function openTransaction<Tx>(
+  transactions: InboxTransactions<Tx> | undefined,
+  context: HandlerContext,
+  owner: string,
+): Tx {
+  const run = typeof context === 'object' && context !== null ? transactionRunOf(context) : undefined;
+  if (transactions === undefined || run === undefined || openRuns.get(run) !== transactions) {
+    const why =
+      transactions === undefined
+        ? `this ${owner} has no \`transactions\` adapter`
+        : `the context is not that of a handler running in one of this ${owner}'s transactions (a receiver without this inbox, another adapter, a context kept after its handler returned)`;
+    throw new WebhookError('options_invalid', `${owner}.tx(context): ${why}. See docs/inbox.md.`);
+  }
+  return context.tx as Tx;
+}
 
 /** Runs a statement without parameters in the run's transaction; resolves how many rows it returned. */
 export type Execute = (sql: string) => Promise<number>;
@@ -86,21 +117,29 @@ function rowClaim(queue: InboxQueue, run: RowRun, complete: Complete) {
   return { claim, state, settled };
 }
 
-async function runJobOnce(
+async function runJobOnce<Tx>(
   receiver: HandoffRunner,
   queue: InboxQueue,
   run: RowRun,
   complete: Complete,
-  tx?: unknown,
+  open?: { tx: Tx; transactions: InboxTransactions<Tx> },
 ): Promise<RowRunResult> {
   const { claim, state, settled } = rowClaim(queue, run, complete);
-  const options = { attempt: run.attempt, signal: run.signal, claim, tx };
-  if (run.timeoutMs !== undefined) Object.assign(options, { timeoutMs: run.timeoutMs });
-  const verdict = await receiver.runJob(run.job, options);
-  run.onVerdict?.(verdict);
-  // Handlers past their deadline still run: the claim (and the transaction) wait for them.
-  if (state.claimed) await settled;
-  return { verdict, completed: state.completed };
+  const options: RunJobOptions = { attempt: run.attempt, signal: run.signal, claim };
+  if (run.timeoutMs !== undefined) options.timeoutMs = run.timeoutMs;
+  if (open) {
+    options.tx = open.tx;
+    openRuns.set(options, open.transactions as InboxTransactions<never>);
+  }
+  try {
+    const verdict = await receiver.runJob(run.job, options);
+    run.onVerdict?.(verdict);
+    // Handlers past their deadline still run: the claim (and the transaction) wait for them.
+    if (state.claimed) await settled;
+    return { verdict, completed: state.completed };
+  } finally {
+    openRuns.delete(options);
+  }
 }
 
 /**
@@ -130,7 +169,7 @@ export async function runRow<Tx>(
         return { verdict: early, completed: true };
       }
       const complete = async () => (await execute(queue.complete(run.id, run.fence))) === 1;
-      const result = await runJobOnce(receiver, queue, run, complete, tx);
+      const result = await runJobOnce(receiver, queue, run, complete, { tx, transactions });
       // Commit only a run that moved its row to handled: otherwise the handlers' writes go too.
       if (!result.completed) throw new Rollback(result.verdict);
       return result;

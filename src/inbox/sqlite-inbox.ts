@@ -1,4 +1,6 @@
 /** The inbox in a SQLite table: `createSqliteInbox`. */
+
+import { sqliteDriver } from '../dedup/sqlite-driver.js';
 import { systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import { sqliteDb } from './db.js';
@@ -37,11 +39,12 @@ export interface SqliteInboxOptions extends InboxCommonOptions {
  * await inbox.migrate();
  * const receiver = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET!, handoff: inbox });
  * const db = new Database('app.sqlite', { timeout: 2_000 });
+ * const worker = createInboxWorker({ receiver, inbox, transactions: sqliteTransactions(db) });
  * receiver.on('bounced', (event, context) => {
- *   const tx = context.tx as Database.Database;
+ *   const tx = worker.tx(context); // db, inside the open transaction
  *   tx.prepare('INSERT INTO bounces (message_id) VALUES (?)').run(event.payload.message_id);
  * });
- * createInboxWorker({ receiver, inbox, transactions: sqliteTransactions(db) }).start();
+ * worker.start();
  * ```
  */
 export function createSqliteInbox(options: SqliteInboxOptions): Inbox {
@@ -55,5 +58,7 @@ export function createSqliteInbox(options: SqliteInboxOptions): Inbox {
   if (typeof path !== 'string' || path.length === 0 || path === ':memory:')
     throw new WebhookError('options_invalid', 'createSqliteInbox: `path` must name a database file.');
   quoteTable(table, 'sqlite');
+  // The file opens at the first call; a runtime without a driver is told now, as the store tells it.
+  sqliteDriver('createSqliteInbox');
   return createInbox(sqliteDb(path, callTimeoutMs, synchronous), options, clock, table);
 }

@@ -77,6 +77,33 @@ export interface PgPoolLike<C extends PgQueryable> {
   readonly totalCount: number;
 }
 
+/**
+ * The client a pool checks out (what `pgTransactions(pool)` hands the handlers). Read from the
+ * callback form of `connect` when the pool has one, as pg's `Pool` does: TypeScript reads an
+ * overloaded method by its last signature, which for pg is the callback's, where the promise form
+ * would read as `void`. Otherwise from `connect(): Promise<client>`.
+ *
+ * @example
+ * ```ts
+ * import type pg from 'pg';
+ * import type { PgPoolClientOf } from '@svc/webhooks/postgres';
+ *
+ * // pg.PoolClient
+ * export type Checkout = PgPoolClientOf<pg.Pool>;
+ * ```
+ */
+export type PgPoolClientOf<P> = P extends {
+  connect(callback: (error: never, client: infer C, ...rest: never[]) => void): unknown;
+}
+  ? unknown extends C
+    ? P extends { connect(): Promise<infer D> }
+      ? D
+      : PgQueryable
+    : Exclude<C, undefined>
+  : P extends { connect(): Promise<infer D> }
+    ? D
+    : PgQueryable;
+
 async function inPgTransaction<T>(
   client: PgQueryable,
   work: (execute: (sql: string) => Promise<number>) => Promise<T>,
@@ -107,7 +134,9 @@ async function inPgTransaction<T>(
  * const transactions = pgTransactions(pool); // context.tx is a pg.PoolClient
  * ```
  */
-export function pgTransactions<C extends PgQueryable>(pool: PgPoolLike<C>): InboxTransactions<C>;
+export function pgTransactions<P extends PgPoolLike<PgQueryable>>(
+  pool: P,
+): InboxTransactions<PgPoolClientOf<P>>;
 export function pgTransactions<C extends PgQueryable>(client: C): InboxTransactions<C>;
 export function pgTransactions<C extends PgQueryable>(db: C | PgPoolLike<C>): InboxTransactions<C> {
   if (typeof (db as Partial<PgQueryable>)?.query !== 'function')

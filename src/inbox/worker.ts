@@ -5,13 +5,14 @@
  * becomes a row update through the one hand-off mapping, `jobAction`.
  */
 
+import type { HandlerContext } from '../core/handler-types.js';
 import type { HandoffRunner } from '../handoff/job/types.js';
 import { type JobAction, jobAction, jobActionOfError } from '../handoff/job-action.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
 import type { DbRow } from './db.js';
 import { type Inbox, queueOf } from './inbox.js';
 import { jobOf } from './rows.js';
-import { runRow } from './run-row.js';
+import { openTransaction, runRow } from './run-row.js';
 import type { InboxTransactions } from './transactions.js';
 
 /**
@@ -70,7 +71,7 @@ export interface InboxWorkerOptions<Tx = unknown> {
 }
 
 /**
- * A running inbox worker.
+ * A running inbox worker; `Tx` is the transaction type of its `transactions` adapter.
  *
  * @example
  * ```ts
@@ -79,13 +80,21 @@ export interface InboxWorkerOptions<Tx = unknown> {
  * process.once('SIGTERM', () => void worker.stop());
  * ```
  */
-export interface InboxWorker {
+export interface InboxWorker<Tx = unknown> {
   /** Starts claiming and running rows in the background. */
   start(): void;
   /** Stops claiming, waits for running rows (then aborts them, and their rows run again later). */
   stop(): Promise<void>;
   /** Claims and runs the rows due now, once; resolves how many ran. For tests and cron-style use. */
   runOnce(): Promise<number>;
+  /**
+   * In a handler, the open transaction it runs in (`context.tx`), typed as the worker's
+   * `transactions` adapter gives it: a `pg.PoolClient` for `pgTransactions(pool)`, the database for
+   * `sqliteTransactions(db)`, the ORM's transaction for an adapter of your own. Throws
+   * `options_invalid` for a context that is not of a handler running in a transaction of this
+   * adapter (the worker has none, the receiver runs the delivery itself, the handler returned).
+   */
+  tx(context: HandlerContext): Tx;
 }
 
 /** A boolean column as each driver returns it: `true` (PostgreSQL) or `1` (SQLite). */
@@ -116,7 +125,7 @@ function positive(name: string, value: number): number {
  * worker.start();
  * ```
  */
-export function createInboxWorker<Tx>(options: InboxWorkerOptions<Tx>): InboxWorker {
+export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): InboxWorker<Tx> {
   const {
     receiver,
     inbox,
@@ -284,5 +293,7 @@ export function createInboxWorker<Tx>(options: InboxWorkerOptions<Tx>): InboxWor
         if (claimed === 0) return total;
       }
     },
+
+    tx: (context) => openTransaction(transactions, context, 'inbox worker'),
   };
 }

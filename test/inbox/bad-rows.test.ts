@@ -9,7 +9,7 @@ import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
 import { createInboxWorker } from '@svc/webhooks/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
-import { type DatabaseSuite, type InboxDatabase, onEachDatabase, uniqueTable } from './support.js';
+import { type DatabaseSuite, forEachInboxDatabase, type InboxDatabase, uniqueTable } from './support.js';
 
 const quiet = () => {};
 const MAX_BIGINT = '9223372036854775807';
@@ -174,4 +174,4 @@ const suite: DatabaseSuite = (name, open, close) => {
   });
 };
 
-onEachDatabase(suite);
+forEachInboxDatabase(suite);

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createCrmReceiver, createMailReceiver, type Outcome } from '@svc/webhooks';
 import { createDirectInbox, createInboxWorker } from '@svc/webhooks/postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CRM_SECRET,
   crmDelivery,
@@ -20,7 +20,7 @@ import {
   RETRY_INVITING,
   sign,
 } from '../receivers/support.js';
-import { type InboxDatabase, onEachDatabase, uniqueTable } from './support.js';
+import { forEachInboxDatabase, type InboxDatabase, openedInboxDatabase, uniqueTable } from './support.js';
 
 const quiet = () => {};
 
@@ -42,14 +42,7 @@ function dealEvent(event: string, timestamp: string, data: Record<string, unknow
 
 function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Promise<void>) {
   describe(`direct mode on ${name}`, () => {
-    let db: InboxDatabase;
-    beforeAll(async () => {
-      db = await open();
-    }, 60_000);
-    afterAll(async () => {
-      await db?.close();
-      await close();
-    });
+    const opened = openedInboxDatabase(open, close);
 
     async function setup(
       options: {
@@ -61,13 +54,13 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
       const table = uniqueTable('direct');
       const business = uniqueTable('business');
       // No unique constraint: a second committed run of a handler would show as a second row.
-      await db.sql(`CREATE TABLE ${business} (delivery_id TEXT NOT NULL)`);
-      const inbox = db.inbox({ table });
+      await opened().sql(`CREATE TABLE ${business} (delivery_id TEXT NOT NULL)`);
+      const inbox = opened().inbox({ table });
       await inbox.migrate();
       const outcomes: Outcome[] = [];
       const handoff = createDirectInbox({
         inbox,
-        transactions: db.transactions(),
+        transactions: opened().transactions(),
         ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
       });
@@ -80,16 +73,16 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
       const runs: string[] = [];
       receiver.on(['deal.won', 'deal.stage_changed'], async (event, context) => {
         runs.push(event.deliveryId);
-        await db.insertBusiness(context.tx, business, event.deliveryId);
+        await opened().insertBusiness(context.tx, business, event.deliveryId);
         await options.handle?.(event.deliveryId, context.attempt ?? 0);
       });
       const businessRows = async () =>
-        (await db.sql(`SELECT delivery_id FROM ${business} ORDER BY delivery_id`)).map((r) =>
+        (await opened().sql(`SELECT delivery_id FROM ${business} ORDER BY delivery_id`)).map((r) =>
           String(r.delivery_id),
         );
       const rowOf = async (deliveryId: string) =>
         (
-          await db.sql(
+          await opened().sql(
             `SELECT status, attempts, last_error_code FROM ${table} WHERE delivery_id = '${deliveryId}'`,
           )
         )[0];
@@ -205,7 +198,7 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
       // The handler still holds the transaction: nothing of it is committed yet.
       expect(await businessRows()).toEqual([]);
       expect((await rowOf(a.deliveryId))!.status).toBe('received');
-      if (db.name === 'postgres') {
+      if (opened().name === 'postgres') {
         // A retry meanwhile finds the row held: in progress, retry later (409).
         const meanwhile = await deliver(receiver, a);
         expect([meanwhile.status, meanwhile.code]).toEqual([409, 'delivery_in_progress']);
@@ -260,7 +253,7 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
       expect((await deliver(receiver, a)).kind).toBe('duplicate');
       failing = false;
       expect(await inbox.redrive({ status: 'dead' })).toBe(1);
-      const worker = createInboxWorker({ receiver, inbox, transactions: db.transactions() });
+      const worker = createInboxWorker({ receiver, inbox, transactions: opened().transactions() });
       expect(await worker.runOnce()).toBe(1);
       expect(await businessRows()).toEqual([a.deliveryId]);
     });
@@ -268,8 +261,8 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
     it('the inbox worker shares the run: a handler past its budget keeps the transaction, its late write commits once', async () => {
       const table = uniqueTable('worker_late');
       const business = uniqueTable('business');
-      await db.sql(`CREATE TABLE ${business} (delivery_id TEXT NOT NULL)`);
-      const inbox = db.inbox({ table });
+      await opened().sql(`CREATE TABLE ${business} (delivery_id TEXT NOT NULL)`);
+      const inbox = opened().inbox({ table });
       await inbox.migrate();
       // runJob's budget is the receiver's leaseMs minus 1 s: 500 ms here.
       const receiver = createCrmReceiver({
@@ -281,14 +274,19 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
       });
       receiver.on('deal.won', async (event, context) => {
         await sleep(800);
-        await db.insertBusiness(context.tx, business, event.deliveryId);
+        await opened().insertBusiness(context.tx, business, event.deliveryId);
       });
       const a = crmDelivery('deal.won');
       expect((await deliver(receiver, a)).status).toBe(200);
-      const worker = createInboxWorker({ receiver, inbox, transactions: db.transactions(), leaseMs: 1_500 });
+      const worker = createInboxWorker({
+        receiver,
+        inbox,
+        transactions: opened().transactions(),
+        leaseMs: 1_500,
+      });
       await worker.runOnce();
       await worker.runOnce();
-      const rows = await db.sql(`SELECT delivery_id FROM ${business}`);
+      const rows = await opened().sql(`SELECT delivery_id FROM ${business}`);
       expect(rows.map((r) => String(r.delivery_id))).toEqual([a.deliveryId]);
       const [row] = (await inbox.list()).rows;
       expect(row!.status).toBe('handled');
@@ -296,11 +294,11 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
 
     it('quarantines an authentic delivery that fails the schema, as inbox mode does', async () => {
       const table = uniqueTable('direct_q');
-      const inbox = db.inbox({ table });
+      const inbox = opened().inbox({ table });
       await inbox.migrate();
       const receiver = createMailReceiver({
         secret: MAIL_SECRET,
-        handoff: createDirectInbox({ inbox, transactions: db.transactions() }),
+        handoff: createDirectInbox({ inbox, transactions: opened().transactions() }),
         logger: quiet,
       }).on('bounced', () => {});
       const bad = mailDelivery('bounced', { payload: { provider: undefined } });
@@ -311,16 +309,16 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
     });
 
     it('refuses options it cannot run with', () => {
-      const inbox = db.inbox({ table: uniqueTable('direct_o') });
+      const inbox = opened().inbox({ table: uniqueTable('direct_o') });
       expect(() => createDirectInbox({ inbox, transactions: undefined as never })).toThrow(/transactions/);
-      expect(() => createDirectInbox({ inbox, transactions: db.transactions(), timeoutMs: 0 })).toThrow(
+      expect(() => createDirectInbox({ inbox, transactions: opened().transactions(), timeoutMs: 0 })).toThrow(
         /timeoutMs/,
       );
-      expect(() => createDirectInbox({ inbox: {} as never, transactions: db.transactions() })).toThrow(
+      expect(() => createDirectInbox({ inbox: {} as never, transactions: opened().transactions() })).toThrow(
         /createPostgresInbox/,
       );
     });
   });
 }
 
-onEachDatabase(suite);
+forEachInboxDatabase(suite);

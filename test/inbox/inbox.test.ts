@@ -5,39 +5,32 @@
  */
 import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
 import { createInboxWorker } from '@svc/webhooks/postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
-import { type InboxDatabase, onEachDatabase, uniqueTable } from './support.js';
+import { forEachInboxDatabase, type InboxDatabase, openedInboxDatabase, uniqueTable } from './support.js';
 
 const quiet = () => {};
 
 function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Promise<void>) {
   describe(`inbox on ${name}`, () => {
-    let db: InboxDatabase;
-    beforeAll(async () => {
-      db = await open();
-    }, 60_000);
-    afterAll(async () => {
-      await db?.close();
-      await close();
-    });
+    const opened = openedInboxDatabase(open, close);
 
     async function setup(options: { fail?: (deliveryId: string, attempt: number) => boolean } = {}) {
       const table = uniqueTable();
       const business = uniqueTable('business');
       // No unique constraint: a second run of a handler would show as a second row.
-      await db.sql(`CREATE TABLE ${business} (delivery_id TEXT NOT NULL)`);
-      const inbox = db.inbox({ table });
+      await opened().sql(`CREATE TABLE ${business} (delivery_id TEXT NOT NULL)`);
+      const inbox = opened().inbox({ table });
       await inbox.migrate();
       const receiver = createCrmReceiver({ secret: CRM_SECRET, handoff: inbox, logger: quiet });
       const runs: string[] = [];
       receiver.on('deal.won', async (event, context) => {
         runs.push(event.deliveryId);
-        await db.insertBusiness(context.tx, business, event.deliveryId);
+        await opened().insertBusiness(context.tx, business, event.deliveryId);
         if (options.fail?.(event.deliveryId, context.attempt ?? 0)) throw new Error('downstream refused');
       });
       const businessRows = async () =>
-        (await db.sql(`SELECT delivery_id FROM ${business} ORDER BY delivery_id`)).map((r) =>
+        (await opened().sql(`SELECT delivery_id FROM ${business} ORDER BY delivery_id`)).map((r) =>
           String(r.delivery_id),
         );
       return { table, business, inbox, receiver, runs, businessRows };
@@ -59,11 +52,11 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
       expect(new TextDecoder().decode(detail!.body)).toBe(new TextDecoder().decode(a.body));
       expect(detail!.headers).toEqual({ 'x-svc-event': 'deal.won', 'x-svc-delivery': a.deliveryId });
       // The raw row holds no signature header and no secret.
-      const raw = JSON.stringify(await db.sql(`SELECT headers, mac FROM ${table}`));
+      const raw = JSON.stringify(await opened().sql(`SELECT headers, mac FROM ${table}`));
       expect(raw).not.toContain(CRM_SECRET);
       expect(raw).not.toContain('sha256=');
 
-      const worker = createInboxWorker({ receiver, inbox, transactions: db.transactions() });
+      const worker = createInboxWorker({ receiver, inbox, transactions: opened().transactions() });
       expect(await worker.runOnce()).toBe(2);
       expect(await businessRows()).toEqual([a.deliveryId, b.deliveryId].sort());
       const after = await inbox.list({ status: 'handled' });
@@ -82,7 +75,7 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
       const worker = createInboxWorker({
         receiver,
         inbox,
-        transactions: db.transactions(),
+        transactions: opened().transactions(),
         maxAttempts: 3,
         backoffMs: () => 0,
       });
@@ -106,7 +99,7 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
 
     it('without a transaction adapter the row is completed after the handlers (today’s guarantee)', async () => {
       const table = uniqueTable();
-      const inbox = db.inbox({ table });
+      const inbox = opened().inbox({ table });
       await inbox.migrate();
       const receiver = createMailReceiver({ secret: MAIL_SECRET, handoff: inbox, logger: quiet });
       const seen: unknown[] = [];
@@ -124,13 +117,13 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
       const clock = { now: () => now };
       const table = uniqueTable();
       const business = uniqueTable('business');
-      await db.sql(`CREATE TABLE ${business} (delivery_id TEXT NOT NULL)`);
-      const inbox = db.inbox({ table, clock, callTimeoutMs: 300 });
+      await opened().sql(`CREATE TABLE ${business} (delivery_id TEXT NOT NULL)`);
+      const inbox = opened().inbox({ table, clock, callTimeoutMs: 300 });
       await inbox.migrate();
       const receiver = createCrmReceiver({ secret: CRM_SECRET, handoff: inbox, logger: quiet, clock });
       let taken = false;
       receiver.on('deal.won', async (event, context) => {
-        await db.insertBusiness(context.tx, business, event.deliveryId);
+        await opened().insertBusiness(context.tx, business, event.deliveryId);
         if (!taken) {
           taken = true;
           // The lease ends while this handler runs; another worker claims the row (a new token).
@@ -140,11 +133,16 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
         }
       });
       await deliver(receiver, crmDelivery('deal.won'));
-      const worker = createInboxWorker({ receiver, inbox, transactions: db.transactions(), leaseMs: 1_000 });
+      const worker = createInboxWorker({
+        receiver,
+        inbox,
+        transactions: opened().transactions(),
+        leaseMs: 1_000,
+      });
       await worker.runOnce();
-      const [count] = await db.sql(`SELECT count(*) AS n FROM ${business}`);
+      const [count] = await opened().sql(`SELECT count(*) AS n FROM ${business}`);
       const [row] = (await inbox.list()).rows;
-      if (db.name === 'postgres') {
+      if (opened().name === 'postgres') {
         // The takeover claimed the row (fence 2) and failed it: the first run's completion matched no
         // row, so its transaction rolled back with the business write.
         expect(row).toMatchObject({ status: 'failed', fence: 2 });
@@ -160,7 +158,7 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
       let now = Date.now();
       const clock = { now: () => now };
       const table = uniqueTable();
-      const inbox = db.inbox({ table, clock });
+      const inbox = opened().inbox({ table, clock });
       await inbox.migrate();
       const receiver = createMailReceiver({ secret: MAIL_SECRET, handoff: inbox, logger: quiet, clock });
       receiver.on('delivered', () => {});
@@ -178,7 +176,7 @@ function suite(name: string, open: () => Promise<InboxDatabase>, close: () => Pr
 
     it('lists a bounded page at a time, with filters', async () => {
       const table = uniqueTable();
-      const inbox = db.inbox({ table });
+      const inbox = opened().inbox({ table });
       await inbox.migrate();
       const receiver = createCrmReceiver({ secret: CRM_SECRET, handoff: inbox, logger: quiet });
       for (let i = 0; i < 5; i++)
@@ -212,4 +210,4 @@ function stub() {
   };
 }
 
-onEachDatabase(suite);
+forEachInboxDatabase(suite);

@@ -26,7 +26,13 @@ import { createInboxMetrics, createOtelTelemetry } from '@svc/webhooks/otel';
 import { createDirectInbox, createInboxWorker } from '@svc/webhooks/postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
-import { type InboxDatabase, onEachDatabase, sqliteDatabase, uniqueTable } from './support.js';
+import {
+  forEachInboxDatabase,
+  type InboxDatabase,
+  openedInboxDatabase,
+  sqliteDatabase,
+  uniqueTable,
+} from './support.js';
 
 class TestReader extends MetricReader {
   protected async onForceFlush(): Promise<void> {}
@@ -65,20 +71,13 @@ const byStatus = (points: DataPoint<number>[]) =>
 
 function gaugeSuite(name: string, open: () => Promise<InboxDatabase>, close: () => Promise<void>) {
   describe(`inbox depth gauges on ${name}`, () => {
-    let db: InboxDatabase;
-    beforeAll(async () => {
-      db = await open();
-    }, 60_000);
-    afterAll(async () => {
-      await db?.close();
-      await close();
-    });
+    const opened = openedInboxDatabase(open, close);
 
     it('rows by status, the oldest pending row’s age and the quarantined count; nothing after stop()', async () => {
       let now = Date.parse('2026-11-27T12:00:00.000Z');
       const clock = { now: () => now };
       const table = uniqueTable('otel_inbox');
-      const inbox = db.inbox({ table, clock });
+      const inbox = opened().inbox({ table, clock });
       await inbox.migrate();
       const receiver = createMailReceiver({ secret: MAIL_SECRET, handoff: inbox, logger: quiet, clock });
       receiver.on('delivered', () => {});
@@ -143,7 +142,7 @@ function gaugeSuite(name: string, open: () => Promise<InboxDatabase>, close: () 
   });
 }
 
-onEachDatabase(gaugeSuite);
+forEachInboxDatabase(gaugeSuite);
 
 describe('inbox spans and outcomes (SQLite file)', () => {
   const db = sqliteDatabase();

@@ -10,6 +10,7 @@ import {
 } from '@svc/webhooks/postgres';
 import { createSqliteInbox, sqliteTransactions } from '@svc/webhooks/sqlite';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { type PostgresServer, postgresAvailable, startPostgres } from '../support/servers.js';
 import { openRawSqlite, type RawSqlite } from '../support/sqlite.js';
 
@@ -74,7 +75,7 @@ export type DatabaseSuite = (
 ) => void;
 
 /** Runs `suite` on a real PostgreSQL server (where the machine has one) and on a SQLite file. */
-export function onEachDatabase(suite: DatabaseSuite): void {
+export function forEachInboxDatabase(suite: DatabaseSuite): void {
   let postgres: PostgresServer | undefined;
   if (postgresAvailable())
     suite(
@@ -92,4 +93,23 @@ export function onEachDatabase(suite: DatabaseSuite): void {
     async () => sqliteDatabase(),
     async () => {},
   );
+}
+
+/**
+ * In a `describe`: opens the database before its tests and closes it (and what opening started)
+ * after them; the getter returns it once opened.
+ */
+export function openedInboxDatabase(
+  open: () => Promise<InboxDatabase>,
+  close: () => Promise<void>,
+): () => InboxDatabase {
+  let db: InboxDatabase | undefined;
+  beforeAll(async () => {
+    db = await open();
+  }, 60_000);
+  afterAll(async () => {
+    await db?.close();
+    await close();
+  });
+  return () => db!;
 }

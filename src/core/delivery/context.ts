@@ -32,6 +32,18 @@ export interface ContextSource {
   readonly tx?: unknown;
 }
 
+/**
+ * Contexts given the app's transaction (`RunJobOptions.tx`), each to the `runJob` options of its run
+ * (run-job.ts passes them as the delivery's `upstream`): how the database inbox's `tx(context)` knows
+ * a context of one of its own open transactions from any other (inbox/run-row.ts).
+ */
+const transactionRuns = new WeakMap<HandlerContext, object>();
+
+/** The `runJob` options of the run whose transaction `context` was given, if any. */
+export function transactionRunOf(context: HandlerContext): object | undefined {
+  return transactionRuns.get(context);
+}
+
 /** What the pipeline needs besides the public {@link HandlerContext}. */
 export class DeliveryContext implements HandlerContext {
   readonly deadline: number;
@@ -62,7 +74,10 @@ export class DeliveryContext implements HandlerContext {
     this.deliveryId = event.deliveryId;
     this.dedupKey = source.dedupKey;
     if (source.attempt !== undefined) this.attempt = source.attempt;
-    if (source.tx !== undefined) this.tx = source.tx;
+    if (source.tx !== undefined) {
+      this.tx = source.tx;
+      if (source.upstream !== undefined) transactionRuns.set(this, source.upstream);
+    }
     this.#clock = source.clock;
     this.#logger = source.logger;
     this.#service = source.service;
