@@ -2,7 +2,10 @@
 // compiles it, with TypeScript's default `skipLibCheck: false` and no optional peer installed: a module
 // importing every subpath given (ESM, and CJS under nodenext), plus types/inferred.ts, which exports
 // values inferred from each factory and is compiled with `declaration: true`. Once under
-// `moduleResolution: nodenext` and once under `bundler`; one `ok` / `FAIL` line each.
+// `moduleResolution: nodenext` and once under `bundler`; one `ok` / `FAIL` line each. Then, alone in
+// a program of its own under each resolution, types/testing-only.ts: the same from
+// `@svc/webhooks/testing` only, so every type it prints must come from that entry (beside a module
+// that imports the root, the compiler would name the root's `Clock` instead).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,24 +47,30 @@ const common = {
   target: 'es2022',
   types: ['node'],
 };
-const configs = {
-  nodenext: { module: 'nodenext', moduleResolution: 'nodenext', files: ['entries.ts', 'entries.cts', 'inferred.ts'] },
-  bundler: { module: 'esnext', moduleResolution: 'bundler', files: ['entries.ts', 'inferred.ts'] },
-};
+const nodenext = { module: 'nodenext', moduleResolution: 'nodenext' };
+const bundler = { module: 'esnext', moduleResolution: 'bundler' };
+// [config name, what its ok / FAIL line says, options and files]
+const configs = [
+  ['nodenext', 'nodenext', { ...nodenext, files: ['entries.ts', 'entries.cts', 'inferred.ts'] }],
+  ['bundler', 'bundler', { ...bundler, files: ['entries.ts', 'inferred.ts'] }],
+  ['testing-nodenext', 'nodenext, ./testing alone', { ...nodenext, files: ['testing-only.ts'] }],
+  ['testing-bundler', 'bundler, ./testing alone', { ...bundler, files: ['testing-only.ts'] }],
+];
 let failed = false;
-for (const [name, { files, ...options }] of Object.entries(configs)) {
+for (const [name, label, { files, ...options }] of configs) {
   const config = `tsconfig.${name}.json`;
+  const entries = files.includes('entries.ts') ? specifiers.length : 1;
   writeFileSync(
     join(dir, config),
     JSON.stringify({ compilerOptions: { ...common, ...options, outDir: `out-${name}` }, files }, null, 2),
   );
   try {
     execFileSync(process.execPath, [tsc, '-p', config], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
-    console.log(`ok types (moduleResolution ${name}, skipLibCheck false, declaration emit): ${specifiers.length} entries`);
+    console.log(`ok types (moduleResolution ${label}, skipLibCheck false, declaration emit): ${entries} ${entries === 1 ? 'entry' : 'entries'}`);
   } catch (error) {
     failed = true;
     console.log(`${error.stdout ?? ''}${error.stderr ?? ''}`.trimEnd());
-    console.log(`FAIL types (moduleResolution ${name}, skipLibCheck false, declaration emit)`);
+    console.log(`FAIL types (moduleResolution ${label}, skipLibCheck false, declaration emit)`);
   }
 }
 process.exitCode = failed ? 1 : 0;

@@ -8,6 +8,11 @@
  * in `@svc/webhooks/testing/msw`, the one entry that needs the optional peer `msw`.
  */
 
+// Types the factories' results name, so that a `declaration: true` module importing only this entry
+// can print them: the payload types of the fixtures and the clock the emitters take.
+export type { KnownFields } from '../core/fields.js';
+export type { CrmEnvelopeOf } from '../crm/types.js';
+export type { Clock } from '../shared/clock.js';
 export {
   CRM_TEST_TOKEN,
   type CrmApi,

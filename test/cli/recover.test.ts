@@ -38,6 +38,15 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
     body: JSON.stringify(body),
   });
 
+/**
+ * The emulator's time now, for `--since`: a duration would count back from whenever the command
+ * reads the clock, and at 600× an emulated hour is 6 real seconds (a slow machine's few CLI starts).
+ */
+async function emulatorNow(): Promise<string> {
+  const state = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as { now: number };
+  return new Date(state.now).toISOString();
+}
+
 describe('recover', () => {
   it('reactivates the paused email webhook and re-drives its 10 failed deliveries', async () => {
     const created = await post(
@@ -46,18 +55,18 @@ describe('recover', () => {
       { 'X-API-Key': 'zm_live_test_admin' },
     );
     const { id } = (await created.json()) as { id: string };
+    const since = await emulatorNow();
     for (let i = 0; i < 10; i++) await post('/_emulator/events', { service: 'mail', event: 'bounced' });
     await emulator.waitFor((l) => l.type === 'webhook_paused' && l.webhookId === id);
     const failed = new Set(ids);
     expect(failed.size).toBe(10);
 
-    // At 600× an emulated hour passes in 6 real seconds: the window is generous on purpose.
     const dry = await runCli(cli, [
       'recover',
       '--service',
       'mail',
       '--since',
-      '1h',
+      since,
       '--emulator',
       emulator.url,
       '--dry-run',
@@ -73,7 +82,7 @@ describe('recover', () => {
       '--service',
       'mail',
       '--since',
-      '1h',
+      since,
       '--emulator',
       emulator.url,
       '--json',
@@ -91,7 +100,7 @@ describe('recover', () => {
       '--service',
       'mail',
       '--since',
-      '1h',
+      since,
       '--emulator',
       emulator.url,
     ]);
@@ -146,6 +155,7 @@ describe('recover', () => {
       { Authorization: 'Bearer crm_test_token' },
     );
     const { id } = (await created.json()) as { id: string };
+    const since = await emulatorNow();
     const emitted = await post('/_emulator/events', { service: 'crm', event: 'deal.lost' });
     const deliveryId = ((await emitted.json()) as { deliveries: Array<{ id: string }> }).deliveries[0]!.id;
     await emulator.waitFor((l) => l.type === 'delivery_settled' && l.deliveryId === deliveryId);
@@ -154,7 +164,7 @@ describe('recover', () => {
       '--service',
       'crm',
       '--since',
-      '1h',
+      since,
       '--emulator',
       emulator.url,
       '--webhook',

@@ -70,6 +70,28 @@ describe('createMailEmitter: delivery', () => {
     expect(emitter.getWebhook(hook.id).consecutiveFailures).toBe(1);
   });
 
+  it('the +60 s and +120 s count from the first attempt’s start, not from the delivery’s creation', async () => {
+    // A clock that moves 1 s between the delivery's creation and its first attempt (the signing, on a
+    // real clock): the engine hands the clock that attempt to track while it signs.
+    const virtual = createVirtualClock({ start: START });
+    let preparing = 0;
+    const clock = {
+      ...virtual,
+      now: () => virtual.now() + preparing,
+      track: <T>(work: Promise<T>) => {
+        preparing = 1_000;
+        return virtual.track(work);
+      },
+    };
+    const emitter = createMailEmitter({ clock, handler: () => new Response('down', { status: 503 }) });
+    emitter.createWebhook({ url: URL_, events: ['delivered'] });
+    const [delivery] = await emitter.emit('delivered');
+    await virtual.runAll();
+    const record = emitter.getDelivery(delivery!.id);
+    expect(Date.parse(record.createdAt)).toBe(START);
+    expect(record.attempts.map((a) => Date.parse(a.attemptedAt) - START)).toEqual([1_000, 61_000, 121_000]);
+  });
+
   it('pauses after 10 fully failed deliveries, sends nothing while paused, resumes after reactivation', async () => {
     let up = false;
     const { clock, emitter, received, events } = setup(() => new Response(null, { status: up ? 200 : 500 }));

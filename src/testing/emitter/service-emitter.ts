@@ -58,7 +58,8 @@ export function createServiceEmitter<W extends StoredWebhook>(
     // email-service §8 and crm-service §8: 3 attempts per delivery.
     maxAttempts: 3,
     nextAttemptAt: (delivery, failed) =>
-      (from === 'first attempt start' ? delivery.createdAtMs : clock.now()) +
+      // The first attempt's start, not the delivery's creation: signing comes in between.
+      (from === 'first attempt start' ? Date.parse(delivery.record.attempts[0]!.attemptedAt) : clock.now()) +
       (delaysMs[failed - 1] ?? 0) +
       (jitterMs > 0 ? randomInt(random, 0, jitterMs) : 0),
     prepare(delivery, kind) {

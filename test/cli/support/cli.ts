@@ -51,6 +51,9 @@ function cleanEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv 
   return env;
 }
 
+/** How long one {@link runCli} may take before it is killed (unless told otherwise). */
+export const RUN_LIMIT_MS = 60_000;
+
 /** Runs `node cli.js ...args` to its end. */
 export function runCli(
   cli: string,
@@ -67,7 +70,7 @@ export function runCli(
     child.stderr.setEncoding('utf8').on('data', (c: string) => {
       stderr += c;
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? RUN_LIMIT_MS);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
