@@ -140,6 +140,24 @@ export function createD1Store(options: D1StoreOptions): D1Store {
   const now = (): number | null => (clock ? clock.now() : null);
   let migrated: Promise<void> | undefined;
 
+  // Each statement is prepared once and bound per call: a D1 prepared statement is immutable (bind()
+  // returns a new one). Off a Worker, a binding proxy (miniflare, wrangler's getPlatformProxy) makes
+  // prepare() and bind() each block the thread for a round trip to workerd, so preparing per call
+  // held 200 concurrent claims for seconds. A D1-like binding whose bind() returns the statement
+  // itself (mutable) is prepared per call again. Called inside `call`, which turns a throw into 503.
+  const prepared = new Map<string, D1StatementLike>();
+  let reuse = true;
+  function bound(text: string, ...params: unknown[]): D1StatementLike {
+    const cached = reuse ? prepared.get(text) : undefined;
+    const statement = cached ?? database.prepare(text);
+    const result = statement.bind(...params);
+    if (result === statement) {
+      reuse = false;
+      prepared.clear();
+    } else if (reuse && !cached) prepared.set(text, statement);
+    return result;
+  }
+
   async function call<T>(work: () => Promise<T>, options?: StoreCallOptions): Promise<T> {
     const bound = callTimeout(options, callTimeoutMs);
     try {
@@ -171,14 +189,7 @@ export function createD1Store(options: D1StoreOptions): D1Store {
 
   /** Runs a guarded write; `true` when it changed the row (its `RETURNING` gave one). */
   async function guarded(text: string, params: unknown[], options?: StoreCallOptions): Promise<boolean> {
-    const { results = [] } = await call(
-      () =>
-        database
-          .prepare(text)
-          .bind(...params)
-          .all(),
-      options,
-    );
+    const { results = [] } = await call(() => bound(text, ...params).all(), options);
     return results.length === 1;
   }
 
@@ -190,11 +201,7 @@ export function createD1Store(options: D1StoreOptions): D1Store {
     // only its "now" is a moment later, which can find a lease ended in between (the kit asks again).
     async claim(key, token, leaseMs, options): Promise<ClaimAttempt> {
       const [won, read] = await call(
-        () =>
-          database.batch([
-            database.prepare(sql.claim).bind(key, token, leaseMs, now()),
-            database.prepare(sql.read).bind(key, now()),
-          ]),
+        () => database.batch([bound(sql.claim, key, token, leaseMs, now()), bound(sql.read, key, now())]),
         options,
       );
       const claimed = won?.results?.[0] as { expires_at: number } | undefined;
@@ -211,7 +218,7 @@ export function createD1Store(options: D1StoreOptions): D1Store {
         return { token: holder, expiresAt, completed: completed === 1, now: Number(row.now) };
       warnBadRow();
       const { results = [] } = await call(
-        () => database.prepare(sql.takeover).bind(key, token, leaseMs, now()).all(),
+        () => bound(sql.takeover, key, token, leaseMs, now()).all(),
         options,
       );
       const taken = results[0] as { expires_at: number } | undefined;
@@ -221,11 +228,7 @@ export function createD1Store(options: D1StoreOptions): D1Store {
     release: (key, token, options) => guarded(sql.release, [key, token, now()], options),
     async abandon(key, token, leaseMs, options) {
       const [marked, read] = await call(
-        () =>
-          database.batch([
-            database.prepare(sql.abandon).bind(key, token, leaseMs, now()),
-            database.prepare(sql.read).bind(key, now()),
-          ]),
+        () => database.batch([bound(sql.abandon, key, token, leaseMs, now()), bound(sql.read, key, now())]),
         options,
       );
       if ((marked?.results?.length ?? 0) > 0) return true;
@@ -238,7 +241,7 @@ export function createD1Store(options: D1StoreOptions): D1Store {
   return {
     ...store,
     async prune(): Promise<number> {
-      const { meta } = await call(() => database.prepare(sql.prune).bind(now()).run());
+      const { meta } = await call(() => bound(sql.prune, now()).run());
       return Number(meta?.changes ?? 0);
     },
 
