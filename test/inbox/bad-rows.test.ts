@@ -7,9 +7,9 @@
 import { createHash } from 'node:crypto';
 import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
 import { createInboxWorker } from '@svc/webhooks/postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
-import { type DatabaseSuite, forEachInboxDatabase, type InboxDatabase, uniqueTable } from './support.js';
+import { type DatabaseSuite, forEachInboxDatabase, openedInboxDatabase, uniqueTable } from './support.js';
 
 const quiet = () => {};
 const MAX_BIGINT = '9223372036854775807';
@@ -17,18 +17,11 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 const suite: DatabaseSuite = (name, open, close) => {
   describe(`inbox bad rows on ${name}`, () => {
-    let db: InboxDatabase;
-    beforeAll(async () => {
-      db = await open();
-    }, 60_000);
-    afterAll(async () => {
-      await db?.close();
-      await close();
-    });
+    const database = openedInboxDatabase(open, close);
 
     async function crmInbox() {
       const table = uniqueTable();
-      const inbox = db.inbox({ table });
+      const inbox = database().inbox({ table });
       await inbox.migrate();
       const receiver = createCrmReceiver({ secret: CRM_SECRET, handoff: inbox, logger: quiet });
       return { table, inbox, receiver };
@@ -56,7 +49,7 @@ const suite: DatabaseSuite = (name, open, close) => {
         ['deal.won', key, undefined],
         ['deal.stage_changed', key, undefined],
       ]);
-      const worker = createInboxWorker({ receiver, inbox, transactions: db.transactions() });
+      const worker = createInboxWorker({ receiver, inbox, transactions: database().transactions() });
       expect(await worker.runOnce()).toBe(2);
       expect(runs).toEqual(['deal.stage_changed "d_\\u0000_1"', 'deal.won "d_\\u0000_1"']);
       expect((await inbox.list({ status: 'handled' })).rows).toHaveLength(2);
@@ -65,7 +58,7 @@ const suite: DatabaseSuite = (name, open, close) => {
 
     it('a dedup key holding U+0000 (message-event strategy) is hashed: stored once, a copy is a duplicate', async () => {
       const table = uniqueTable();
-      const inbox = db.inbox({ table });
+      const inbox = database().inbox({ table });
       await inbox.migrate();
       const receiver = createMailReceiver({
         secret: MAIL_SECRET,
@@ -112,12 +105,12 @@ const suite: DatabaseSuite = (name, open, close) => {
       for (const delivery of [far!, headers!, received!, ok!])
         expect((await deliver(receiver, delivery)).status).toBe(200);
       const where = (delivery: { deliveryId: string }) => `WHERE delivery_id = '${delivery.deliveryId}'`;
-      await db.sql(`UPDATE ${table} SET run_at = ${MAX_BIGINT} ${where(far!)}`);
-      await db.sql(`UPDATE ${table} SET headers = 'not json' ${where(headers!)}`);
-      await db.sql(`UPDATE ${table} SET received_at = ${MAX_BIGINT} ${where(received!)}`);
+      await database().sql(`UPDATE ${table} SET run_at = ${MAX_BIGINT} ${where(far!)}`);
+      await database().sql(`UPDATE ${table} SET headers = 'not json' ${where(headers!)}`);
+      await database().sql(`UPDATE ${table} SET received_at = ${MAX_BIGINT} ${where(received!)}`);
       // A row written by hand: well formed, but no receiver's MAC.
-      const body = db.name === 'postgres' ? `'\\x7b7d'::bytea` : `x'7b7d'`;
-      await db.sql(
+      const body = database().name === 'postgres' ? `'\\x7b7d'::bytea` : `x'7b7d'`;
+      await database().sql(
         `INSERT INTO ${table} (dedup_key, service, event, delivery_id, event_at, status, run_at, received_at, secret_index, headers, mac, body) VALUES ('crm:delivery:by-hand', 'crm', 'deal.won', 'by-hand', 0, 'received', 0, 0, 0, '{}', '${'0'.repeat(64)}', ${body})`,
       );
 
@@ -152,7 +145,7 @@ const suite: DatabaseSuite = (name, open, close) => {
     });
 
     it('a failure of the inbox names the inbox, never a dedup store', async () => {
-      const inbox = db.inbox({ table: uniqueTable('missing') });
+      const inbox = database().inbox({ table: uniqueTable('missing') });
       const error = await inbox.list().catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'store_unavailable' });
       expect((error as Error).message).toMatch(/^The (Postgres|SQLite) inbox did not answer/);
