@@ -243,7 +243,7 @@ export function resolveOptions(
     // database inbox stores the route and the signature, and its worker verifies it again there.
     throw new WebhookError(
       'options_invalid',
-      `${factory}: a secret function cannot be combined with a queue engine's handoff; give the hand-off receiver and its workers fixed secrets, or use the database inbox.`,
+      `${factory}: a secret function cannot be combined with handoff to a queue engine; give the hand-off receiver and its workers fixed secrets, or use the database inbox.`,
     );
   }
   return {
