@@ -13,7 +13,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { WebhookError } from '../../shared/errors.js';
-import { jobOfBody } from '../run-message.js';
+import { jobOfBody } from '../run-and-settle.js';
 import { optionsInvalid } from '../worker-checks.js';
 import { sqsId } from './message-ids.js';
 
