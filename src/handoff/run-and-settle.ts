@@ -121,13 +121,20 @@ export async function runAndSettle<J extends LoopJob>(
     const options: RunJobOptions = {
       attempt,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(signals.length === 0 ? {} : { signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) }),
+      ...(signals.length === 0
+        ? {}
+        : { signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) }),
       ...(job.waitUntil === undefined ? {} : { waitUntil: job.waitUntil }),
     };
     let action: JobAction;
     try {
       const verdict = await (parts.run ? parts.run(job, options) : receiver.runJob(job.data, options));
-      action = jobAction(verdict, { attempt, maxAttempts, busyDelayMs, shuttingDown: state.shuttingDown?.() });
+      action = jobAction(verdict, {
+        attempt,
+        maxAttempts,
+        busyDelayMs,
+        shuttingDown: state.shuttingDown?.(),
+      });
     } catch (error) {
       // runJob never rejects; a runner of one's own (or a run step) might.
       action = jobActionOfError(error, { attempt, maxAttempts });

@@ -99,7 +99,8 @@ export function createWorkerLoop<J extends LoopJob>(options: WorkerLoopOptions<J
   function runFetched(jobs: readonly J[]): Promise<unknown>[] {
     if (!options.groupOf) return jobs.map((job) => track(runAndSettle(job, options, state), 1));
     const groups = new Map<string, J[]>();
-    for (const job of jobs) groups.set(options.groupOf(job), [...(groups.get(options.groupOf(job)) ?? []), job]);
+    for (const job of jobs)
+      groups.set(options.groupOf(job), [...(groups.get(options.groupOf(job)) ?? []), job]);
     return [...groups.values()].map((group) => track(runGroup(group), group.length));
   }
 

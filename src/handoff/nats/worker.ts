@@ -11,8 +11,8 @@ import { checkHandlerBudget } from '../handler-budget.js';
 import type { HandoffRunner } from '../job/types.js';
 import type { JobAction } from '../job-action.js';
 import { jobOfBody, type LoopJob, type Settled } from '../run-and-settle.js';
-import { createWorkerLoop } from '../worker-loop.js';
 import { checkRunner, optionsInvalid, positiveInteger, signalNames } from '../worker-checks.js';
+import { createWorkerLoop } from '../worker-loop.js';
 import { type DeadLetterMeta, deadLetterSubject, encodeLetter, fitsPayload } from './subjects.js';
 
 const FACTORY = 'createNatsWorker';

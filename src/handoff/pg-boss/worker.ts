@@ -11,8 +11,8 @@
 
 import type { JobAction } from '../job-action.js';
 import type { LoopJob, Settled } from '../run-and-settle.js';
-import { createWorkerLoop } from '../worker-loop.js';
 import { leaseAllows, optionsInvalid } from '../worker-checks.js';
+import { createWorkerLoop } from '../worker-loop.js';
 import type { PgBossJobLike, PgBossJobResult } from './boss-like.js';
 import { ensureQueues } from './queues.js';
 import { FACTORY, type PgBossWorkerOptions, resolveWorkerOptions } from './worker-options.js';
@@ -139,8 +139,13 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
       signal: data.signal,
     };
     const { settled } = await loop.run(job);
-    const outcome = job.result?.status === 'completed' ? (job.result.output as { result: Outcome }).result : undefined;
-    onJob?.({ id: data.id, attempt, result: outcome ?? (settled === 'dead-lettered' ? 'dead-lettered' : 'failed') });
+    const outcome =
+      job.result?.status === 'completed' ? (job.result.output as { result: Outcome }).result : undefined;
+    onJob?.({
+      id: data.id,
+      attempt,
+      result: outcome ?? (settled === 'dead-lettered' ? 'dead-lettered' : 'failed'),
+    });
     return job.result ?? result(job, 'failed', { code: 'internal_error', reason: 'not settled' });
   }
 

@@ -116,7 +116,11 @@ export function createSqsWorker(options: SqsWorkerOptions): SqsWorker {
       await sendToDeadLetters(
         client,
         queue!.deadLetterQueueUrl,
-        { messageId: message.MessageId!, body: message.Body ?? '', groupId: message.Attributes?.MessageGroupId },
+        {
+          messageId: message.MessageId!,
+          body: message.Body ?? '',
+          groupId: message.Attributes?.MessageGroupId,
+        },
         action.error,
       );
       await remove(message);
