@@ -34,8 +34,8 @@ export interface WorkerLoopOptions<J extends LoopJob> extends EngineParts<J> {
   handBack?(job: J): unknown;
   /** Stops the engine handing out jobs (abort a long poll, close a consumer). */
   stopClaiming?(): unknown;
-  /** After the running jobs ended (or the bound passed): flush pending acknowledgements. */
-  afterStop?(): unknown;
+  /** After the running jobs ended (`drained`), or the bound passed with some still running: flush, close. */
+  afterStop?(drained: boolean): unknown;
   /** After a signal stopped the loop: stop the engine's client, re-raise the signal, the app's `onShutdown`. */
   afterSignal?(signal: NodeJS.Signals): unknown;
 }
@@ -166,13 +166,14 @@ export function createWorkerLoop<J extends LoopJob>(options: WorkerLoopOptions<J
         });
         return Promise.race([Promise.all(running), late]).finally(() => clearTimeout(timer));
       };
-      if ((await within(shutdownTimeoutMs)) === 'late') {
+      let drained = (await within(shutdownTimeoutMs)) !== 'late';
+      if (!drained) {
         // The handlers see their signal abort; a run that then fails is put back without an attempt.
         shutdown.abort(new Error('worker shutting down'));
         // A handler ignoring its signal is left to the engine's redelivery; its claim keeps others off.
-        await within(shutdownTimeoutMs);
+        drained = (await within(shutdownTimeoutMs)) !== 'late';
       }
-      await options.afterStop?.();
+      await options.afterStop?.(drained);
     })();
     return stopping;
   }

@@ -121,7 +121,7 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
     stopClaiming() {
       offWork = Promise.all(workerIds.map((id) => boss.offWork(queues.queue, { id, wait: true })));
     },
-    afterStop: () => offWork,
+    afterStop: (drained) => (drained ? offWork : undefined),
     async afterSignal() {
       await boss.stop({ graceful: false });
       await onShutdown?.();
