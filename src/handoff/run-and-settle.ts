@@ -5,7 +5,7 @@
  * (a Cloudflare Queues batch, an SQS Lambda batch).
  */
 import type { Verdict } from '../core/verdict.js';
-import { isWebhookError } from '../shared/errors.js';
+import { isWebhookError, type WebhookError } from '../shared/errors.js';
 import type { HandoffRunner, RunJobOptions } from './job/types.js';
 import { type JobAction, jobAction, jobActionOfError } from './job-action.js';
 
@@ -61,8 +61,28 @@ export interface RunState {
   readonly shuttingDown?: (() => boolean) | undefined;
 }
 
-const describe = (error: unknown): string =>
+/** An error's message for a report line. */
+export const describe = (error: unknown): string =>
   error instanceof Error ? error.message : typeof error === 'string' ? error : 'non-error thrown';
+
+/**
+ * The delivery id, event and dedup key a job's data shows (as written, not verified: a worker
+ * verifies), each only when it is a string of at most 2 048 characters: what a report and a dead
+ * letter listing name a job by.
+ */
+export function jobFields(data: unknown): { deliveryId?: string; event?: string; dedupKey?: string } {
+  const fields = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
+  const named: Record<string, string> = {};
+  for (const name of ['deliveryId', 'event', 'dedupKey']) {
+    const value = fields[name];
+    if (typeof value === 'string' && value.length <= 2048) named[name] = value;
+  }
+  return named;
+}
+
+/** Why a job is a dead letter, as every engine's letter keeps it: `<code>: <message>`, at most 1 000 characters. */
+export const letterReason = (error: WebhookError): string =>
+  `${error.code}: ${error.message}`.slice(0, 1_000);
 
 /** Reports `error` for `job` through the receiver, with the delivery id and dedup key its data shows; never throws. */
 export function reportJob(
@@ -72,16 +92,11 @@ export function reportJob(
   message: string,
   deadLetter = false,
 ): void {
-  const data = job?.data;
-  const fields = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
-  const text = (name: string) =>
-    typeof fields[name] === 'string' && (fields[name] as string).length <= 2048
-      ? { [name]: fields[name] as string }
-      : {};
+  const { deliveryId, dedupKey } = jobFields(job?.data);
   try {
     receiver.reportJobError(error, {
-      ...text('deliveryId'),
-      ...text('dedupKey'),
+      ...(deliveryId === undefined ? {} : { deliveryId }),
+      ...(dedupKey === undefined ? {} : { dedupKey }),
       message,
       ...(deadLetter ? { deadLetter } : {}),
     });

@@ -7,7 +7,14 @@
  * running jobs up to `shutdownTimeoutMs`, then abort their handlers' signal (a failed run is put
  * back without using an attempt) and wait at most as long again.
  */
-import { type EngineParts, type LoopJob, type RunResult, reportJob, runAndSettle } from './run-and-settle.js';
+import {
+  describe,
+  type EngineParts,
+  type LoopJob,
+  type RunResult,
+  reportJob,
+  runAndSettle,
+} from './run-and-settle.js';
 
 /** The engine's part of a {@link WorkerLoop}. */
 export interface WorkerLoopOptions<J extends LoopJob> extends EngineParts<J> {
@@ -32,6 +39,8 @@ export interface WorkerLoopOptions<J extends LoopJob> extends EngineParts<J> {
    */
   groupOf?(job: J): string;
   handBack?(job: J): unknown;
+  /** Runs once before the first fetch: reads and checks the engine's settings; a rejection rejects `start()`. */
+  prepare?(): Promise<void>;
   /** Stops the engine handing out jobs (abort a long poll, close a consumer). */
   stopClaiming?(): unknown;
   /** After the running jobs ended (`drained`), or the bound passed with some still running: flush, close. */
@@ -42,8 +51,8 @@ export interface WorkerLoopOptions<J extends LoopJob> extends EngineParts<J> {
 
 /** A worker loop: {@link createWorkerLoop}. */
 export interface WorkerLoop<J extends LoopJob> {
-  /** Listens to the signals and, with `fetch`, starts fetching. */
-  start(): void;
+  /** Prepares once, then listens to the signals and, with `fetch`, starts fetching; the same promise on every call. */
+  start(): Promise<void>;
   /** Runs a job the engine pushed, counted among the running ones; never rejects. */
   run(job: J): Promise<RunResult>;
   /** Resolves once fewer than `concurrency` jobs run (or the loop stops). */
@@ -58,14 +67,13 @@ export interface WorkerLoop<J extends LoopJob> {
   readonly stopping: boolean;
 }
 
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
 /** A worker loop over an engine's parts. */
 export function createWorkerLoop<J extends LoopJob>(options: WorkerLoopOptions<J>): WorkerLoop<J> {
   const { receiver, concurrency, shutdownTimeoutMs, signals, fetch, pollMs = 0 } = options;
   const shutdown = new AbortController();
   const running = new Set<Promise<unknown>>();
   let busy = 0;
+  let starting: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
   let loop: Promise<void> | undefined;
   /** Resolves the loop's current wait: a free slot, the poll delay or a failure's backoff. */
@@ -156,6 +164,7 @@ export function createWorkerLoop<J extends LoopJob>(options: WorkerLoopOptions<J
   function stop(): Promise<void> {
     stopping ??= (async () => {
       for (const name of signals) process.off(name, onSignal);
+      await starting?.catch(() => undefined);
       await options.stopClaiming?.();
       wakeUp?.();
       await loop;
@@ -180,9 +189,13 @@ export function createWorkerLoop<J extends LoopJob>(options: WorkerLoopOptions<J
 
   return {
     start() {
-      if (loop !== undefined || stopping !== undefined) return;
-      for (const name of signals) process.once(name, onSignal);
-      loop = fetch ? background() : Promise.resolve();
+      starting ??= (async () => {
+        await options.prepare?.();
+        if (stopping !== undefined) return;
+        for (const name of signals) process.once(name, onSignal);
+        loop = fetch ? background() : undefined;
+      })();
+      return starting;
     },
     run: (job) => track(runAndSettle(job, options, state), 1),
     async free() {

@@ -101,6 +101,19 @@ export function createBullmqWorker(
     shutdownTimeoutMs,
     signals: shutdownSignals,
     settle,
+    /** Checks the handler budget against the receiver's lease, then runs the worker. */
+    async prepare() {
+      if (timeoutMs !== undefined && leaseAllows(receiver, timeoutMs) === false) {
+        throw optionsInvalid(
+          FACTORY,
+          `timeoutMs (${timeoutMs}) must be below the receiver's leaseMs, so a job's claim outlives its handlers.`,
+        );
+      }
+      worker
+        .run()
+        .catch((error: unknown) => receiver.reportJobError(error, { message: 'BullMQ worker error' }));
+      void warnOnEviction();
+    },
     stopClaiming() {
       // BullMQ's close takes no new job and resolves once the running ones settled.
       closing = worker.close().catch((error: unknown) => {
@@ -151,21 +164,6 @@ export function createBullmqWorker(
   // An 'error' event without a listener would end the process.
   worker.on('error', (error) => receiver.reportJobError(error, { message: 'BullMQ worker error' }));
 
-  /** Checks the handler budget against the receiver's lease, then runs the worker. */
-  async function start(): Promise<void> {
-    if (timeoutMs !== undefined && leaseAllows(receiver, timeoutMs) === false) {
-      throw optionsInvalid(
-        FACTORY,
-        `timeoutMs (${timeoutMs}) must be below the receiver's leaseMs, so a job's claim outlives its handlers.`,
-      );
-    }
-    if (loop.stopping) return;
-    worker
-      .run()
-      .catch((error: unknown) => receiver.reportJobError(error, { message: 'BullMQ worker error' }));
-    void warnOnEviction();
-  }
-
   /** Redis may evict jobs it acknowledged unless `maxmemory-policy` is `noeviction` (docs/handoff.md). */
   async function warnOnEviction(): Promise<void> {
     const client = await redisClientOf(worker)?.catch(() => undefined);
@@ -180,15 +178,12 @@ export function createBullmqWorker(
     );
   }
 
-  const close = () => loop.stop();
-  loop.start();
-
   // Without `timeoutMs` there is nothing to ask the receiver: the worker runs at once, as with autorun.
-  const ready = start().catch(async (error: unknown) => {
+  const ready = loop.start().catch(async (error: unknown) => {
     receiver.reportJobError(error, { message: `BullMQ worker for ${queueName} not started` });
-    await close();
+    await loop.stop();
     throw error;
   });
   ready.catch(() => undefined); // reported through onError already: awaiting `ready` is optional
-  return { worker, ready, close };
+  return { worker, ready, close: loop.stop };
 }

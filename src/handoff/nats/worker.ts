@@ -7,11 +7,16 @@
  */
 import { AckPolicy, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
 import type { WebhookError } from '../../shared/errors.js';
-import { checkHandlerBudget } from '../handler-budget.js';
 import type { HandoffRunner } from '../job/types.js';
 import type { JobAction } from '../job-action.js';
-import { jobOfBody, type LoopJob, type Settled } from '../run-and-settle.js';
-import { checkRunner, optionsInvalid, positiveInteger, signalNames } from '../worker-checks.js';
+import { describe, jobOfBody, type LoopJob, letterReason, type Settled } from '../run-and-settle.js';
+import {
+  checkHandlerBudget,
+  checkRunner,
+  optionsInvalid,
+  positiveIntegers,
+  signalNames,
+} from '../worker-checks.js';
 import { createWorkerLoop } from '../worker-loop.js';
 import { type DeadLetterMeta, deadLetterSubject, encodeLetter, fitsPayload } from './subjects.js';
 
@@ -86,8 +91,6 @@ interface NatsJob extends LoopJob {
   readonly message: JsMsg;
 }
 
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
 /**
  * Runs hand-off jobs from NATS JetStream through `receiver.runJob`.
  *
@@ -124,29 +127,27 @@ export function createNatsWorker(options: NatsWorkerOptions): NatsWorker {
   if (typeof js?.consumers?.get !== 'function')
     throw optionsInvalid(FACTORY, 'js must be a JetStream client.');
   checkRunner(FACTORY, receiver);
-  for (const [name, value] of Object.entries({
+  positiveIntegers(FACTORY, {
     maxDeliver,
     ackWaitMs,
     concurrency,
+    timeoutMs,
     backoffMs,
     busyDelayMs,
     shutdownTimeoutMs,
-  }))
-    positiveInteger(FACTORY, name, value);
-  if (timeoutMs !== undefined) positiveInteger(FACTORY, 'timeoutMs', timeoutMs);
+  });
   signalNames(FACTORY, 'signals', signals);
   const durable = options.durable ?? `webhooks-${receiver.service}`;
   // biome-ignore lint/suspicious/noConfusingVoidType: the JetStream client's own return type
   let messages: { close(): Promise<void | Error> } | undefined;
   let pulling: Promise<void> | undefined;
-  let starting: Promise<NatsWorker> | undefined;
   let attempts = maxDeliver;
   let leaseMs = ackWaitMs;
 
   async function deadLetter(message: JsMsg, error: WebhookError): Promise<void> {
     const [, service = 'unknown', ...event] = message.subject.split('.');
     const meta: DeadLetterMeta = {
-      reason: `${error.code}: ${error.message}`.slice(0, 1_000),
+      reason: letterReason(error),
       attempts: message.info.deliveryCount,
       stream,
       seq: message.seq,
@@ -197,10 +198,12 @@ export function createNatsWorker(options: NatsWorkerOptions): NatsWorker {
       await messages?.close();
       await pulling?.catch(() => undefined);
     },
+    prepare: () => prepare(),
     afterSignal: () => onShutdown?.(),
   });
 
-  async function begin(): Promise<NatsWorker> {
+  /** Checks the streams, creates the consumer if missing and starts consuming. */
+  async function prepare(): Promise<void> {
     const jsm = await js.jetstreamManager();
     const info = await jsm.streams.info(stream).catch((error: unknown) => {
       throw optionsInvalid(
@@ -253,19 +256,8 @@ export function createNatsWorker(options: NatsWorkerOptions): NatsWorker {
         await loop.free();
       }
     })();
-    loop.start();
-    return worker;
   }
 
-  const worker: NatsWorker = {
-    start() {
-      starting ??= begin();
-      return starting;
-    },
-    async stop() {
-      await starting?.catch(() => undefined);
-      await loop.stop();
-    },
-  };
+  const worker: NatsWorker = { start: () => loop.start().then(() => worker), stop: loop.stop };
   return worker;
 }

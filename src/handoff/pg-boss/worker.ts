@@ -10,7 +10,7 @@
  */
 
 import type { JobAction } from '../job-action.js';
-import type { LoopJob, Settled } from '../run-and-settle.js';
+import { describe, type LoopJob, type Settled } from '../run-and-settle.js';
 import { leaseAllows, optionsInvalid } from '../worker-checks.js';
 import { createWorkerLoop } from '../worker-loop.js';
 import type { PgBossJobLike, PgBossJobResult } from './boss-like.js';
@@ -43,9 +43,6 @@ interface PgBossJob extends LoopJob {
   readonly job: PgBossJobLike;
   result?: PgBossJobResult;
 }
-
-const describe = (error: unknown): string =>
-  error instanceof Error ? error.message : typeof error === 'string' ? error : 'non-error thrown';
 
 /**
  * Runs hand-off jobs from pg-boss through `receiver.runJob`, with pg-boss's retries and backoff.
@@ -82,7 +79,6 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
   const expireMs = (queues.settings.expireInSeconds ?? 0) * 1_000;
   /** One pg-boss worker per slot, each fetching one job at a time. */
   const workerIds: string[] = [];
-  let starting: Promise<PgBossWorker> | undefined;
   let offWork: Promise<unknown> | undefined;
 
   const result = (job: PgBossJob, status: PgBossJobResult['status'], output: object): PgBossJobResult => ({
@@ -121,6 +117,7 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
     stopClaiming() {
       offWork = Promise.all(workerIds.map((id) => boss.offWork(queues.queue, { id, wait: true })));
     },
+    prepare: () => prepare(),
     afterStop: (drained) => (drained ? offWork : undefined),
     async afterSignal() {
       await boss.stop({ graceful: false });
@@ -150,7 +147,7 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
   }
 
   /** Checks what only the receiver knows, creates the queues and starts one pg-boss worker per slot. */
-  async function begin(): Promise<PgBossWorker> {
+  async function prepare(): Promise<void> {
     // runJob accepts a budget only below the receiver's leaseMs; accepting `expireMs + 999` means the
     // default budget (leaseMs − 1 s) reaches pg-boss's expiry, which would fail and retry a job whose
     // handlers still run (the retry then finds the claim held).
@@ -187,19 +184,8 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
       );
       workerIds[slot] = id;
     }
-    loop.start();
-    return worker;
   }
 
-  const worker: PgBossWorker = {
-    start() {
-      starting ??= begin();
-      return starting;
-    },
-    async stop() {
-      await starting?.catch(() => undefined);
-      await loop.stop();
-    },
-  };
+  const worker: PgBossWorker = { start: () => loop.start().then(() => worker), stop: loop.stop };
   return worker;
 }

@@ -12,9 +12,9 @@ import {
   type Message,
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { checkHandlerBudget } from '../handler-budget.js';
 import type { JobAction } from '../job-action.js';
-import { jobOfBody, type LoopJob, type Settled } from '../run-and-settle.js';
+import { describe, jobOfBody, type LoopJob, type Settled } from '../run-and-settle.js';
+import { checkHandlerBudget } from '../worker-checks.js';
 import { createWorkerLoop } from '../worker-loop.js';
 import { sendToDeadLetters } from './dead-letters.js';
 import { type QueueSettings, readQueueSettings } from './queue-settings.js';
@@ -40,8 +40,6 @@ interface SqsJob extends LoopJob {
   readonly message: Message;
 }
 
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
 /**
  * Runs hand-off jobs from an SQS queue through `receiver.runJob`. The queue must have a redrive policy
  * (its `maxReceiveCount` is the attempts, `ApproximateReceiveCount` the attempt) and, when FIFO, no
@@ -63,7 +61,6 @@ export function createSqsWorker(options: SqsWorkerOptions): SqsWorker {
   const { client, queueUrl, receiver, concurrency, waitTimeSeconds, timeoutMs, busyDelayMs } = settings;
   const poll = new AbortController();
   let queue: QueueSettings | undefined;
-  let starting: Promise<SqsWorker> | undefined;
   const pendingDeletes: { Id: string; ReceiptHandle: string }[] = [];
   let flushing: Promise<void> | undefined;
   let deleteIds = 0;
@@ -169,28 +166,19 @@ export function createSqsWorker(options: SqsWorkerOptions): SqsWorker {
     groupOf: ({ message }) =>
       queue!.fifo ? `group:${message.Attributes?.MessageGroupId ?? ''}` : `message:${message.MessageId}`,
     handBack: ({ message }) => hide(message, 0),
+    async prepare() {
+      queue = await readQueueSettings(FACTORY, client, queueUrl);
+      const limitMs = queue.visibilityTimeoutSeconds * 1_000;
+      checkHandlerBudget(FACTORY, receiver, {
+        timeoutMs,
+        limitMs,
+        limitName: "the queue's VisibilityTimeout",
+      });
+    },
     stopClaiming: () => poll.abort(new Error('worker stopping')),
     afterStop: () => flushing,
   });
 
-  const worker: SqsWorker = {
-    start() {
-      starting ??= (async () => {
-        queue = await readQueueSettings(FACTORY, client, queueUrl);
-        checkHandlerBudget(FACTORY, receiver, {
-          timeoutMs,
-          limitMs: queue.visibilityTimeoutSeconds * 1_000,
-          limitName: "the queue's VisibilityTimeout",
-        });
-        loop.start();
-        return worker;
-      })();
-      return starting;
-    },
-    async stop() {
-      await starting?.catch(() => undefined);
-      await loop.stop();
-    },
-  };
+  const worker: SqsWorker = { start: () => loop.start().then(() => worker), stop: loop.stop };
   return worker;
 }
