@@ -151,7 +151,8 @@ export interface RunJobOptions {
   /**
    * Handler time budget in ms, from the job's start; then `signal` aborts and the verdict is
    * `handler_timeout` (the claim is kept, and its lease extended, until the handlers settle).
-   * Default: the receiver's `leaseMs` minus 1 s; it must stay below `leaseMs`.
+   * Default: the receiver's `leaseMs` minus 1 s; it must stay below `leaseMs` (else the verdict is
+   * `failed options_invalid` and no handler runs).
    */
   timeoutMs?: number;
   /**
@@ -192,7 +193,7 @@ export interface HandoffRunner {
    * claims its dedup key, runs the same `.on(...)` handlers with an `AbortSignal` and `attempt` while
    * keeping the claim's lease, then completes the claim (`handled`) or releases it (`failed`, so the
    * engine retries). An event with no handler here is refused `no_handler`. Resolves with the
-   * {@link Verdict}; `jobAction(verdict)` says what the engine does with the job.
+   * {@link Verdict} and never rejects; `jobAction(verdict)` says what the engine does with the job.
    */
   runJob(job: unknown, options?: RunJobOptions): Promise<Verdict>;
   /**
