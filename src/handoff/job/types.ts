@@ -133,7 +133,8 @@ export interface RunJobOptions {
   /**
    * Handler time budget in ms, from the job's start; then `signal` aborts and the verdict is
    * `handler_timeout` (the claim is kept, and its lease extended, until the handlers settle).
-   * Default: the receiver's `leaseMs` minus 1 s; it must stay below `leaseMs`.
+   * Default: the receiver's `leaseMs` minus 1 s; it must stay below `leaseMs` (else the verdict is
+   * `failed options_invalid` and no handler runs).
    */
   timeoutMs?: number;
   /**
@@ -174,7 +175,7 @@ export interface HandoffRunner {
    * claims its dedup key, runs the same `.on(...)` handlers with an `AbortSignal` and `attempt` while
    * keeping the claim's lease, then completes the claim (`handled`) or releases it (`failed`, so the
    * engine retries). An event with no handler here is refused `no_handler`. Resolves with the
-   * {@link Verdict}; `jobAction(verdict)` says what the engine does with the job. The database
+   * {@link Verdict} and never rejects; `jobAction(verdict)` says what the engine does with the job. The database
    * inbox's worker calls it with a row it claimed instead of a job, and the row as `claim`: the row's
    * stored signature is verified again with this receiver's secrets instead of a job MAC
    * (docs/inbox.md "How rows are authenticated").
