@@ -1,16 +1,21 @@
 /**
- * The inbox worker: claims rows of the inbox table (a lease and a fencing token per claim), runs each
- * through `receiver.runJob` (which verifies the row's stored signature again and parses its bytes
- * once) with the row as the claim and, with a transaction adapter, inside the
- * app's transaction where the row's move to `handled` commits with the handlers' writes. Each verdict
- * becomes a row update through the one hand-off mapping, `jobAction`.
+ * The inbox worker on the one worker loop of every engine (`handoff/worker-loop.ts`): `fetch` claims
+ * rows of the inbox table (a lease and a fencing token per claim), `run` runs each through
+ * `receiver.runJob` (which verifies the row's stored signature again and parses its bytes once) with
+ * the row as the claim and, with a transaction adapter, inside the app's transaction where the row's
+ * move to `handled` commits with the handlers' writes; `settle` is the row's update from `jobAction`;
+ * a LISTEN notification wakes the loop. Polling, slots, reports and the shutdown are the loop's.
  */
 
 import type { HandlerContext } from '../core/handler-types.js';
-import type { HandoffRunner } from '../handoff/job/types.js';
-import { type JobAction, jobAction, jobActionOfError } from '../handoff/job-action.js';
-import type { RowRunOptions } from '../receiver/inbox-runs.js';
-import { isWebhookError, WebhookError } from '../shared/errors.js';
+import { accepted, refused, type Verdict } from '../core/verdict.js';
+import type { HandoffRunner, RunJobOptions } from '../handoff/job/types.js';
+import type { JobAction } from '../handoff/job-action.js';
+import type { LoopJob, Settled } from '../handoff/run-and-settle.js';
+import { checkRunner, positiveInteger, positiveIntegers } from '../handoff/worker-checks.js';
+import { createWorkerLoop } from '../handoff/worker-loop.js';
+import type { RowRunOptions, StoredDelivery } from '../receiver/inbox-runs.js';
+import type { WebhookError } from '../shared/errors.js';
 import type { DbRow } from './db.js';
 import { type Inbox, queueOf } from './inbox.js';
 import { storedOf } from './rows.js';
@@ -68,7 +73,10 @@ export interface InboxWorkerOptions<Tx = unknown> {
   pollMs?: number;
   /** PostgreSQL: a dedicated client to LISTEN on, so a new row runs at once. */
   listen?: InboxListener;
-  /** How long `stop()` waits for running rows before aborting them, in ms. Default 10 000. */
+  /**
+   * How long `stop()` waits for running rows before aborting their handlers' signal, and then at
+   * most as long again, in ms (a row still running then runs again once its lease ends). Default 10 000.
+   */
   shutdownMs?: number;
 }
 
@@ -85,7 +93,10 @@ export interface InboxWorkerOptions<Tx = unknown> {
 export interface InboxWorker<Tx = unknown> {
   /** Starts claiming and running rows in the background. */
   start(): void;
-  /** Stops claiming, waits for running rows (then aborts them, and their rows run again later). */
+  /**
+   * Stops claiming, waits for running rows up to `shutdownMs`, then aborts their handlers' signal (a
+   * failed run is put back without using an attempt) and waits at most `shutdownMs` again.
+   */
   stop(): Promise<void>;
   /** Claims and runs the rows due now, once; resolves how many ran. For tests and cron-style use. */
   runOnce(): Promise<number>;
@@ -104,20 +115,23 @@ const isTrue = (value: unknown): boolean => value === true || value === 1 || val
 
 const defaultBackoff = (attempt: number) => Math.min(1_000 * 2 ** (attempt - 1), 300_000);
 
-function positive(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new WebhookError(
-      'options_invalid',
-      `createInboxWorker: \`${name}\` must be a positive whole number.`,
-    );
-  return value;
+const FACTORY = 'createInboxWorker';
+
+/** A claimed row as the worker loop runs it. */
+interface RowJob extends LoopJob {
+  readonly row: DbRow;
+  readonly id: number;
+  readonly fence: number;
+  /** Set by the run once the row left `processing` in it (handled, or superseded): nothing to settle. */
+  closed: boolean;
 }
 
 /**
  * Runs an inbox's rows with a receiver's handlers (docs/inbox.md): in the receiving process by
  * default, or in processes of their own for scale (each with its own receiver and inbox on the same
  * table). Rows of one ordering key run one at a time, oldest event first; an event older than one of
- * its key already handled is `superseded` and never runs.
+ * its key already handled is `superseded` and never runs. The loop is the hand-off engines' one
+ * (`handoff/worker-loop.ts`): the inbox gives it the claim, the run in a transaction, the row update.
  *
  * @example
  * ```ts
@@ -129,7 +143,6 @@ function positive(name: string, value: number): number {
  */
 export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): InboxWorker<Tx> {
   const {
-    receiver,
     inbox,
     transactions,
     maxAttempts = 10,
@@ -139,165 +152,94 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     listen,
     shutdownMs = 10_000,
   } = options;
-  if (typeof receiver?.runJob !== 'function')
-    throw new WebhookError(
-      'options_invalid',
-      'createInboxWorker: `receiver` must be a receiver (it has runJob).',
-    );
+  const receiver = checkRunner(FACTORY, options.receiver);
   const queue = queueOf(inbox);
-  const concurrency = transactions?.locksDatabase ? 1 : positive('concurrency', options.concurrency ?? 1);
-  positive('maxAttempts', maxAttempts);
-  positive('leaseMs', leaseMs);
-  positive('pollMs', pollMs);
+  const concurrency = transactions?.locksDatabase
+    ? 1
+    : positiveInteger(FACTORY, 'concurrency', options.concurrency ?? 1);
+  positiveIntegers(FACTORY, { maxAttempts, leaseMs, pollMs });
   // The app's transaction holds SQLite's write lock: a lease extension from the inbox's connection
   // would wait for it, and no other worker can take the row meanwhile anyway.
   const extendLease = !(transactions?.locksDatabase && queue.db.dialect === 'sqlite');
-  const running = new Set<Promise<void>>();
-  const controller = new AbortController();
-  let started = false;
-  let stopping = false;
-  let wake: (() => void) | undefined;
-  /** A wake-up that came while the loop was not waiting (a NOTIFY during a claim). */
-  let woken = false;
-  let loop: Promise<void> | undefined;
 
-  function report(error: unknown, row: DbRow | undefined, message: string, deadLetter = false): void {
-    receiver.reportJobError(error, {
-      deliveryId: row ? String(row.delivery_id) : undefined,
-      dedupKey: row ? String(row.dedup_key) : undefined,
-      message,
-      deadLetter,
-    });
-  }
+  const jobOf = (row: DbRow): RowJob => ({
+    row,
+    id: Number(row.id),
+    fence: Number(row.fence),
+    attempt: Number(row.attempts),
+    maxAttempts,
+    label: `inbox row ${String(row.id)}`,
+    data: { deliveryId: String(row.delivery_id), dedupKey: String(row.dedup_key) },
+    closed: false,
+  });
 
-  async function runOne(row: DbRow): Promise<void> {
-    const id = Number(row.id);
-    const fence = Number(row.fence);
-    const attempt = Number(row.attempts);
-    let action: JobAction;
-    try {
-      // The claim read the stale guard (`stale`); only a stale row costs the `supersede` statement.
-      if (isTrue(row.stale) && (await queue.supersede(id, fence))) return;
-      const stored = storedOf(row);
-      const execute = (options: RowRunOptions) => receiver.runJob(stored, options);
-      const run = { id, fence, attempt, execute, signal: controller.signal, extendLease };
-      const { verdict, completed } = await runRow(queue, transactions, run);
-      // Handled, or a handled verdict whose completion was fenced off: another run owns the row now.
-      if (completed) return;
-      action = jobAction(verdict, { attempt, maxAttempts, shuttingDown: stopping });
-    } catch (error) {
-      // A malformed row (storedOf: `job_invalid`) is dead at once: no retry makes it readable.
-      action =
-        isWebhookError(error) && error.code === 'job_invalid'
-          ? { type: 'dead-letter', error, exhausted: false, reported: false }
-          : jobActionOfError(error, { attempt, maxAttempts });
+  async function run(job: RowJob, runOptions: RunJobOptions): Promise<Verdict> {
+    const { row, id, fence, attempt } = job;
+    const { service } = receiver;
+    // The claim read the stale guard (`stale`); only a stale row costs the `supersede` statement.
+    if (isTrue(row.stale) && (await queue.supersede(id, fence))) {
+      job.closed = true;
+      return accepted('ignored', service, String(row.delivery_id), String(row.event));
     }
-    await settle(row, id, fence, action);
+    let stored: StoredDelivery;
+    try {
+      stored = storedOf(row);
+    } catch (error) {
+      // A malformed row (`job_invalid`) is dead at once: no retry makes it readable.
+      return refused(service, error as WebhookError);
+    }
+    const execute = (rowOptions: RowRunOptions) => receiver.runJob(stored, rowOptions);
+    // The loop always passes its shutdown signal.
+    const signal = runOptions.signal!;
+    const run = { id, fence, attempt, execute, signal, extendLease };
+    const { verdict, completed } = await runRow(queue, transactions, run);
+    // Handled (late handlers too), or fenced off: another run owns the row now.
+    job.closed = completed;
+    return verdict;
   }
 
-  async function settle(row: DbRow, id: number, fence: number, action: JobAction): Promise<void> {
-    if (action.type === 'done') return;
-    const { error } = action;
+  async function settle(job: RowJob, action: JobAction): Promise<Settled> {
+    if (job.closed || action.type === 'done') return 'done';
     const dead = action.type === 'dead-letter';
     const now = queue.clock.now();
-    const runAt = action.type === 'delay' ? now + action.ms : now + backoffMs(Number(row.attempts));
-    try {
-      await queue.settle(id, fence, {
-        status: dead ? 'dead' : 'failed',
-        runAt,
-        code: error.code,
-        message: error.message,
-        refund: action.type === 'delay',
-      });
-    } catch (settleError) {
-      // The lease ends and the row runs again: nothing is lost.
-      report(settleError, row, 'inbox row could not be updated after its run');
-    }
-    // A dead row is reported (and counted as a dead letter) even when runJob reported its failure.
-    if (dead || !action.reported)
-      report(error, row, dead ? 'inbox row dead' : 'inbox row failed; it will run again', dead);
+    const held = await queue.settle(job.id, job.fence, {
+      status: dead ? 'dead' : 'failed',
+      runAt: action.type === 'delay' ? now + action.ms : now + backoffMs(job.attempt),
+      code: action.error.code,
+      message: action.error.message,
+      refund: action.type === 'delay',
+    });
+    // A row whose fence moved on belongs to another run: it settles it.
+    return dead && held ? 'dead-lettered' : 'retried';
   }
 
-  async function claimAndRun(): Promise<number> {
-    const free = concurrency - running.size;
-    if (free <= 0) return 0;
-    let rows: DbRow[];
-    try {
-      rows = await queue.claim(free, leaseMs, receiver.service);
-    } catch (error) {
-      report(error, undefined, 'inbox claim failed');
-      return 0;
-    }
-    for (const row of rows) {
-      const run = runOne(row).finally(() => {
-        running.delete(run);
-        wake?.();
-      });
-      running.add(run);
-    }
-    return rows.length;
-  }
+  const loop = createWorkerLoop<RowJob>({
+    receiver,
+    concurrency,
+    shutdownTimeoutMs: shutdownMs,
+    signals: [],
+    pollMs,
+    fetchName: 'inbox claim',
+    fetch: async (max) => (await queue.claim(max, leaseMs, receiver.service)).map(jobOf),
+    run,
+    settle,
+  });
 
-  async function background(): Promise<void> {
-    while (!stopping) {
-      const claimed = await claimAndRun();
-      if (stopping) break;
-      if ((claimed > 0 || woken) && running.size < concurrency) {
-        woken = false;
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pollMs);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
-    }
-  }
-
+  let started = false;
   return {
     start() {
       if (started) return;
       started = true;
       if (listen) {
-        listen.on('notification', () => {
-          if (wake) wake();
-          else woken = true;
-        });
+        listen.on('notification', () => loop.wake());
         listen.query(`LISTEN "${queue.channel}"`).catch((error: unknown) => {
-          report(error, undefined, 'inbox LISTEN failed; polling only');
+          receiver.reportJobError(error, { message: 'inbox LISTEN failed; polling only' });
         });
       }
-      loop = background();
+      void loop.start();
     },
-
-    async stop() {
-      stopping = true;
-      wake?.();
-      await loop;
-      const all = Promise.all(running);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, shutdownMs);
-      });
-      await Promise.race([all, late]);
-      clearTimeout(timer);
-      controller.abort(new WebhookError('handler_timeout', 'The inbox worker is stopping.'));
-      await all;
-    },
-
-    async runOnce() {
-      let total = 0;
-      for (;;) {
-        const claimed = await claimAndRun();
-        total += claimed;
-        await Promise.all(running);
-        if (claimed === 0) return total;
-      }
-    },
-
+    stop: () => loop.stop(),
+    runOnce: () => loop.runOnce(),
     tx: (context) => openTransaction(transactions, context, 'inbox worker'),
   };
 }
