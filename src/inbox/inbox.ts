@@ -21,6 +21,7 @@ import {
   type InboxStats,
   type InboxStatus,
 } from './types.js';
+import type { WriteTurns } from './write-turns.js';
 
 const DAY_MS = 86_400_000;
 const PURGE_BATCH = 1_000;
@@ -97,6 +98,8 @@ export interface InboxQueue {
   readonly statements: ReturnType<typeof inboxStatements>;
   /** PostgreSQL: the LISTEN/NOTIFY channel of the table. */
   readonly channel: string;
+  /** SQLite: the turns at the file's write lock, which a worker's transactions take too. */
+  readonly turns?: WriteTurns | undefined;
   /** Claims up to `limit` runnable rows of `service`. */
   claim(limit: number, leaseMs: number, service: string): Promise<DbRow[]>;
   supersede(id: number, fence: number): Promise<boolean>;
@@ -172,7 +175,13 @@ const notForJobs = () =>
   );
 
 /** Builds an inbox over `db`. */
-export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clock, table: string): Inbox {
+export function createInbox(
+  db: InboxDb,
+  options: InboxCommonOptions,
+  clock: Clock,
+  table: string,
+  turns?: WriteTurns,
+): Inbox {
   const sql = inboxStatements(table, db.dialect);
   const { orderingKey = defaultOrderingKey } = options;
 
@@ -316,6 +325,7 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
     table: sql.table,
     statements: sql,
     channel: db.dialect === 'postgres' ? notifyChannel(table) : '',
+    turns,
     claim: (limit, leaseMs, service) => db.query(sql.claim, [clock.now(), leaseMs, limit, service]),
     supersede: async (id, fence) => (await db.query(sql.supersede, [id, fence, clock.now()])).length === 1,
     extend: async (id, fence, leaseMs) =>

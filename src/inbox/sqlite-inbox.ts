@@ -6,6 +6,7 @@ import { WebhookError } from '../shared/errors.js';
 import { sqliteDb } from './db.js';
 import { createInbox, type Inbox, type InboxCommonOptions } from './inbox.js';
 import { DEFAULT_INBOX_TABLE, quoteTable } from './sql.js';
+import { withWriteTurns, writeTurnsOf } from './write-turns.js';
 
 /**
  * Options of {@link createSqliteInbox}.
@@ -60,5 +61,8 @@ export function createSqliteInbox(options: SqliteInboxOptions): Inbox {
   quoteTable(table, 'sqlite');
   // The file opens at the first call; a runtime without a driver is told now, as the store tells it.
   sqliteDriver('createSqliteInbox');
-  return createInbox(sqliteDb(path, callTimeoutMs, synchronous), options, clock, table);
+  // This process's writers of the file (every inbox on it, their workers' transactions) take turns.
+  const file = writeTurnsOf(path);
+  const db = withWriteTurns(sqliteDb(path, callTimeoutMs, synchronous), file, callTimeoutMs);
+  return createInbox(db, options, clock, table, file.turns);
 }

@@ -19,7 +19,7 @@ import type { WebhookError } from '../shared/errors.js';
 import type { DbRow } from './db.js';
 import { type Inbox, queueOf } from './inbox.js';
 import { storedOf } from './rows.js';
-import { openTransaction, runRow } from './run-row.js';
+import { openTransaction, type RowRunResult, runRow } from './run-row.js';
 import type { InboxTransactions } from './transactions.js';
 
 /**
@@ -161,6 +161,12 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   // The app's transaction holds SQLite's write lock: a lease extension from the inbox's connection
   // would wait for it, and no other worker can take the row meanwhile anyway.
   const extendLease = !(transactions?.locksDatabase && queue.db.dialect === 'sqlite');
+  // A transaction holding SQLite's write lock takes its turn at the file (write-turns.ts): the
+  // inbox's own writes (receipts) go between two rows, and workers of one file (mail's, CRM's) take
+  // turns, instead of blocking the event loop in SQLite's busy wait.
+  const { turns } = queue;
+  const inTurn =
+    turns && transactions?.locksDatabase ? turns.transaction : (work: () => Promise<RowRunResult>) => work();
 
   const jobOf = (row: DbRow): RowJob => ({
     row,
@@ -192,7 +198,7 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     // The loop always passes its shutdown signal.
     const signal = runOptions.signal!;
     const run = { id, fence, attempt, execute, signal, extendLease };
-    const { verdict, completed } = await runRow(queue, transactions, run);
+    const { verdict, completed } = await inTurn(() => runRow(queue, transactions, run));
     // Handled (late handlers too), or fenced off: another run owns the row now.
     job.closed = completed;
     return verdict;
@@ -220,7 +226,12 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     signals: [],
     pollMs,
     fetchName: 'inbox claim',
-    fetch: async (max) => (await queue.claim(max, leaseMs, receiver.service)).map(jobOf),
+    async fetch(max) {
+      // A turn of the event loop between claims: rows whose handlers never wait (or wait on
+      // promises only) cannot run back to back for a whole backlog while requests wait unread.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      return (await queue.claim(max, leaseMs, receiver.service)).map(jobOf);
+    },
     run,
     settle,
   });
