@@ -21,7 +21,8 @@ import { rawBodyReports } from './raw-body-unavailable.js';
 import { readHeader, readHeaderString } from './read-header.js';
 import type { BodyLimits, HeadersInput, ReceiveInput } from './receiver-types.js';
 import { report } from './report.js';
-import { verifyForRoute } from './route-secrets.js';
+import { type RouteSource, verifyForRoute } from './route-secrets.js';
+import { checkTenant } from './route-tenant.js';
 import type { ServiceSpec } from './service-spec.js';
 import { signatureRefusal } from './signature-refusal.js';
 import { accepted, failed, refused, type Verdict, verdictOfError } from './verdict.js';
@@ -43,6 +44,8 @@ export interface VerifiedDelivery<E extends DispatchableEvent = DispatchableEven
   readonly headers: HeadersInput;
   readonly secretIndex: number;
   readonly receivedAt: number;
+  /** Where the route it arrived on is read (the request's input). */
+  readonly route: RouteSource;
 }
 
 /**
@@ -112,10 +115,11 @@ export function createReceivePath(
   function quarantine(
     error: unknown,
     body: Uint8Array,
-    headers: ReceiveInput['headers'],
+    input: ReceiveInput,
     secretIndex: number,
     receivedAt: number,
   ): Promise<Verdict> | undefined {
+    const { headers } = input;
     const deliveryId = readHeaderString(headers, headerNames.deliveryId);
     const name = readHeaderString(headers, headerNames.event);
     if (!isWebhookError(error) || error.code !== 'invalid_payload' || !deliveryId || !name) return undefined;
@@ -126,6 +130,7 @@ export function createReceivePath(
       headers,
       secretIndex,
       receivedAt,
+      route: input,
       quarantine: error,
     });
   }
@@ -192,7 +197,7 @@ export function createReceivePath(
         event = spec.parse(body, headers, result.secretIndex);
       } catch (error) {
         const quarantined =
-          handOff?.quarantines && quarantine(error, body, headers, result.secretIndex, receivedAt);
+          handOff?.quarantines && quarantine(error, body, input, result.secretIndex, receivedAt);
         if (quarantined) return await quarantined;
         return await handleInvalid(spec, options, registry, {
           body,
@@ -203,6 +208,11 @@ export function createReceivePath(
         });
       }
       const { deliveryId, name } = event;
+      // A route bound to a tenant takes no other tenant's body (CRM routeTenant), handlers or not.
+      if (spec.tenants) {
+        const wrong = checkTenant(spec, reporter, event, input);
+        if (wrong) return verdictOfError(service, wrong, { deliveryId, event: name });
+      }
       const handlers = registry.handlersFor(event);
       // Hand-off mode enqueues even then: the workers' registrations decide (handoff/job/run-job.ts).
       if (handlers.length === 0 && !handOff) {
@@ -229,7 +239,15 @@ export function createReceivePath(
       }
       if (handOff) {
         // Hand-off mode (docs/handoff.md): a worker claims and runs it (handoff/job/run-job.ts).
-        return await handOff({ event, dedupKey, body, headers, secretIndex: result.secretIndex, receivedAt });
+        return await handOff({
+          event,
+          dedupKey,
+          body,
+          headers,
+          secretIndex: result.secretIndex,
+          receivedAt,
+          route: input,
+        });
       }
       // Direct mode: the delivery runs now, inside the request (a verdict without a promise when
       // nothing was pending: returned as is, no await).
@@ -242,6 +260,7 @@ export function createReceivePath(
         timeoutMs,
         upstream: input,
         waitUntil: input.waitUntil,
+        route: input,
       });
     } catch (error) {
       return unexpected(error);
