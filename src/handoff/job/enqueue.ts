@@ -75,8 +75,10 @@ export async function enqueueDelivery(
   const traceparent = options.telemetry && jobTraceparent(options.telemetry, options.logger, service);
   if (traceparent !== undefined) signed.traceparent = traceparent;
   // The route goes with the job, under its MAC (context.route, routeTenant in the worker). Not yet to
-  // the database inbox, whose rows have no column for it: a row's job must verify as it was signed.
-  if (!wantsParsedEvent(target)) signed.route = routeOf(delivery.route);
+  // the database inbox (its targets read the parse or deliver in the request), whose rows have no
+  // column for it: a row's job must verify as it was signed.
+  if (!wantsParsedEvent(target) && typeof target.deliver !== 'function')
+    signed.route = routeOf(delivery.route);
   const key = options.handoffSecrets[0] ?? options.secrets[delivery.secretIndex]!;
   const mac = await jobMac(key, signed, delivery.body);
   const job: HandoffJob = { ...signed, body: toBase64(delivery.body), mac };
