@@ -60,8 +60,11 @@ export interface HandlerContext {
    *
    * @example
    * ```ts
+   * import { createCrmReceiver } from '@svc/webhooks';
+   *
+   * const crm = createCrmReceiver({ secret, routeTenant: ({ params }) => params.tenant });
    * crm.on('deal.won', async (event, { route }) => {
-   *   await deals.recordWin(route?.params.tenant ?? event.tenantId, event.data);
+   *   await deals.recordWin(route?.params.tenant, event.data.deal_id); // event.tenantId is the same
    * });
    * ```
    */

@@ -201,14 +201,14 @@ describe('with hand-off', () => {
     });
     expect(target.jobs[0]!.route).toEqual({ path: '/webhooks/crm/acme', params });
 
-    const worker = app();
-    const workerReceiver = createCrmReceiver({ secret, routeTenant, handoffSecret: HANDOFF_KEY }).onAny(
+    const runs: { tenantId: string; route: HandlerContext['route'] }[] = [];
+    const worker = createCrmReceiver({ secret, routeTenant, handoffSecret: HANDOFF_KEY }).onAny(
       (event, { route }) => {
-        worker.runs.push({ tenantId: event.tenantId, route });
+        runs.push({ tenantId: event.tenantId, route });
       },
     );
-    expect(await workerReceiver.runJob(target.jobs[0])).toMatchObject({ kind: 'handled' });
-    expect(worker.runs).toEqual([{ tenantId: 'acme', route: { path: '/webhooks/crm/acme', params } }]);
+    expect(await worker.runJob(target.jobs[0])).toMatchObject({ kind: 'handled' });
+    expect(runs).toEqual([{ tenantId: 'acme', route: { path: '/webhooks/crm/acme', params } }]);
   });
 
   it("a worker bound to tenants refuses a job whose route is another tenant's (written by a receiver without the binding): dead-lettered, no handler", async () => {
