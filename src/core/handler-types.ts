@@ -52,11 +52,11 @@ export interface HandlerContext {
   /**
    * The route the delivery arrived on, as a `secret` function sees it: the URL's pathname and the
    * framework's route parameters (`{ path: '/webhooks/crm/acme', params: { tenant: 'acme' } }`; `{}`
-   * where there are none, `/` when `receive(input)` was given no `path`). In direct mode, and in
-   * hand-off workers, where the job carries it under its MAC. With a secret per tenant it names the
-   * tenant whose secret verified the delivery: a CRM receiver's `routeTenant` refuses a body of
-   * another tenant before any handler runs (docs/receivers.md "Bind a route to its tenant").
-   * Absent only for a job that carries none (a database inbox row, docs/inbox.md).
+   * where there are none, `/` when `receive(input)` was given no `path`). In direct mode, in database
+   * inbox runs (the row stores it) and in queue workers (the job carries it under its MAC). With a
+   * secret per tenant it names the tenant whose secret verified the delivery: a CRM receiver's
+   * `routeTenant` refuses a body of another tenant before any handler runs (docs/receivers.md "Bind
+   * a route to its tenant"). Absent only for a queue job written without one.
    *
    * @example
    * ```ts

@@ -21,7 +21,7 @@ import { rawBodyReports } from './raw-body-unavailable.js';
 import { readHeader, readHeaderString } from './read-header.js';
 import type { BodyLimits, HeadersInput, ReceiveInput } from './receiver-types.js';
 import { report } from './report.js';
-import { type RouteSource, verifyForRoute } from './route-secrets.js';
+import { type SecretRequest, verifyForRoute } from './route-secrets.js';
 import { checkTenant } from './route-tenant.js';
 import type { ServiceSpec } from './service-spec.js';
 import { signatureRefusal } from './signature-refusal.js';
@@ -44,8 +44,8 @@ export interface VerifiedDelivery<E extends DispatchableEvent = DispatchableEven
   readonly headers: HeadersInput;
   readonly secretIndex: number;
   readonly receivedAt: number;
-  /** Where the route it arrived on is read (the request's input). */
-  readonly route: RouteSource;
+  /** The route it arrived on, as a `secret` function sees it; null when the adapter gave none. */
+  readonly route: SecretRequest | null;
 }
 
 /**
@@ -56,6 +56,12 @@ export interface VerifiedDelivery<E extends DispatchableEvent = DispatchableEven
 export interface HandOff {
   (delivery: VerifiedDelivery): Promise<Verdict>;
   readonly quarantines?: boolean;
+}
+
+/** The route `input` came to, as a `secret` function sees it; null when the adapter gave none. */
+function routeOf(input: ReceiveInput): SecretRequest | null {
+  const { path, params } = input;
+  return path === undefined && params === undefined ? null : { path: path ?? '/', params: params ?? {} };
 }
 
 /**
@@ -119,19 +125,29 @@ export function createReceivePath(
     secretIndex: number,
     receivedAt: number,
   ): Promise<Verdict> | undefined {
+    if (!isWebhookError(error) || error.code !== 'invalid_payload') return undefined;
     const { headers } = input;
-    const deliveryId = readHeaderString(headers, headerNames.deliveryId);
-    const name = readHeaderString(headers, headerNames.event);
-    if (!isWebhookError(error) || error.code !== 'invalid_payload' || !deliveryId || !name) return undefined;
+    // The event as far as it reads without the schema, keyed by the receiver's own strategy: a body
+    // replayed under fresh ids is one row (docs/security.md "Replay with fresh ids").
+    const read = spec.unvalidated?.(body, headers, secretIndex);
+    const deliveryId = read?.deliveryId ?? readHeaderString(headers, headerNames.deliveryId);
+    const name = read?.name ?? readHeaderString(headers, headerNames.event);
+    if (!deliveryId || !name) return undefined;
+    let dedupKey: string;
+    try {
+      dedupKey = read ? spec.dedupKey(read) : dedupKeyOfDeliveryId(service, deliveryId);
+    } catch {
+      dedupKey = dedupKeyOfDeliveryId(service, deliveryId);
+    }
     return handOff!({
-      event: { deliveryId, name } as DispatchableEvent,
-      dedupKey: dedupKeyOfDeliveryId(service, deliveryId),
+      event: read ?? ({ deliveryId, name, known: false } as DispatchableEvent),
+      dedupKey,
       body,
       headers,
       secretIndex,
       receivedAt,
-      route: input,
       quarantine: error,
+      route: routeOf(input),
     });
   }
 
@@ -246,7 +262,7 @@ export function createReceivePath(
           headers,
           secretIndex: result.secretIndex,
           receivedAt,
-          route: input,
+          route: routeOf(input),
         });
       }
       // Direct mode: the delivery runs now, inside the request (a verdict without a promise when

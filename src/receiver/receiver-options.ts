@@ -17,6 +17,7 @@ import { DEFAULT_BODY_TIMEOUT_MS } from '../shared/body-errors.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import { checkSecrets, type Secrets } from '../verify/secrets.js';
+import { deliveryInboxOf } from './inbox-receipt.js';
 
 /**
  * Default `maxBodyBytes`: 1 MiB. The specs state no size limit; real deliveries are a few KB.
@@ -250,12 +251,13 @@ export function resolveOptions(
       `${factory}: clock must have both setTimeout() and clearTimeout() to run the deadlines, or neither.`,
     );
   }
-  if (resolver && handoff !== undefined && handoffSecret === undefined) {
+  if (resolver && handoff !== undefined && !deliveryInboxOf(handoff) && handoffSecret === undefined) {
     // Each tenant holds its own webhook secret: a job key derived from one would let that tenant
-    // sign jobs of every other (docs/security.md "Hand-off threat model").
+    // sign jobs of every other (docs/security.md "Hand-off threat model"). The database inbox needs
+    // none: its worker verifies each row's stored signature again with its route's secrets.
     throw new WebhookError(
       'options_invalid',
-      `${factory}: a secret function with handoff needs handoffSecret, the key of the jobs' MACs (a secret of its own, the same in the workers).`,
+      `${factory}: a secret function with handoff to a queue engine needs handoffSecret, the key of the jobs' MACs (a secret of its own, the same in the workers).`,
     );
   }
   return {

@@ -5,7 +5,10 @@
  * `receiver.handle` on fetch, both behind real servers) and with hand-off (nothing is written; a
  * worker bound to tenants refuses such a job again). Signatures by node:crypto (support.ts).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   createCrmReceiver,
   createMailReceiver,
@@ -16,6 +19,7 @@ import {
 } from '@svc/webhooks';
 import { createExpressMiddleware } from '@svc/webhooks/express';
 import { jobAction } from '@svc/webhooks/handoff';
+import { createInboxWorker, createSqliteInbox } from '@svc/webhooks/sqlite';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HandoffJob } from '../../src/handoff/job/types.js';
@@ -231,5 +235,34 @@ describe('with hand-off', () => {
     // Signed again under the key with acme's route, it is one acme's receiver could have written.
     expect(await worker.runJob(resigned(moved, HANDOFF_KEY))).toMatchObject({ kind: 'handled' });
     expect(runs).toEqual([forged.deliveryId]);
+  });
+});
+
+describe('with the database inbox (SQLite)', () => {
+  it('a forged cross-tenant body writes no row; a genuine row runs with its stored route as context.route', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'route-tenant-'));
+    closers.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const inbox = createSqliteInbox({ path: join(dir, 'app.sqlite') });
+    await inbox.migrate();
+    const runs: { tenantId: string; route: HandlerContext['route'] }[] = [];
+    const crm = createCrmReceiver({ secret, routeTenant, handoff: inbox, logger: () => {} }).onAny(
+      (event, { route }) => {
+        runs.push({ tenantId: event.tenantId, route });
+      },
+    );
+    const forged = crmDelivery('deal.won', { tenantId: 'acme', secret: SECRETS.evil });
+    expect(await crm.receive({ ...forged, path: '/webhooks/crm/evil' })).toMatchObject({
+      kind: 'refused',
+      code: 'tenant_mismatch',
+    });
+    const genuine = crmDelivery('deal.won', { tenantId: 'acme', secret: SECRETS.acme });
+    const params = { tenant: 'acme' };
+    expect(await crm.receive({ ...genuine, path: '/webhooks/crm/acme', params })).toMatchObject({
+      kind: 'queued',
+    });
+    expect((await inbox.list()).rows.map((row) => row.deliveryId)).toEqual([genuine.deliveryId]);
+    const worker = createInboxWorker({ receiver: crm, inbox });
+    expect(await worker.runOnce()).toBe(1);
+    expect(runs).toEqual([{ tenantId: 'acme', route: { path: '/webhooks/crm/acme', params } }]);
   });
 });
