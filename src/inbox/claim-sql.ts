@@ -8,11 +8,13 @@
  * reaches another key's: 300,000 rows of one replayed body made each claim 0.5 to 1.3 s. So the claim
  * reads three bounded sources instead:
  * 1. a window: the first {@link CLAIM_WINDOW} due keyed rows of the service, each checked in turn
- *    (two index probes). Under ordinary load, the rows it claims are here;
+ *    (three index probes). Under ordinary load, the keyed rows it claims are here;
  * 2. the due rows without a key (they wait for nobody), through their own index;
- * 3. only when those two give fewer rows than asked: the head (first pending row) of every key with
- *    pending rows, found by skipping from key to key in the pending-key index, one probe per key. A
- *    key's backlog is never read, only its head; this costs one probe per key with pending rows.
+ * 3. only when no row of the window may run: the head (first pending row) of every key with pending
+ *    rows, found by skipping from key to key in the pending-key index, one probe per key. A key's
+ *    backlog is never read, only its head; this costs one probe per key with pending rows.
+ * The rows of the three are taken oldest due first, so a steady flow of rows without a key does not
+ * hold back the keys behind a blocked window.
  * Every condition is a bounded index probe: the earlier rows of a key are a range of the pending-key
  * index that ends at the row (its first entry answers), a key's live runs are a range of the
  * running-key index.
@@ -21,7 +23,7 @@
 const PENDING = `('received', 'failed', 'processing')`;
 
 /** How many due keyed rows the first source reads, at most, before checking their turns. */
-export const CLAIM_WINDOW = 16;
+const CLAIM_WINDOW = 16;
 
 /**
  * The claim's text: `$1` now, `$2` lease ms, `$3` most rows, `$4` service. `t` is the quoted table,
@@ -54,8 +56,8 @@ export function claimStatement(t: string, pg: boolean, stale: string): string {
   const window = `SELECT w.id FROM ${t} w WHERE w.service = $4 AND w.ordering_key IS NOT NULL AND ${due('w')} ORDER BY w.run_at, w.id LIMIT ${CLAIM_WINDOW}`;
   // `due` again on `r`: on PostgreSQL, a row another claim updated and committed meanwhile is checked
   // again at its lock, on its new version (a row now running is skipped).
-  const inWindow = `SELECT r.id, r.run_at FROM ${t} r WHERE r.id IN (${window}) AND ${due('r')} AND ${first('r')} AND ${idle('r')} ORDER BY r.run_at, r.id ${most}${lock}`;
-  const unkeyed = `SELECT r.id, r.run_at FROM ${t} r WHERE r.service = $4 AND r.ordering_key IS NULL AND ${due('r')} ORDER BY r.run_at, r.id ${most}${lock}`;
+  const inWindow = `SELECT r.id, r.run_at, 1 AS keyed FROM ${t} r WHERE r.id IN (${window}) AND ${due('r')} AND ${first('r')} AND ${idle('r')} ORDER BY r.run_at, r.id ${most}${lock}`;
+  const unkeyed = `SELECT r.id, r.run_at, 0 AS keyed FROM ${t} r WHERE r.service = $4 AND r.ordering_key IS NULL AND ${due('r')} ORDER BY r.run_at, r.id ${most}${lock}`;
   // The head of every key with pending rows, in key order: each step is one probe of the pending-key
   // index (ordered by key, then event) for its first entry past the previous key, which is the next
   // key's head, and the head's row (`ordering_key > k` implies the index's `IS NOT NULL`). PostgreSQL
@@ -63,14 +65,15 @@ export function claimStatement(t: string, pg: boolean, stale: string): string {
   const headColumns = 'h.ordering_key, h.id, h.service, h.status, h.run_at, h.lease_until';
   const after = (a: string | undefined) =>
     `${a === undefined ? 'x.ordering_key IS NOT NULL' : `x.ordering_key > ${a}`} AND x.status IN ${PENDING} ORDER BY x.ordering_key, x.event_at, x.id LIMIT 1`;
-  const start = 'NOT EXISTS (SELECT 1 FROM ready)';
+  const start = 'NOT EXISTS (SELECT 1 FROM ready WHERE ready.keyed = 1)';
   const next = (a?: string) =>
     pg
       ? `SELECT ${headColumns} FROM ${a === undefined ? '' : 'heads, '}LATERAL (SELECT x.* FROM ${t} x WHERE ${after(a)}) h${a === undefined ? ` WHERE ${start}` : ''}`
       : `SELECT ${headColumns} FROM ${a === undefined ? '' : 'heads, '}${t} h WHERE ${a === undefined ? `${start} AND ` : ''}h.id = (SELECT x.id FROM ${t} x WHERE ${after(a)})`;
   const heads = `heads (k, id, service, status, run_at, lease_until) AS (${next()} UNION ALL ${next('heads.k')})`;
-  const ready = `ready (id, run_at) AS MATERIALIZED (SELECT id, run_at FROM (SELECT * FROM (${inWindow}) a UNION ALL SELECT * FROM (${unkeyed}) b) u ORDER BY run_at, id ${most})`;
-  const atHead = `SELECT r.id FROM ${t} r WHERE r.id IN (SELECT heads.id FROM heads WHERE heads.service = $4 AND ${due('heads')}) AND ${due('r')} AND ${idle('r')} ORDER BY r.run_at, r.id ${most}${lock}`;
-  // The heads are read only when the window and the unkeyed rows gave nothing.
-  return `WITH RECURSIVE ${ready}, ${heads} UPDATE ${t} SET status = 'processing', attempts = attempts + 1, fence = fence + 1, lease_until = $1 + $2 WHERE id IN (SELECT id FROM ready UNION ALL SELECT id FROM (${atHead}) c) RETURNING *, ${stale} AS stale`;
+  const ready = `ready (id, run_at, keyed) AS MATERIALIZED (SELECT * FROM (${inWindow}) a UNION ALL SELECT * FROM (${unkeyed}) b)`;
+  const atHead = `SELECT r.id, r.run_at FROM ${t} r WHERE r.id IN (SELECT heads.id FROM heads WHERE heads.service = $4 AND ${due('heads')}) AND ${due('r')} AND ${idle('r')} ORDER BY r.run_at, r.id ${most}${lock}`;
+  // The heads are read only when no row of the window may run (their first step checks it).
+  const taken = `SELECT id FROM (SELECT id, run_at FROM ready UNION ALL SELECT * FROM (${atHead}) c) u ORDER BY run_at, id ${most}`;
+  return `WITH RECURSIVE ${ready}, ${heads} UPDATE ${t} SET status = 'processing', attempts = attempts + 1, fence = fence + 1, lease_until = $1 + $2 WHERE id IN (${taken}) RETURNING *, ${stale} AS stale`;
 }

@@ -84,6 +84,13 @@ describe('the claim reads bounded index ranges: never a key’s backlog, never t
     };
     // The head runs under a live lease: the 8 oldest rows of the other keys, none of the backlog.
     expect(run()).toEqual(['o1', 'o2', 'o3', 'o4', 'o5', 'o6', 'o7', 'o8']);
+    // A row without a key, due before them, is taken with the 7 oldest: rows without a key never hold
+    // back the keys behind a blocked window.
+    db.exec(
+      `INSERT INTO ${TABLE} (${COLUMNS}) VALUES ('u1', 'mail', 'delivered', 'u1', 3000, NULL, 'received', 5005, 5005, '{}', x'7b7d', NULL)`,
+    );
+    expect(run()).toEqual(['o1', 'o2', 'o3', 'o4', 'o5', 'o6', 'o7', 'u1']);
+    db.exec(`DELETE FROM ${TABLE} WHERE dedup_key = 'u1'`);
     // The head done: the key's next row (the first received of the same event time) is due in the
     // window; the claim takes it alone, and the next claim, the window blocked again, the other keys'.
     db.exec(`UPDATE ${TABLE} SET status = 'handled', handled_at = 1 WHERE dedup_key = 'head'`);
