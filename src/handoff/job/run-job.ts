@@ -15,6 +15,7 @@ import type { PipelineOptions } from '../../core/pipeline-options.js';
 import type { ServiceSpec } from '../../core/service-spec.js';
 import { telemetryEnabled, traced } from '../../core/telemetry.js';
 import { refused, type Verdict } from '../../core/verdict.js';
+import { claimsOver } from '../../dedup/store-claims.js';
 import { isWebhookError, WebhookError } from '../../shared/errors.js';
 import { checkJob, fromBase64 } from './job-codec.js';
 import { matchJobMac } from './job-mac.js';
@@ -129,7 +130,7 @@ export function createJobRunner(
     }
     const { claim, tx } = runOptions;
     // The database inbox passes its row as the claim: the row's move to handled is the completion.
-    const run = runDelivery(claim ? { ...settings, store: claim, storeInProcess: false } : settings, {
+    const run = runDelivery(claim ? { ...settings, claims: claimsOver(claim, settings) } : settings, {
       service,
       event,
       handlers,
