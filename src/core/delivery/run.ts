@@ -125,7 +125,7 @@ function retryAfter(clock: Clock, leaseEndsAt: number): number {
 
 /**
  * One delivery in progress: the facts its handler context is built from, and its deadline (a
- * {@link Deadline} the store calls and the handlers are raced against) as an entry of the receiver's
+ * {@link Deadline} the claim, the settle and the handlers are raced against) as an entry of the receiver's
  * scheduler, added only once something is waited for. A class rather than closures: one is built per
  * delivery on the hot path. Its private state uses TypeScript's `private`, not `#` fields: it never
  * reaches user code, and plain properties cost less to define per instance.
