@@ -13,9 +13,9 @@
  * - `worker`: `createInboxWorker({ concurrency: 1 }).runOnce()`, a no-op handler, no transactions.
  * - `worker-tx`: the same with `sqliteTransactions` (the handler's transaction and the completion in it).
  * - `statements`: our claim and completion statements only, one row at a time, nothing run.
- * - `runjob`: `receiver.runJob` of each row's job (MAC check, parse, pipeline, no-op handler) with a
- *   claim that touches no database.
- * - `mac`: the job MAC check of each row alone (base64 decode and HMAC).
+ * - `runjob`: `receiver.runJob` of each stored row (its signature verified again, parse, pipeline,
+ *   no-op handler) with a claim that touches no database.
+ * - `verify`: the stored signature's check of each row alone (one HMAC over the stored bytes).
  *
  * The parent seeds two tables through `receiver.handle()` of signed `delivered` deliveries in inbox
  * mode (a warm-up table and a counted one, each row its own ordering key), then runs the contender
@@ -27,12 +27,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { matchJobMac } from '../src/handoff/job/job-mac.js';
 import { queueOf } from '../src/inbox/inbox.js';
-import { jobOf } from '../src/inbox/rows.js';
+import { storedOf } from '../src/inbox/rows.js';
 import { createMailReceiver } from '../src/index.js';
 import { createInboxWorker, createSqliteInbox, sqliteTransactions } from '../src/sqlite.js';
 import { createSignedRequest } from '../src/testing/index.js';
+import { verifySignature } from '../src/verify/index.js';
 import { openRawSqlite } from '../test/support/sqlite.js';
 import { callgrindArgs, countsOf } from './callgrind.mjs';
 
@@ -92,12 +92,12 @@ async function loop(contender: string, path: string): Promise<void> {
         release: async () => true,
       };
       for (const row of rows) {
-        const job = jobOf(row);
-        if (contender === 'mac') {
-          if ((await matchJobMac([SECRET], job, Buffer.from(job.body, 'base64'))) !== 0)
-            throw new Error('mac');
+        const stored = storedOf(row);
+        if (contender === 'verify') {
+          const result = await verifySignature(stored.body, stored.headers['x-svcmail-sig'], [SECRET]);
+          if (!result.ok) throw new Error('verify');
         } else {
-          const verdict = await receiver.runJob(job, { claim: noClaim });
+          const verdict = await receiver.runJob(stored, { claim: noClaim });
           if (verdict.kind !== 'handled') throw new Error(`runJob: ${verdict.kind}`);
         }
         n++;

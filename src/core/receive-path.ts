@@ -21,7 +21,7 @@ import { rawBodyReports } from './raw-body-unavailable.js';
 import { readHeader, readHeaderString } from './read-header.js';
 import type { BodyLimits, HeadersInput, ReceiveInput } from './receiver-types.js';
 import { report } from './report.js';
-import { verifyForRoute } from './route-secrets.js';
+import { type SecretRequest, verifyForRoute } from './route-secrets.js';
 import type { ServiceSpec } from './service-spec.js';
 import { signatureRefusal } from './signature-refusal.js';
 import { accepted, failed, refused, type Verdict, verdictOfError } from './verdict.js';
@@ -43,6 +43,8 @@ export interface VerifiedDelivery<E extends DispatchableEvent = DispatchableEven
   readonly headers: HeadersInput;
   readonly secretIndex: number;
   readonly receivedAt: number;
+  /** The route it arrived on, as a `secret` function sees it; null when the adapter gave none. */
+  readonly route: SecretRequest | null;
 }
 
 /**
@@ -53,6 +55,12 @@ export interface VerifiedDelivery<E extends DispatchableEvent = DispatchableEven
 export interface HandOff {
   (delivery: VerifiedDelivery): Promise<Verdict>;
   readonly quarantines?: boolean;
+}
+
+/** The route `input` came to, as a `secret` function sees it; null when the adapter gave none. */
+function routeOf(input: ReceiveInput): SecretRequest | null {
+  const { path, params } = input;
+  return path === undefined && params === undefined ? null : { path: path ?? '/', params: params ?? {} };
 }
 
 /**
@@ -112,21 +120,33 @@ export function createReceivePath(
   function quarantine(
     error: unknown,
     body: Uint8Array,
-    headers: ReceiveInput['headers'],
+    input: ReceiveInput,
     secretIndex: number,
     receivedAt: number,
   ): Promise<Verdict> | undefined {
-    const deliveryId = readHeaderString(headers, headerNames.deliveryId);
-    const name = readHeaderString(headers, headerNames.event);
-    if (!isWebhookError(error) || error.code !== 'invalid_payload' || !deliveryId || !name) return undefined;
+    if (!isWebhookError(error) || error.code !== 'invalid_payload') return undefined;
+    const { headers } = input;
+    // The event as far as it reads without the schema, keyed by the receiver's own strategy: a body
+    // replayed under fresh ids is one row (docs/security.md "Replay with fresh ids").
+    const read = spec.unvalidated?.(body, headers, secretIndex);
+    const deliveryId = read?.deliveryId ?? readHeaderString(headers, headerNames.deliveryId);
+    const name = read?.name ?? readHeaderString(headers, headerNames.event);
+    if (!deliveryId || !name) return undefined;
+    let dedupKey: string;
+    try {
+      dedupKey = read ? spec.dedupKey(read) : dedupKeyOfDeliveryId(service, deliveryId);
+    } catch {
+      dedupKey = dedupKeyOfDeliveryId(service, deliveryId);
+    }
     return handOff!({
-      event: { deliveryId, name } as DispatchableEvent,
-      dedupKey: dedupKeyOfDeliveryId(service, deliveryId),
+      event: read ?? ({ deliveryId, name, known: false } as DispatchableEvent),
+      dedupKey,
       body,
       headers,
       secretIndex,
       receivedAt,
       quarantine: error,
+      route: routeOf(input),
     });
   }
 
@@ -192,7 +212,7 @@ export function createReceivePath(
         event = spec.parse(body, headers, result.secretIndex);
       } catch (error) {
         const quarantined =
-          handOff?.quarantines && quarantine(error, body, headers, result.secretIndex, receivedAt);
+          handOff?.quarantines && quarantine(error, body, input, result.secretIndex, receivedAt);
         if (quarantined) return await quarantined;
         return await handleInvalid(spec, options, registry, {
           body,
@@ -229,7 +249,15 @@ export function createReceivePath(
       }
       if (handOff) {
         // Hand-off mode (docs/handoff.md): a worker claims and runs it (handoff/job/run-job.ts).
-        return await handOff({ event, dedupKey, body, headers, secretIndex: result.secretIndex, receivedAt });
+        return await handOff({
+          event,
+          dedupKey,
+          body,
+          headers,
+          secretIndex: result.secretIndex,
+          receivedAt,
+          route: routeOf(input),
+        });
       }
       // Direct mode: the delivery runs now, inside the request (a verdict without a promise when
       // nothing was pending: returned as is, no await).

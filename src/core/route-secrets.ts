@@ -167,7 +167,7 @@ export async function verifyForRoute(
   routeSecrets: RouteSecrets,
   body: Uint8Array,
   signature: HeaderValue,
-  input: ReceiveInput,
+  input: Pick<ReceiveInput, 'path' | 'params'>,
 ): Promise<VerifyResult> {
   const header = readSignatureHeader(signature);
   if (typeof header !== 'string') return { ok: false, ...header };

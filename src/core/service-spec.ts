@@ -20,6 +20,13 @@ export interface ServiceSpec<E extends DispatchableEvent = DispatchableEvent> {
    * `receivedAt` (a hand-off worker's job) times the event-age check at receipt, not now.
    */
   parse(body: Uint8Array, headers: HeadersInput, secretIndex: number, receivedAt?: number): E;
+  /**
+   * Verified bytes whose payload failed the schema (`invalid_payload`), read as an event this version
+   * does not know (`known: false`, payload unvalidated) with its name and delivery id from the same
+   * sources as `parse`: what the dedup key of a quarantined delivery is computed from. Undefined when
+   * neither can be read.
+   */
+  unvalidated?(body: Uint8Array, headers: HeadersInput, secretIndex: number): E | undefined;
   /** The namespaced dedup key (`mail:…`, `crm:…`); may throw (a user's key function). */
   dedupKey(event: E): string;
 }

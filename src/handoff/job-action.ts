@@ -130,8 +130,8 @@ export function jobAction(verdict: Verdict, options: JobActionOptions): JobActio
 }
 
 /**
- * The action for an error a worker caught outside `runJob`'s verdict (runJob itself rejects only for
- * options it cannot run with): `options_invalid` is retried like a failure, anything else too.
+ * The action for an error a worker caught outside a verdict (`runJob` never rejects; a run step of
+ * an engine's own may): retried like a failure, dead-lettered on the last attempt.
  */
 export function jobActionOfError(error: unknown, options: JobActionOptions): JobAction {
   const webhookError = isWebhookError(error)

@@ -1,6 +1,8 @@
 /**
  * Checks shared by the hand-off workers: a misconfigured worker throws `options_invalid` when it is
- * created or started, instead of failing every job it takes (and dead-lettering them).
+ * created or started, instead of failing every job it takes (and dead-lettering them). The handler
+ * budget is checked against what the engine allows: an SQS visibility timeout, a JetStream
+ * `ack_wait`, and the receiver's `leaseMs`.
  */
 
 import { WebhookError } from '../shared/errors.js';
@@ -29,6 +31,12 @@ export function positiveInteger(factory: string, name: string, value: unknown): 
   return value as number;
 }
 
+/** Checks each of `numbers` given (an undefined one is left to its default) with {@link positiveInteger}. */
+export function positiveIntegers(factory: string, numbers: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(numbers))
+    if (value !== undefined) positiveInteger(factory, name, value);
+}
+
 /** `value` when it is a list of signal names; else `options_invalid`. */
 export function signalNames(factory: string, name: string, value: unknown): readonly NodeJS.Signals[] {
   if (
@@ -46,4 +54,31 @@ export function signalNames(factory: string, name: string, value: unknown): read
 export function leaseAllows(receiver: HandoffRunner, timeoutMs: number): boolean | undefined {
   const { leaseMs } = receiver;
   return typeof leaseMs === 'number' ? timeoutMs < leaseMs : undefined;
+}
+
+/**
+ * Throws `options_invalid` unless the handler budget (`timeoutMs`, or the receiver's default
+ * `leaseMs` − 1 s) stays below the receiver's `leaseMs` and below `limitMs`, the time the engine
+ * keeps a job from other workers (`limitName` says which setting that is).
+ */
+export function checkHandlerBudget(
+  factory: string,
+  receiver: HandoffRunner,
+  settings: { timeoutMs: number | undefined; limitMs: number; limitName: string },
+): void {
+  const { timeoutMs, limitMs, limitName } = settings;
+  if (timeoutMs !== undefined) {
+    if (leaseAllows(receiver, timeoutMs) === false)
+      throw optionsInvalid(factory, `timeoutMs (${timeoutMs}) must stay below the receiver's leaseMs.`);
+    if (timeoutMs >= limitMs)
+      throw optionsInvalid(factory, `${limitName} (${limitMs} ms) must outlast timeoutMs (${timeoutMs}).`);
+    return;
+  }
+  // The default budget is leaseMs − 1 s: it reaches limitMs when leaseMs ≥ limitMs + 1 000, that
+  // is when a budget of limitMs + 999 is still allowed.
+  if (leaseAllows(receiver, limitMs + 999) === true)
+    throw optionsInvalid(
+      factory,
+      `${limitName} (${limitMs} ms) must outlast the handlers' time budget (the receiver's leaseMs − 1 s): raise it, or pass a smaller timeoutMs.`,
+    );
 }

@@ -4,10 +4,17 @@
  */
 
 import { accepted, failed, type Verdict } from '../core/verdict.js';
-import type { HandoffJob, HandoffRunner } from '../handoff/job/types.js';
 import { jobAction } from '../handoff/job-action.js';
+import type { InboxRequestRunner } from '../receiver/inbox-receipt.js';
 import type { DbRow } from './db.js';
 import type { InboxQueue } from './inbox.js';
+
+/** What the answers name of a delivery. */
+interface RowFacts {
+  readonly deliveryId: string;
+  readonly event: string;
+  readonly dedupKey: string;
+}
 
 const DONE_STATUSES = new Set(['handled', 'superseded', 'dead', 'quarantined']);
 
@@ -15,8 +22,8 @@ const DONE_STATUSES = new Set(['handled', 'superseded', 'dead', 'quarantined']);
 export function knownAnswer(
   queue: InboxQueue,
   row: DbRow,
-  runner: HandoffRunner,
-  job: HandoffJob,
+  runner: InboxRequestRunner,
+  job: RowFacts,
 ): Verdict | undefined {
   const facts = { deliveryId: job.deliveryId, event: job.event };
   if (DONE_STATUSES.has(String(row.status)))
@@ -38,8 +45,8 @@ export function knownAnswer(
 export async function recordFailure(
   queue: InboxQueue,
   maxAttempts: number,
-  runner: HandoffRunner,
-  job: HandoffJob,
+  runner: InboxRequestRunner,
+  job: RowFacts,
   row: { id: number; fence: number; attempt: number },
   verdict: Verdict,
 ): Promise<Verdict> {
@@ -76,8 +83,8 @@ export async function recordFailure(
 /** The claim found the row taken: by a run that finished meanwhile (a duplicate), or one still running. */
 export async function afterBusy(
   queue: InboxQueue,
-  job: HandoffJob,
-  runner: HandoffRunner,
+  job: RowFacts,
+  runner: InboxRequestRunner,
   busy: Verdict,
 ): Promise<Verdict> {
   const row = await queue.state(job.dedupKey);

@@ -7,7 +7,8 @@
 
 import type { HandlerContext } from '../core/handler-types.js';
 import { accepted, failed, type Verdict } from '../core/verdict.js';
-import type { HandoffJob, HandoffRunner, HandoffTarget } from '../handoff/job/types.js';
+import type { HandoffTarget } from '../handoff/job/types.js';
+import type { DeliveryInbox, InboxReceipt, InboxRequestRunner } from '../receiver/inbox-receipt.js';
 import { WebhookError } from '../shared/errors.js';
 import { afterBusy, knownAnswer, recordFailure } from './direct-answer.js';
 import { directClaimStatement, directSupersedeStatement } from './direct-sql.js';
@@ -110,10 +111,15 @@ export function createDirectInbox<Tx>(options: DirectInboxOptions<Tx>): DirectIn
   // Nothing aborts a run in the request but its deadline.
   const signal = new AbortController().signal;
 
-  async function deliver(job: HandoffJob, runner: HandoffRunner): Promise<Verdict> {
+  async function runInRequest(receipt: InboxReceipt, runner: InboxRequestRunner): Promise<Verdict> {
     const startedAt = queue.clock.now();
+    const job = {
+      deliveryId: receipt.event.deliveryId,
+      event: receipt.event.name,
+      dedupKey: receipt.dedupKey,
+    };
     const facts = { deliveryId: job.deliveryId, event: job.event };
-    const row = await queue.admit(job, runner.leaseMs);
+    const row = await queue.admit(receipt, runner.leaseMs);
     const answer = knownAnswer(queue, row, runner, job);
     if (answer) return answer;
     const id = Number(row.id);
@@ -139,7 +145,7 @@ export function createDirectInbox<Tx>(options: DirectInboxOptions<Tx>): DirectIn
         id,
         fence: fence + 1,
         attempt,
-        job,
+        execute: runner.run,
         signal,
         timeoutMs: budget,
         extendLease: false,
@@ -165,7 +171,7 @@ export function createDirectInbox<Tx>(options: DirectInboxOptions<Tx>): DirectIn
           if (verdict.kind === 'failed' && verdict.code === 'handler_timeout') reply(verdict);
         },
       };
-      runRow(runner, queue, transactions, run)
+      runRow(queue, transactions, run)
         .then(async ({ verdict, completed }) => {
           if (!completed)
             reply(await recordFailure(queue, maxAttempts, runner, job, { id, fence, attempt }, verdict));
@@ -184,10 +190,12 @@ export function createDirectInbox<Tx>(options: DirectInboxOptions<Tx>): DirectIn
     });
   }
 
-  return {
+  const direct: DirectInbox<Tx> & DeliveryInbox = {
     enqueue: (job, enqueueOptions) => inbox.enqueue(job, enqueueOptions),
-    quarantine: (job, problem, quarantineOptions) => inbox.quarantine!(job, problem, quarantineOptions),
-    deliver,
+    // A delivery that failed the schema is quarantined as in inbox mode.
+    storeDelivery: (receipt) => (inbox as Inbox & DeliveryInbox).storeDelivery(receipt),
+    runInRequest,
     tx: (context) => openTransaction(transactions, context, 'direct inbox'),
   };
+  return direct;
 }

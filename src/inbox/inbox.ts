@@ -4,8 +4,8 @@
  * worker uses (claim, supersede, extend, settle), reached through {@link queueOf}.
  */
 
-import { jobBodyBytes, jobParsedEvent, readsParsedEvent } from '../handoff/job/job-body.js';
-import type { EnqueueResult, HandoffJob, HandoffTarget } from '../handoff/job/types.js';
+import type { EnqueueResult, HandoffTarget } from '../handoff/job/types.js';
+import type { DeliveryInbox, InboxReceipt } from '../receiver/inbox-receipt.js';
 import type { Clock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import type { DbRow, InboxDb } from './db.js';
@@ -28,8 +28,9 @@ const PURGE_BATCH = 1_000;
 const REDRIVABLE = ['failed', 'dead', 'quarantined', 'superseded'] as const;
 
 /**
- * A database inbox: a {@link HandoffTarget} (give it to a receiver as `handoff`) whose jobs are rows
- * of a table in your database, plus the functions to look at and re-drive them.
+ * A database inbox: give it to a receiver as `handoff`, and each verified delivery is one row of a
+ * table in your database (not a queue job: `enqueue(job)` refuses with `options_invalid`, as a job
+ * carries no signature to authenticate a row by), plus the functions to look at and re-drive them.
  *
  * @example
  * ```ts
@@ -107,10 +108,10 @@ export interface InboxQueue {
   ): Promise<boolean>;
   complete(id: number, fence: number): string;
   /**
-   * Direct mode: the state of `job`'s row, inserted first (`received`, due for a worker only after
-   * `delayMs`) unless its dedup key has one.
+   * Direct mode: the state of the delivery's row, inserted first (`received`, due for a worker only
+   * after `delayMs`) unless its dedup key has one.
    */
-  admit(job: HandoffJob, delayMs: number): Promise<DbRow>;
+  admit(receipt: InboxReceipt, delayMs: number): Promise<DbRow>;
   /** A row's state (id, status, attempts, fence, lease) by dedup key. */
   state(dedupKey: string): Promise<DbRow | undefined>;
   /** Direct mode: records a failed run (after its transaction rolled back) on the row at `fence`. */
@@ -147,20 +148,28 @@ function storedMessage(message: string): string {
 }
 
 /**
- * The JSON body of `job` as the ordering key and event time read it: the receiver's own parse when it
- * handed one over (the email event's `payload`, the CRM event's `envelope`: the schemas keep unknown
- * fields), else parsed from `body` (a quarantined delivery, a job built elsewhere).
+ * The JSON body as the ordering key and event time read it: the receiver's own parse (the email
+ * event's `payload`, the CRM event's `envelope`: the schemas keep unknown fields), else parsed from
+ * the bytes (a quarantined delivery the service's parse could not read without its schema).
  */
-function payloadOf(job: HandoffJob, body: Uint8Array): unknown {
-  const event = jobParsedEvent(job) as { payload?: unknown; envelope?: unknown } | undefined;
-  const parsed = job.service === 'crm' ? event?.envelope : event?.payload;
+function payloadOf(receipt: InboxReceipt): unknown {
+  const event = receipt.event as { payload?: unknown; envelope?: unknown };
+  const parsed = receipt.service === 'crm' ? event.envelope : event.payload;
   if (parsed !== undefined) return parsed;
   try {
-    return JSON.parse(decoder.decode(body));
+    return JSON.parse(decoder.decode(receipt.body));
   } catch {
     return undefined; // a body that does not parse is refused by the receiver before it gets here
   }
 }
+
+const notForJobs = () =>
+  Promise.reject(
+    new WebhookError(
+      'options_invalid',
+      'The inbox stores the deliveries a receiver verified (give it to the receiver as `handoff`); it does not take queue jobs, which carry no signature to authenticate a row by.',
+    ),
+  );
 
 /** Builds an inbox over `db`. */
 export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clock, table: string): Inbox {
@@ -186,41 +195,38 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
     return conditions;
   }
 
-  /** Inserts `job`'s row unless its dedup key has one; resolves the new row's id, or undefined. */
-  async function insert(job: HandoffJob, problem?: WebhookError, delayMs = 0): Promise<unknown> {
-    const body = jobBodyBytes(job);
-    const payload = payloadOf(job, body);
-    const input = { service: job.service, event: job.event, payload };
+  /** Inserts the delivery's row unless its dedup key has one; resolves the new row's id, or undefined. */
+  async function insert(receipt: InboxReceipt, delayMs = 0): Promise<unknown> {
+    const payload = payloadOf(receipt);
+    const { service, event, quarantine: problem } = receipt;
     const now = clock.now();
     const rows = await db.query(sql.insert, [
-      job.dedupKey,
-      job.service,
-      job.event,
-      job.deliveryId,
-      eventTime(payload, job.receivedAt),
-      boundedKey(orderingKey(input)),
+      receipt.dedupKey,
+      service,
+      event.name,
+      event.deliveryId,
+      eventTime(payload, receipt.receivedAt),
+      boundedKey(orderingKey({ service, event: event.name, payload })),
       problem ? 'quarantined' : 'received',
       now + delayMs,
-      job.receivedAt,
-      job.secretIndex,
-      JSON.stringify(job.headers),
-      job.traceparent ?? null,
-      job.mac,
-      body,
+      receipt.receivedAt,
+      JSON.stringify(receipt.headers),
+      receipt.route === null ? null : JSON.stringify(receipt.route),
+      receipt.traceparent,
+      receipt.body,
       problem?.code ?? null,
       problem ? storedMessage(problem.message) : null,
     ]);
     return rows[0]?.id;
   }
 
-  async function enqueue(job: HandoffJob, problem?: WebhookError): Promise<EnqueueResult> {
-    return (await insert(job, problem)) === undefined ? 'duplicate' : 'enqueued';
-  }
+  const storeDelivery = async (receipt: InboxReceipt): Promise<EnqueueResult> =>
+    (await insert(receipt)) === undefined ? 'duplicate' : 'enqueued';
 
-  const inbox: Inbox = {
+  const inbox: Inbox & DeliveryInbox = {
     dialect: db.dialect,
-    enqueue: (job) => enqueue(job),
-    quarantine: (job, problem) => enqueue(job, problem),
+    enqueue: notForJobs,
+    storeDelivery,
     migrate: () => db.exec(sql.ddl),
 
     async list(listOptions = {}) {
@@ -327,16 +333,16 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
         ])
       ).length === 1,
     complete: (id, fence) => completeStatement(sql.table, id, fence, clock.now()),
-    async admit(job, delayMs) {
+    async admit(receipt, delayMs) {
       // A retry reads its row first: on PostgreSQL an insert that meets a row whose run holds it in an
       // open transaction would wait for that transaction.
-      const [known] = await db.query(sql.state, [job.dedupKey]);
+      const [known] = await db.query(sql.state, [receipt.dedupKey]);
       if (known) return known;
       // The row just inserted is in the state the DDL's defaults give it: no read back.
-      const id = await insert(job, undefined, delayMs);
+      const id = await insert(receipt, delayMs);
       if (id !== undefined) return { id, status: 'received', attempts: 0, fence: 0, lease_until: null };
       // Another copy of the delivery inserted it first.
-      const [row] = await db.query(sql.state, [job.dedupKey]);
+      const [row] = await db.query(sql.state, [receipt.dedupKey]);
       if (!row) throw new WebhookError('store_unavailable', 'inbox: the row just written is not there.');
       return row;
     },
@@ -345,6 +351,5 @@ export function createInbox(db: InboxDb, options: InboxCommonOptions, clock: Clo
       (await db.query(sql.record, [id, fence, to.status, to.runAt, to.code, storedMessage(to.message)]))
         .length === 1,
   });
-  readsParsedEvent(inbox);
   return inbox;
 }

@@ -1,11 +1,12 @@
 /**
- * Database rows of the inbox table as {@link InboxRow}s, and a claimed row as the job it reruns.
+ * Database rows of the inbox table as {@link InboxRow}s, and a claimed row as the stored delivery it
+ * runs again.
  * A row may hold what the inbox never writes (a hand edit, another program, a restored dump): it is
  * read anyway, field by field, and marked `malformed` with the reason, so one such row never fails a
  * listing; the worker moves it to `dead` (`job_invalid`) instead of running it.
  */
-import { toBase64 } from '../handoff/job/job-codec.js';
-import { HANDOFF_JOB_VERSION, type HandoffJob } from '../handoff/job/types.js';
+import type { SecretRequest } from '../core/route-secrets.js';
+import type { StoredDelivery } from '../receiver/inbox-runs.js';
 import { WebhookError } from '../shared/errors.js';
 import type { DbRow } from './db.js';
 import { INBOX_STATUSES, type InboxRow, type InboxRowDetail, type InboxStatus } from './types.js';
@@ -98,6 +99,28 @@ class Reader {
     return new TextEncoder().encode(typeof value === 'string' ? value : '');
   }
 
+  /** The stored route (`{ path, params }` of strings), or null. */
+  route(): SecretRequest | null {
+    const text = this.textOrNull('route');
+    if (text === null) return null;
+    try {
+      const parsed = JSON.parse(text) as { path?: unknown; params?: unknown };
+      const { path, params } = parsed;
+      if (
+        typeof path === 'string' &&
+        typeof params === 'object' &&
+        params !== null &&
+        !Array.isArray(params) &&
+        Object.values(params).every((v) => typeof v === 'string')
+      )
+        return { path, params: params as Record<string, string> };
+    } catch {
+      // reported below
+    }
+    this.bad('route', 'a JSON route of strings');
+    return null;
+  }
+
   /** `fields` with `malformed` set when any column was not what the inbox writes. */
   done<T extends InboxRow>(fields: T): T {
     if (this.problems.length > 0) fields.malformed = `${this.problems.join('; ')}.`;
@@ -137,30 +160,29 @@ export function toDetail(row: DbRow): InboxRowDetail {
 }
 
 /**
- * The hand-off job a row stores: the worker runs it with `receiver.runJob`, which checks its MAC.
- * Throws `job_invalid` for a malformed row (docs/inbox.md "What the worker checks again").
+ * The delivery a claimed row stores, to run again: the worker hands it to `receiver.runJob`, which
+ * verifies its stored signature again. Throws `job_invalid` for a malformed row (docs/inbox.md
+ * "Malformed rows").
  */
-export function jobOf(row: DbRow): HandoffJob {
+export function storedOf(row: DbRow): StoredDelivery {
   const read = new Reader(row);
   readRow(read);
-  const job: HandoffJob = {
-    v: HANDOFF_JOB_VERSION,
+  const stored: StoredDelivery = {
+    stored: 'inbox',
     service: read.text('service'),
     deliveryId: read.text('delivery_id'),
     event: read.text('event'),
     dedupKey: read.text('dedup_key'),
     receivedAt: read.time('received_at'),
-    secretIndex: read.count('secret_index'),
     headers: read.headers(),
-    body: toBase64(read.body()),
-    mac: read.text('mac'),
+    route: read.route(),
+    traceparent: read.textOrNull('traceparent'),
+    body: read.body(),
   };
-  const traceparent = read.textOrNull('traceparent');
-  if (traceparent !== null) job.traceparent = traceparent;
   if (read.problems.length > 0)
     throw new WebhookError(
       'job_invalid',
       `The inbox row is malformed (${[...new Set(read.problems)].join('; ')}): it was not written by a receiver, and it never runs.`,
     );
-  return job;
+  return stored;
 }

@@ -1,6 +1,7 @@
 /**
- * One run of an inbox row, shared by the inbox worker and direct mode: `receiver.runJob` with the row
- * as the claim and, with a transaction adapter, inside the app's transaction, where the row's move to
+ * One run of an inbox row, shared by the inbox worker and direct mode: the receiver's run (the stored
+ * row through `receiver.runJob`, or the request's own parse) with the row as the claim ({@link rowClaim})
+ * and, with a transaction adapter, inside the app's transaction, where the row's move to
  * `handled` commits with the handlers' writes. The transaction ends only once the handlers settled:
  * handlers still running at their deadline keep it (and the row) until they finish, then it commits if
  * they completed the row and rolls back otherwise, so a late write never commits outside it.
@@ -10,13 +11,13 @@ import { transactionRunOf } from '../core/delivery/context.js';
 import type { HandlerContext } from '../core/handler-types.js';
 import type { Verdict } from '../core/verdict.js';
 import type { DedupStore } from '../dedup/types.js';
-import type { HandoffJob, HandoffRunner, RunJobOptions } from '../handoff/job/types.js';
+import type { RowRunOptions } from '../receiver/inbox-runs.js';
 import { WebhookError } from '../shared/errors.js';
 import type { InboxQueue } from './inbox.js';
 import type { InboxTransactions } from './transactions.js';
 
 /**
- * The `runJob` options of each run inside an open transaction, to the adapter whose transaction it
+ * The run options of each run inside an open transaction, to the adapter whose transaction it
  * is: set before the handlers start, removed once they all settled (before the commit).
  */
 const openRuns = new WeakMap<object, InboxTransactions<never>>();
@@ -57,9 +58,10 @@ export interface RowRun {
   /** The fencing token of the claim this run holds (the completion matches it). */
   readonly fence: number;
   readonly attempt: number;
-  readonly job: HandoffJob;
+  /** The receiver's run of the row's delivery with these options (the row as `claim`). */
+  readonly execute: (options: RowRunOptions) => Promise<Verdict>;
   readonly signal: AbortSignal;
-  /** Handler budget in ms (runJob's `timeoutMs`); default runJob's. */
+  /** Handler budget in ms; default the receiver's `leaseMs` minus 1 s. */
   readonly timeoutMs?: number | undefined;
   /** Whether the claim's lease is extended from the inbox's connection while the handlers run. */
   readonly extendLease: boolean;
@@ -68,7 +70,7 @@ export interface RowRun {
    * verdict ends the run there: committed, without running the handlers.
    */
   readonly begin?: ((execute: Execute) => Promise<Verdict | undefined>) | undefined;
-  /** Called with the verdict as soon as `runJob` gives it, before the transaction ends. */
+  /** Called with the verdict as soon as the run gives it, before the transaction ends. */
   readonly onVerdict?: ((verdict: Verdict) => void) | undefined;
 }
 
@@ -82,8 +84,9 @@ export interface RowRunResult {
 type Complete = () => Promise<boolean>;
 
 /**
- * The row as the run's claim: completion is `complete` (in the app's transaction, or on the inbox's
- * own connection). `settled` resolves once runJob completed or released it (after late handlers too).
+ * The row as the run's claim, in the shape of a dedup store (the seam to the pipeline's claim):
+ * completion is `complete` (in the app's transaction, or on the inbox's own connection), the lease is
+ * the row's. `settled` resolves once the run completed or released it (after late handlers too).
  */
 function rowClaim(queue: InboxQueue, run: RowRun, complete: Complete) {
   const state = { claimed: false, completed: false };
@@ -117,22 +120,25 @@ function rowClaim(queue: InboxQueue, run: RowRun, complete: Complete) {
   return { claim, state, settled };
 }
 
-async function runJobOnce<Tx>(
-  receiver: HandoffRunner,
+async function runOnce<Tx>(
   queue: InboxQueue,
   run: RowRun,
   complete: Complete,
   open?: { tx: Tx; transactions: InboxTransactions<Tx> },
 ): Promise<RowRunResult> {
   const { claim, state, settled } = rowClaim(queue, run, complete);
-  const options: RunJobOptions = { attempt: run.attempt, signal: run.signal, claim };
+  const options: RowRunOptions & { timeoutMs?: number; tx?: unknown } = {
+    attempt: run.attempt,
+    signal: run.signal,
+    claim,
+  };
   if (run.timeoutMs !== undefined) options.timeoutMs = run.timeoutMs;
   if (open) {
     options.tx = open.tx;
     openRuns.set(options, open.transactions as InboxTransactions<never>);
   }
   try {
-    const verdict = await receiver.runJob(run.job, options);
+    const verdict = await run.execute(options);
     run.onVerdict?.(verdict);
     // Handlers past their deadline still run: the claim (and the transaction) wait for them.
     if (state.claimed) await settled;
@@ -148,7 +154,6 @@ async function runJobOnce<Tx>(
  * connection after the handlers. Rejects only when the database does.
  */
 export async function runRow<Tx>(
-  receiver: HandoffRunner,
   queue: InboxQueue,
   transactions: InboxTransactions<Tx> | undefined,
   run: RowRun,
@@ -159,7 +164,7 @@ export async function runRow<Tx>(
     const { db, statements, clock } = queue;
     const complete = async () =>
       (await db.query(statements.complete, [run.id, run.fence, clock.now()])).length === 1;
-    return runJobOnce(receiver, queue, run, complete);
+    return runOnce(queue, run, complete);
   }
   try {
     return await transactions.transaction(async (tx, execute) => {
@@ -169,7 +174,7 @@ export async function runRow<Tx>(
         return { verdict: early, completed: true };
       }
       const complete = async () => (await execute(queue.complete(run.id, run.fence))) === 1;
-      const result = await runJobOnce(receiver, queue, run, complete, { tx, transactions });
+      const result = await runOnce(queue, run, complete, { tx, transactions });
       // Commit only a run that moved its row to handled: otherwise the handlers' writes go too.
       if (!result.completed) throw new Rollback(result.verdict);
       return result;

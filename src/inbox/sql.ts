@@ -81,10 +81,9 @@ function ddl(table: string, dialect: Dialect): string {
   last_error_message TEXT,
   received_at BIGINT NOT NULL,
   handled_at BIGINT,
-  secret_index INTEGER NOT NULL,
   headers TEXT NOT NULL,
+  route TEXT,
   traceparent TEXT,
-  mac TEXT NOT NULL,
   body ${pg ? 'BYTEA' : 'BLOB'} NOT NULL
 )`,
     // The claim's scan: only rows that may run.
@@ -123,7 +122,7 @@ export function toSqlite(text: string, params: readonly unknown[]): { text: stri
 export function inboxStatements(table: string, dialect: Dialect) {
   const { quoted: t } = quoteTable(table, dialect);
   const pg = dialect === 'postgres';
-  const insert = `INSERT INTO ${t} (dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, secret_index, headers, traceparent, mac, body, last_error_code, last_error_message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT (dedup_key) DO NOTHING RETURNING id`;
+  const insert = `INSERT INTO ${t} (dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, headers, route, traceparent, body, last_error_code, last_error_message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (dedup_key) DO NOTHING RETURNING id`;
   // A row may run when it is waiting and due, or when its run's lease ended (the worker died). The
   // leading status list repeats the runnable index's own condition: without it SQLite cannot prove the
   // OR implies it, and scans the whole table (handled rows included) on every claim.

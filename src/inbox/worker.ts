@@ -1,6 +1,7 @@
 /**
  * The inbox worker: claims rows of the inbox table (a lease and a fencing token per claim), runs each
- * through `receiver.runJob` with the row as the claim and, with a transaction adapter, inside the
+ * through `receiver.runJob` (which verifies the row's stored signature again and parses its bytes
+ * once) with the row as the claim and, with a transaction adapter, inside the
  * app's transaction where the row's move to `handled` commits with the handlers' writes. Each verdict
  * becomes a row update through the one hand-off mapping, `jobAction`.
  */
@@ -8,10 +9,11 @@
 import type { HandlerContext } from '../core/handler-types.js';
 import type { HandoffRunner } from '../handoff/job/types.js';
 import { type JobAction, jobAction, jobActionOfError } from '../handoff/job-action.js';
+import type { RowRunOptions } from '../receiver/inbox-runs.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
 import type { DbRow } from './db.js';
 import { type Inbox, queueOf } from './inbox.js';
-import { jobOf } from './rows.js';
+import { storedOf } from './rows.js';
 import { openTransaction, runRow } from './run-row.js';
 import type { InboxTransactions } from './transactions.js';
 
@@ -176,13 +178,15 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     try {
       // The claim read the stale guard (`stale`); only a stale row costs the `supersede` statement.
       if (isTrue(row.stale) && (await queue.supersede(id, fence))) return;
-      const run = { id, fence, attempt, job: jobOf(row), signal: controller.signal, extendLease };
-      const { verdict, completed } = await runRow(receiver, queue, transactions, run);
+      const stored = storedOf(row);
+      const execute = (options: RowRunOptions) => receiver.runJob(stored, options);
+      const run = { id, fence, attempt, execute, signal: controller.signal, extendLease };
+      const { verdict, completed } = await runRow(queue, transactions, run);
       // Handled, or a handled verdict whose completion was fenced off: another run owns the row now.
       if (completed) return;
       action = jobAction(verdict, { attempt, maxAttempts, shuttingDown: stopping });
     } catch (error) {
-      // A malformed row (jobOf: `job_invalid`) is dead at once: no retry makes it readable.
+      // A malformed row (storedOf: `job_invalid`) is dead at once: no retry makes it readable.
       action =
         isWebhookError(error) && error.code === 'job_invalid'
           ? { type: 'dead-letter', error, exhausted: false, reported: false }

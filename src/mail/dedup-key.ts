@@ -14,7 +14,8 @@ import type { MailWebhookEvent } from './types.js';
  *   confirmation) under different ids, so it runs twice.
  * - `'message-event'`: `mail:message:<event>:<message_id>`. Also collapses the two `delivered` events of
  *   one message (and any other event of one message sent twice). Events without `message_id`
- *   (account events such as `ip_paused`) and unknown events fall back to the delivery id.
+ *   (account events such as `ip_paused`) fall back to the delivery id; an unknown event (and a quarantined
+ *   one, whose payload failed the schema) is keyed on its `message_id` when its payload has one.
  * - a function of the event returning a non-empty string, prefixed with `mail:`.
  *
  * Whatever the strategy, a key longer than 200 characters (`DEDUP_KEY_HASH_ABOVE`) is replaced by
@@ -34,10 +35,13 @@ export type MailDedupKey = 'delivery-id' | 'message-event' | ((event: MailWebhoo
  */
 export function mailDedupKeyOf(strategy: MailDedupKey = 'delivery-id'): (event: MailWebhookEvent) => string {
   return dedupKeyOf('mail', strategy, {
-    // The event name first: known names contain no ':', so keys cannot collide.
+    // The event name first: known names contain no ':', so keys cannot collide; an unknown name
+    // holding one falls back to the delivery id.
     'message-event': (event) => {
-      const messageId = event.known ? (event.payload as { message_id?: unknown }).message_id : undefined;
-      return typeof messageId === 'string' && messageId.length > 0
+      // An unknown event (or a quarantined one, read without the schema) is keyed the same way when
+      // its signed payload has a message_id: a body replayed under fresh ids is one delivery.
+      const messageId = (event.payload as { message_id?: unknown }).message_id;
+      return typeof messageId === 'string' && messageId.length > 0 && !event.name.includes(':')
         ? `message:${event.name}:${messageId}`
         : undefined;
     },

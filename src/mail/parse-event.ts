@@ -96,12 +96,32 @@ export function mailEventParser(
     readMailEvent(settings, body, headers, secretIndex, receivedAt);
 }
 
+/**
+ * The receiver's read of verified bytes whose payload failed the schema: the event as one this
+ * version does not know (payload unvalidated), its name and delivery id read as {@link parseMailEvent}
+ * reads them; undefined when they cannot be read. A quarantined delivery is keyed from it.
+ */
+export function mailUnvalidatedReader(
+  where: string,
+  options: Omit<ParseMailEventOptions, 'secretIndex'>,
+): (body: Uint8Array, headers: HeadersInput, secretIndex: number) => MailWebhookEvent | undefined {
+  const settings = settingsOf(where, options);
+  return (body, headers, secretIndex) => {
+    try {
+      return readMailEvent(settings, body, headers, secretIndex, undefined, false);
+    } catch {
+      return undefined;
+    }
+  };
+}
+
 function readMailEvent(
   settings: MailParseSettings,
   bytes: Uint8Array,
   headers: HeadersInput,
   secretIndex: number,
   receivedAt: number | undefined,
+  validate = true,
 ): MailWebhookEvent {
   const { names, maxEventAgeMs } = settings;
   const payload = parseJsonObject(bytes, 'email service');
@@ -148,7 +168,8 @@ function readMailEvent(
     );
   }
 
-  const schema = mailParseSchemas().get(name);
+  const schema = validate ? mailParseSchemas().get(name) : undefined;
+  if (!validate) return { service: 'mail', known: false, name, deliveryId, payload, secretIndex };
   if (schema === undefined) {
     if (maxEventAgeMs !== undefined) checkAge(payload.timestamp, maxEventAgeMs, settings.clock, receivedAt);
     return { service: 'mail', known: false, name, deliveryId, payload, secretIndex };

@@ -9,7 +9,7 @@ import { WebhookError } from '../shared/errors.js';
 import { type MailDedupKey, mailDedupKeyOf } from './dedup-key.js';
 import { MAIL_EVENT_NAMES } from './event-names.js';
 import { type MailHeaderNames, resolveMailHeaderNames } from './header-names.js';
-import { mailEventParser } from './parse-event.js';
+import { mailEventParser, mailUnvalidatedReader } from './parse-event.js';
 import type { MailEvent, MailWebhookEvent, UnknownMailEvent } from './types.js';
 
 /**
@@ -96,6 +96,7 @@ export function createMailReceiver(options: MailReceiverOptions): MailReceiver {
       // crm-service §6: its signature header, named here so a CRM delivery at this route is recognised.
       foreignSignatures: [{ service: 'crm', header: 'x-svc-signature' }],
       parse: mailEventParser('createMailReceiver', { headerNames, requireBodyEvent, maxEventAgeMs, clock }),
+      unvalidated: mailUnvalidatedReader('createMailReceiver', { headerNames, requireBodyEvent, clock }),
       dedupKey: dedupKey as (event: MailWebhookEvent) => string,
     },
     resolved,

@@ -22,6 +22,8 @@ import type { HandoffRunner } from '../handoff/job/types.js';
 import { isWebhookError } from '../shared/errors.js';
 import { rememberBodyLimits } from './body-limits.js';
 import { toResponse } from './http-answer.js';
+import { createInboxHandOff, deliveryInboxOf } from './inbox-receipt.js';
+import { createInboxRuns, type InboxRuns, isStoredDelivery, type RowRunOptions } from './inbox-runs.js';
 import { observeReceive, observeRunJob } from './observe.js';
 import type { ResolvedOptions } from './receiver-options.js';
 
@@ -106,21 +108,22 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
   const registry = createHandlerRegistry(spec.knownNames);
   // One scheduler per receiver: direct mode and the hand-off worker's jobs share these settings.
   const settings = deliverySettings(options, registry.errorHooks);
+  // The inbox's runs (a claimed row run again, a delivery run in the request), built on first use.
+  let inboxRuns: InboxRuns | undefined;
+  const runsOfInbox = () => (inboxRuns ??= createInboxRuns(spec as ServiceSpec, options, registry, settings));
+  const inbox = deliveryInboxOf(handoff);
   let handOff: HandOff | undefined;
-  if (handoff) {
+  if (inbox) {
+    // The database inbox stores the delivery itself: no job (inbox-receipt.ts).
+    handOff = createInboxHandOff(spec as ServiceSpec, options, registry, inbox, runsOfInbox, (error, facts) =>
+      receiver.reportJobError(error, facts),
+    );
+  } else if (handoff) {
     const step = import('../handoff/job/enqueue.js').then(({ createHandOff }) =>
-      createHandOff(spec as ServiceSpec, options, registry.errorHooks, handoff, {
-        service,
-        leaseMs: options.leaseMs,
-        // Not the observed one: a delivery run in the request is one outcome, the request's.
-        runJob: (job, runOptions) => runJob(job, runOptions),
-        reportJobError: (error, facts) => receiver.reportJobError(error, facts),
-      }),
+      createHandOff(spec as ServiceSpec, options, registry.errorHooks, handoff),
     );
     step.catch(() => undefined); // a failed load answers each delivery through receive's catch
-    handOff = Object.assign(async (delivery: VerifiedDelivery) => (await step)(delivery), {
-      quarantines: typeof handoff.quarantine === 'function',
-    });
+    handOff = async (delivery: VerifiedDelivery) => (await step)(delivery);
   }
   // With `onOutcome` or `telemetry`, each delivery is timed, traced and reported (observe.ts).
   const receive = observeReceive(
@@ -130,6 +133,8 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
   );
   let jobRunner: Promise<HandoffRunner['runJob']> | undefined;
   const runJob: HandoffRunner['runJob'] = async (job, runOptions) => {
+    // A row of the database inbox, run by its worker with the row as the claim (inbox-runs.ts).
+    if (isStoredDelivery(job, runOptions)) return runsOfInbox().stored(job, runOptions as RowRunOptions);
     jobRunner ??= import('../handoff/job/run-job.js').then(({ createJobRunner }) =>
       createJobRunner(spec as ServiceSpec, options, registry, settings),
     );

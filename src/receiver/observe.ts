@@ -12,6 +12,7 @@ import type { ReceiveInput } from '../core/receiver-types.js';
 import { type Telemetry, type TraceStart, telemetryEnabled, traced } from '../core/telemetry.js';
 import type { Verdict } from '../core/verdict.js';
 import type { HandoffRunner } from '../handoff/job/types.js';
+import { deliveryInboxOf } from './inbox-receipt.js';
 import type { ResolvedOptions } from './receiver-options.js';
 
 /**
@@ -23,7 +24,7 @@ export function observeReceive(service: string, options: ResolvedOptions, receiv
   if (!onOutcome && !telemetry) return receive;
   const now = durationClock(clock);
   // A hand-off target that runs deliveries in the request (the database inbox's direct mode) is direct.
-  const enqueues = options.handoff !== undefined && typeof options.handoff.deliver !== 'function';
+  const enqueues = options.handoff !== undefined && !deliveryInboxOf(options.handoff)?.runInRequest;
   const mode = enqueues ? 'enqueue' : 'direct';
   const start: TraceStart = Object.freeze({ service, operation: enqueues ? 'send' : 'process' });
   async function observedReceive(input: ReceiveInput, recording: Telemetry | undefined): Promise<Verdict> {

@@ -17,6 +17,7 @@ import { DEFAULT_BODY_TIMEOUT_MS } from '../shared/body-errors.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import { checkSecrets, type Secrets } from '../verify/secrets.js';
+import { deliveryInboxOf } from './inbox-receipt.js';
 
 /**
  * Default `maxBodyBytes`: 1 MiB. The specs state no size limit; real deliveries are a few KB.
@@ -237,11 +238,12 @@ export function resolveOptions(
       `${factory}: clock must have both setTimeout() and clearTimeout() to run the deadlines, or neither.`,
     );
   }
-  if (resolver && handoff !== undefined) {
-    // A worker has no request to resolve a secret by, and the job's MAC is keyed with the secret.
+  if (resolver && handoff !== undefined && !deliveryInboxOf(handoff)) {
+    // A queue job's MAC is keyed with the secret, and its worker has no route to resolve one by. The
+    // database inbox stores the route and the signature, and its worker verifies it again there.
     throw new WebhookError(
       'options_invalid',
-      `${factory}: a secret function cannot be combined with handoff; give the hand-off receiver and its workers fixed secrets.`,
+      `${factory}: a secret function cannot be combined with handoff to a queue engine; give the hand-off receiver and its workers fixed secrets, or use the database inbox.`,
     );
   }
   return {

@@ -28,12 +28,14 @@ describe('dedup key strategies of both services', () => {
     expect(crmDedupKeyOf('delivery-id')(crmEvent)).toBe('crm:delivery:5f0c');
   });
 
-  it("'message-event' keys a known event with a message_id by both; others fall back to the delivery id", () => {
+  it("'message-event' keys an event with a message_id by both (an unknown one too); others fall back to the delivery id", () => {
     const keyOf = mailDedupKeyOf('message-event');
     expect(keyOf(mailEvent('delivered', { message_id: 'm_42' }))).toBe('mail:message:delivered:m_42');
     expect(keyOf(mailEvent('ip_paused', { ip: '192.0.2.1' }))).toBe('mail:delivery:dlv_1');
     expect(keyOf(mailEvent('delivered', { message_id: '' }))).toBe('mail:delivery:dlv_1');
-    expect(keyOf(mailEvent('brand_new', { message_id: 'm_42' }, false))).toBe('mail:delivery:dlv_1');
+    // An unknown name is keyed the same way (a captured body under invented names: one key per name).
+    expect(keyOf(mailEvent('brand_new', { message_id: 'm_42' }, false))).toBe('mail:message:brand_new:m_42');
+    expect(keyOf(mailEvent('brand:new', { message_id: 'm_42' }, false))).toBe('mail:delivery:dlv_1');
   });
 
   it('a long key is replaced by the SHA-256 of the whole key, in the service namespace', () => {

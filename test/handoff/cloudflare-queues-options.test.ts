@@ -95,4 +95,13 @@ describe('createCloudflareQueueConsumer', () => {
       createCloudflareQueueConsumer({ receiver, deadLetterQueue: queue, backoffSeconds: 0 }),
     ).not.toThrow();
   });
+
+  it("refuses a handler budget the receiver's lease does not outlast when created, not on every message", () => {
+    const leased = createMailReceiver({ secret: MAIL_SECRET, leaseMs: 5_000, timeoutMs: 2_000 });
+    for (const timeoutMs of [5_000, 0, 1.5])
+      expect(() => createCloudflareQueueConsumer({ receiver: leased, timeoutMs })).toThrow(
+        expect.objectContaining({ code: 'options_invalid', message: expect.stringContaining('timeoutMs') }),
+      );
+    expect(() => createCloudflareQueueConsumer({ receiver: leased, timeoutMs: 4_999 })).not.toThrow();
+  });
 });

@@ -5,6 +5,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { createMailReceiver, type HandoffTarget, jobError, type MailReceiverOptions } from '@svc/webhooks';
+import { jobAction } from '@svc/webhooks/handoff';
 import { describe, expect, it } from 'vitest';
 import type { HandoffJob } from '../../src/handoff/job/types.js';
 import { HANDOFF_JOB_VERSION } from '../../src/handoff/job/types.js';
@@ -117,6 +118,23 @@ describe('receiver.runJob', () => {
     expect((await receiver.runJob(job, { attempt: 3 })).kind).toBe('handled');
     expect((await receiver.runJob(job, { attempt: 4 })).kind).toBe('duplicate');
     expect(seen).toEqual([[delivery.deliveryId, 3, false, `mail:delivery:${delivery.deliveryId}`]]);
+  });
+
+  it('never rejects: a handler budget it cannot run with is a failed options_invalid verdict (retried), and no handler runs', async () => {
+    const { target, receiver } = setup({ leaseMs: 5_000, timeoutMs: 2_000 });
+    let ran = 0;
+    receiver.on('delivered', () => {
+      ran++;
+    });
+    await deliver(receiver, mailDelivery('delivered'));
+    const [job] = target.jobs;
+    for (const timeoutMs of [5_000, 0, 1.5]) {
+      const verdict = await receiver.runJob(job, { attempt: 1, timeoutMs });
+      expect(verdict).toMatchObject({ kind: 'failed', code: 'options_invalid' });
+      expect(jobAction(verdict, { attempt: 1, maxAttempts: 3 }).type).toBe('retry');
+    }
+    expect(ran).toBe(0);
+    expect((await receiver.runJob(job, { attempt: 2, timeoutMs: 4_000 })).kind).toBe('handled');
   });
 
   it('releases the claim when a handler throws, so the next attempt runs it again', async () => {

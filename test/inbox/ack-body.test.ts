@@ -1,9 +1,8 @@
 /**
- * The inbox stores the verified bytes the receive path handed over without decoding the job's base64
- * again, and reads the ordering key and event time from the receiver's parse of them instead of
- * parsing the body again; both only while the job's `body` is still the string made from them: a
- * target in between that replaces `body` gets its own body stored and read. Real receivers, real
- * SQLite file.
+ * The inbox stores the verified bytes the receive path handed over (no queue job, no base64), with
+ * the signature as received, and reads the ordering key and event time from the receiver's parse of
+ * them instead of parsing the body again. A queue job is refused: it carries no signature to
+ * authenticate a row by. Real receivers, real SQLite file.
  */
 import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
 import type { HandoffJob } from '@svc/webhooks/handoff';
@@ -14,30 +13,33 @@ import { sqliteDatabase, uniqueTable } from './support.js';
 const db = sqliteDatabase();
 afterAll(() => db.close());
 
-it('stores the delivered bytes, or the body a target in between put in their place', async () => {
+it('stores the delivered bytes as they were verified; a queue job is refused (it carries no signature)', async () => {
   const inbox = db.inbox({ table: uniqueTable('ack') });
   await inbox.migrate();
-  const replaced = new TextEncoder().encode('{"replaced":true}');
-  let replace = false;
-  const receiver = createCrmReceiver({
-    secret: CRM_SECRET,
-    logger: () => {},
-    handoff: {
-      enqueue: (job: HandoffJob, options) => {
-        if (replace) job.body = Buffer.from(replaced).toString('base64');
-        return inbox.enqueue(job, options);
-      },
-    },
-  });
+  const receiver = createCrmReceiver({ secret: CRM_SECRET, logger: () => {}, handoff: inbox });
   const first = crmDelivery('deal.won');
   expect((await deliver(receiver, first)).status).toBe(200);
-  replace = true;
-  expect((await deliver(receiver, crmDelivery('deal.won'))).status).toBe(200);
+  const [row] = (await inbox.list()).rows;
+  const stored = (await inbox.show(row!.id))!;
+  expect(Buffer.from(stored.body).equals(Buffer.from(first.body))).toBe(true);
+  expect(stored.headers['x-svc-signature']).toBe(first.headers['x-svc-signature']);
 
-  const rows = (await inbox.list()).rows.sort((a, b) => a.id - b.id);
-  const bodies = await Promise.all(rows.map(async (row) => (await inbox.show(row.id))!.body));
-  expect(Buffer.from(bodies[0]!).equals(Buffer.from(first.body))).toBe(true);
-  expect(Buffer.from(bodies[1]!).toString()).toBe('{"replaced":true}');
+  const job: HandoffJob = {
+    v: 2,
+    service: 'crm',
+    deliveryId: 'd_job',
+    event: 'deal.won',
+    dedupKey: 'crm:delivery:d_job',
+    receivedAt: Date.now(),
+    secretIndex: 0,
+    headers: {},
+    body: Buffer.from('{"replaced":true}').toString('base64'),
+    mac: '0'.repeat(64),
+  };
+  await expect(inbox.enqueue(job, { signal: AbortSignal.timeout(5_000) })).rejects.toMatchObject({
+    code: 'options_invalid',
+  });
+  expect((await inbox.list()).rows).toHaveLength(1);
 });
 
 it("parses an acknowledged body once: the ordering key and event time come from the receiver's parse", async () => {

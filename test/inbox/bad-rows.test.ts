@@ -108,10 +108,10 @@ const suite: DatabaseSuite = (name, open, close) => {
       await database().sql(`UPDATE ${table} SET run_at = ${MAX_BIGINT} ${where(far!)}`);
       await database().sql(`UPDATE ${table} SET headers = 'not json' ${where(headers!)}`);
       await database().sql(`UPDATE ${table} SET received_at = ${MAX_BIGINT} ${where(received!)}`);
-      // A row written by hand: well formed, but no receiver's MAC.
+      // A row written by hand: well formed, but no signature of the service.
       const body = database().name === 'postgres' ? `'\\x7b7d'::bytea` : `x'7b7d'`;
       await database().sql(
-        `INSERT INTO ${table} (dedup_key, service, event, delivery_id, event_at, status, run_at, received_at, secret_index, headers, mac, body) VALUES ('crm:delivery:by-hand', 'crm', 'deal.won', 'by-hand', 0, 'received', 0, 0, 0, '{}', '${'0'.repeat(64)}', ${body})`,
+        `INSERT INTO ${table} (dedup_key, service, event, delivery_id, event_at, status, run_at, received_at, headers, body) VALUES ('crm:delivery:by-hand', 'crm', 'deal.won', 'by-hand', 0, 'received', 0, 0, '{"x-svc-signature":"sha256=${'0'.repeat(64)}"}', ${body})`,
       );
 
       const byDelivery = async () =>

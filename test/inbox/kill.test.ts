@@ -3,7 +3,8 @@
  * inbox mode that is SIGKILLed at random points and restarted on the same port. Each handler inserts
  * one row into a business table with no unique constraint, through `context.tx`. After the services'
  * retries every delivery has exactly one business row and one `handled` inbox row, on PostgreSQL and
- * on a SQLite file (kill-orm.test.ts: the same with Drizzle and Kysely). `INBOX_KILL_DELIVERIES`
+ * on a SQLite file, and on PostgreSQL with per-route secrets (a `secret` function of the route, which
+ * the row stores and the worker verifies again under; kill-orm.test.ts: the same with Drizzle and Kysely). `INBOX_KILL_DELIVERIES`
  * (default 180) and `INBOX_KILLS` (default 5) scale it.
  */
 import { afterAll, describe, it } from 'vitest';
@@ -25,6 +26,26 @@ describe.runIf(postgresAvailable())('inbox kill test on PostgreSQL', () => {
       db = postgresDatabase(postgres.connectionString);
       const counts = await killRun(db, { DB: 'postgres', DATABASE_URL: postgres.connectionString });
       console.info('inbox kill test, PostgreSQL + pg:', JSON.stringify(counts));
+    },
+    TIMEOUT_MS,
+  );
+});
+
+describe.runIf(postgresAvailable())('inbox kill test on PostgreSQL, per-route secrets', () => {
+  let postgres: PostgresServer;
+  let db: InboxDatabase;
+  afterAll(async () => {
+    await db?.close();
+    await postgres?.close();
+  });
+  it(
+    'with a receiver whose secret is a function of the route: every delivery has one business row and one handled inbox row',
+    async () => {
+      postgres = await startPostgres();
+      db = postgresDatabase(postgres.connectionString);
+      const env = { DB: 'postgres', DATABASE_URL: postgres.connectionString, ROUTE_SECRETS: '1' };
+      const counts = await killRun(db, env);
+      console.info('inbox kill test, PostgreSQL + pg, per-route secrets:', JSON.stringify(counts));
     },
     TIMEOUT_MS,
   );

@@ -6,9 +6,9 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createCrmReceiver, type HandoffTarget } from '@svc/webhooks';
+import { createCrmReceiver } from '@svc/webhooks';
 import { createNodeListener } from '@svc/webhooks/node';
-import { createInboxWorker } from '@svc/webhooks/sqlite';
+import { createInboxWorker, type Inbox } from '@svc/webhooks/sqlite';
 import { createCrmEmitter, createVirtualClock } from '@svc/webhooks/testing';
 import { afterAll, expect, it } from 'vitest';
 import { sqliteDatabase, uniqueTable } from './support.js';
@@ -30,14 +30,18 @@ it('a deal’s events arriving out of order run in timestamp order; a late older
   });
   // The first attempt of these stages finds the database refusing the insert: 503, retried by the service.
   const failFirst = new Set(['new', 's1', 's4']);
-  const handoff: HandoffTarget = {
-    enqueue: (job, options) => {
-      const data = JSON.parse(Buffer.from(job.body, 'base64').toString()).data as { stage_id?: string };
+  // The inbox's own write (what a receiver hands it: the verified bytes), failing once per stage.
+  type Receipt = { body: Uint8Array };
+  const own = inbox as unknown as { storeDelivery(receipt: Receipt): Promise<unknown> };
+  const handoff = {
+    ...inbox,
+    storeDelivery: (receipt: Receipt) => {
+      const data = JSON.parse(Buffer.from(receipt.body).toString()).data as { stage_id?: string };
       if (data.stage_id && failFirst.delete(data.stage_id))
         return Promise.reject(new Error('database restarting'));
-      return inbox.enqueue(job, options);
+      return own.storeDelivery(receipt);
     },
-  };
+  } as Inbox;
   const applied: string[] = [];
   const receiver = createCrmReceiver({ secret: hook.secret, handoff, logger: () => {} });
   receiver.on('deal.created', (event) => {

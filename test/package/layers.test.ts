@@ -179,15 +179,19 @@ describe('src/ layers', () => {
     expect(importers.filter((f) => f.split(sep)[0] !== 'otel')).toEqual([]);
   });
 
-  it('a worker translates a verdict once: every queue engine and the inbox reach jobAction, nothing else re-derives refused', () => {
+  it('a worker translates a verdict once: every queue engine runs through the one worker loop, the inbox reaches jobAction, nothing else re-derives refused', () => {
     const engines = ['bullmq', 'pg-boss', 'cloudflare-queues', 'sqs', 'nats'].map((e) => join('handoff', e));
-    const reaches = (dir: string) =>
-      files
-        .filter((f) => f.startsWith(`${dir}${sep}`))
-        .some((f) => /\bjobAction\(|\brunMessage\(/.test(codeOf(f)));
-    expect([...engines, 'inbox'].filter((dir) => !reaches(dir))).toEqual([]);
-    // runMessage (the shared message loop of SQS and NATS) is itself one jobAction call.
-    expect(codeOf(join('handoff', 'run-message.ts')).match(/\bjobAction\(/g)).toHaveLength(1);
+    const inside = (dir: string) => files.filter((f) => f.startsWith(`${dir}${sep}`));
+    const reaches = (dir: string, call: RegExp) => inside(dir).some((f) => call.test(codeOf(f)));
+    // The engines supply their parts (fetch, settle, extend) to the loop (worker-loop.ts) or, with no
+    // loop of their own (a Queues batch, a Lambda batch), to its core (run-and-settle.ts).
+    expect(engines.filter((dir) => !reaches(dir, /\bcreateWorkerLoop(?:<\w+>)?\(|\brunAndSettle\(/))).toEqual(
+      [],
+    );
+    expect(engines.filter((dir) => reaches(dir, /\bjobAction\(|\bjobActionOfError\(/))).toEqual([]);
+    expect(reaches('inbox', /\bjobAction\(|\brunAndSettle\(|\bcreateWorkerLoop\(/)).toBe(true);
+    // The core is itself one jobAction call.
+    expect(codeOf(join('handoff', 'run-and-settle.ts')).match(/\bjobAction\(/g)).toHaveLength(1);
   });
 
   it('one name per concept: one Clock interface (VirtualClock is the Clock a test moves), one ErrorInfo, no second dedup key field', () => {

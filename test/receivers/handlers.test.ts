@@ -353,7 +353,7 @@ describe('options', () => {
     expect(keys).toEqual([`mail:delivery:${id}`, `crm:delivery:${id}`]);
   });
 
-  it("'message-event' falls back to the delivery id for events without message_id", async () => {
+  it("'message-event' falls back to the delivery id for events without message_id; an unknown event with one is keyed by it", async () => {
     const keys: string[] = [];
     const receiver = createMailReceiver({ secret: MAIL_SECRET, dedupKey: 'message-event' })
       .on(['ip_paused', 'bounced'], (_e, c) => void keys.push(c.dedupKey))
@@ -366,7 +366,7 @@ describe('options', () => {
     expect(keys).toEqual([
       `mail:delivery:${paused.deliveryId}`,
       'mail:message:bounced:m_9',
-      `mail:delivery:${unknown.deliveryId}`,
+      'mail:message:sms_sent:m_9',
     ]);
   });
 

@@ -5,6 +5,7 @@
  * blocks a new copy of the same delivery and runs once more through the claim.
  */
 import { WebhookError } from '../../shared/errors.js';
+import { jobFields } from '../run-and-settle.js';
 import type { BullmqJobLike, BullmqQueueLike } from './bullmq-like.js';
 import { dedupKeyOfJobId } from './job-id.js';
 
@@ -34,19 +35,14 @@ export interface BullmqDeadLetter {
   failedAt: number | undefined;
 }
 
-function field(data: unknown, name: string): string | undefined {
-  if (typeof data !== 'object' || data === null) return undefined;
-  const value = (data as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
 function toDeadLetter(job: BullmqJobLike): BullmqDeadLetter {
   const jobId = job.id ?? '';
+  const { deliveryId, event } = jobFields(job.data);
   return {
     jobId,
     dedupKey: dedupKeyOfJobId(jobId),
-    deliveryId: field(job.data, 'deliveryId'),
-    event: field(job.data, 'event'),
+    deliveryId,
+    event,
     reason: job.failedReason ?? 'unknown',
     attemptsMade: job.attemptsMade,
     failedAt: job.finishedOn,

@@ -3,7 +3,7 @@
  * throws `options_invalid` when the worker is created, not on every job it takes.
  */
 import type { WorkerOptions } from 'bullmq';
-import { optionsInvalid, positiveInteger, signalNames } from '../worker-checks.js';
+import { optionsInvalid, positiveIntegers, signalNames } from '../worker-checks.js';
 
 /** The factory named in the errors. */
 export const FACTORY = 'createBullmqWorker';
@@ -65,10 +65,7 @@ export function resolveWorkerOptions(options: BullmqWorkerOptions) {
     throw optionsInvalid(FACTORY, 'connection must be an ioredis connection (or connection options).');
   if (prefix !== undefined && (typeof prefix !== 'string' || prefix.length === 0))
     throw optionsInvalid(FACTORY, 'prefix must be a non-empty string, as given to the Queue.');
-  positiveInteger(FACTORY, 'concurrency', concurrency);
-  if (timeoutMs !== undefined) positiveInteger(FACTORY, 'timeoutMs', timeoutMs);
-  positiveInteger(FACTORY, 'busyDelayMs', busyDelayMs);
-  positiveInteger(FACTORY, 'shutdownTimeoutMs', shutdownTimeoutMs);
+  positiveIntegers(FACTORY, { concurrency, timeoutMs, busyDelayMs, shutdownTimeoutMs });
   signalNames(FACTORY, 'shutdownSignals', shutdownSignals);
   if (typeof workerOptions !== 'object' || workerOptions === null)
     throw optionsInvalid(FACTORY, 'workerOptions must be an object of BullMQ worker options.');

@@ -6,8 +6,10 @@
 import { DelayedError, type Job, UnrecoverableError, type Worker } from 'bullmq';
 import { WebhookError } from '../../shared/errors.js';
 import type { HandoffRunner } from '../job/types.js';
-import { type JobAction, jobAction, jobActionOfError } from '../job-action.js';
+import type { JobAction } from '../job-action.js';
+import { type LoopJob, reportJob, type Settled } from '../run-and-settle.js';
 import { checkRunner, leaseAllows, optionsInvalid } from '../worker-checks.js';
+import { createWorkerLoop } from '../worker-loop.js';
 import { evictionPolicy, redisClientOf } from './redis-client.js';
 import { deadLetterUnreadable, HandoffWorker } from './unreadable-jobs.js';
 import { type BullmqWorkerOptions, FACTORY, resolveWorkerOptions } from './worker-options.js';
@@ -38,8 +40,9 @@ export interface BullmqHandoffWorker {
   close(): Promise<void>;
 }
 
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.length <= 2048 ? value : undefined;
+interface BullmqJob extends LoopJob {
+  readonly job: Job;
+  readonly token: string | undefined;
 }
 
 /**
@@ -78,45 +81,68 @@ export function createBullmqWorker(
     shutdownSignals,
     workerOptions,
   } = resolveWorkerOptions(options);
-  let shuttingDown = false;
+  let closing: Promise<void> | undefined;
 
-  async function processJob(job: Job, token?: string, signal?: AbortSignal): Promise<string> {
-    const attempt = job.attemptsMade + 1;
-    const data = job.data as { deliveryId?: unknown; dedupKey?: unknown } | null | undefined;
-    const info = { deliveryId: text(data?.deliveryId), dedupKey: text(data?.dedupKey) };
-    // Read once the run ended: a shutdown that began meanwhile puts the job back without an attempt.
-    const actionOptions = () => ({ attempt, maxAttempts: job.opts.attempts ?? 1, busyDelayMs, shuttingDown });
-    let action: JobAction;
-    try {
-      const verdict = await receiver.runJob(job.data, { signal, attempt, timeoutMs });
-      action = jobAction(verdict, actionOptions());
-    } catch (error) {
-      action = jobActionOfError(error, actionOptions());
-    }
-    if (action.type === 'done') return action.verdict.kind;
-    const { error } = action;
-    if (action.type === 'dead-letter') {
-      receiver.reportJobError(error, {
-        ...info,
-        message: action.exhausted
-          ? `BullMQ job ${job.id} dead-lettered after ${attempt} attempts: ${error.message}`
-          : `BullMQ job ${job.id} dead-lettered: ${error.message}`,
-        deadLetter: true,
-      });
-      // A refusal is final; a failure on its last attempt is left in BullMQ's failed set.
-      throw action.exhausted ? error : new UnrecoverableError(error.message);
-    }
+  async function settle({ job, token }: BullmqJob, action: JobAction): Promise<Settled> {
+    if (action.type === 'done') return 'done';
+    if (action.type === 'dead-letter') return 'dead-lettered';
     // Another run holds the claim (a crashed worker's lease, or a duplicate job), or the worker is
     // shutting down: wait without using an attempt.
-    if (action.type === 'delay' && token !== undefined) {
+    if (action.type === 'delay' && token !== undefined)
       await job.moveToDelayed(Date.now() + busyDelayMs, token);
-      throw new DelayedError();
-    }
-    if (!action.reported)
-      receiver.reportJobError(error, {
-        ...info,
-        message: `BullMQ job ${job.id} failed, retried: ${error.message}`,
+    return 'retried';
+  }
+
+  const loop = createWorkerLoop<BullmqJob>({
+    receiver,
+    timeoutMs,
+    busyDelayMs,
+    concurrency,
+    shutdownTimeoutMs,
+    signals: shutdownSignals,
+    settle,
+    /** Checks the handler budget against the receiver's lease, then runs the worker. */
+    async prepare() {
+      if (timeoutMs !== undefined && leaseAllows(receiver, timeoutMs) === false) {
+        throw optionsInvalid(
+          FACTORY,
+          `timeoutMs (${timeoutMs}) must be below the receiver's leaseMs, so a job's claim outlives its handlers.`,
+        );
+      }
+      worker
+        .run()
+        .catch((error: unknown) => receiver.reportJobError(error, { message: 'BullMQ worker error' }));
+      void warnOnEviction();
+    },
+    stopClaiming() {
+      // BullMQ's close takes no new job and resolves once the running ones settled.
+      closing = worker.close().catch((error: unknown) => {
+        reportJob(receiver, error, undefined, 'BullMQ worker close failed');
       });
+    },
+    // A handler ignoring its signal is left to BullMQ's stalled recovery: close is not awaited then.
+    afterStop: (drained) => (drained ? closing : undefined),
+    // Once closed, the signal is raised again without our listener: the process ends as it would have.
+    afterSignal: (signal) => process.kill(process.pid, signal),
+  });
+
+  /** BullMQ settles a job by the processor's answer: a value completes it, an error retries or fails it. */
+  async function processJob(job: Job, token?: string, signal?: AbortSignal): Promise<string> {
+    const run: BullmqJob = {
+      job,
+      token,
+      label: `BullMQ job ${job.id}`,
+      data: job.data,
+      attempt: job.attemptsMade + 1,
+      maxAttempts: job.opts.attempts ?? 1,
+      signal,
+    };
+    const { action, settled } = await loop.run(run);
+    if (action.type === 'done') return action.verdict.kind;
+    const { error } = action;
+    // A refusal is final; a failure on its last attempt is left in BullMQ's failed set.
+    if (action.type === 'dead-letter') throw action.exhausted ? error : new UnrecoverableError(error.message);
+    if (action.type === 'delay' && token !== undefined && settled === 'retried') throw new DelayedError();
     throw error;
   }
 
@@ -138,21 +164,6 @@ export function createBullmqWorker(
   // An 'error' event without a listener would end the process.
   worker.on('error', (error) => receiver.reportJobError(error, { message: 'BullMQ worker error' }));
 
-  /** Checks the handler budget against the receiver's lease, then runs the worker. */
-  async function start(): Promise<void> {
-    if (timeoutMs !== undefined && leaseAllows(receiver, timeoutMs) === false) {
-      throw optionsInvalid(
-        FACTORY,
-        `timeoutMs (${timeoutMs}) must be below the receiver's leaseMs, so a job's claim outlives its handlers.`,
-      );
-    }
-    if (shuttingDown) return;
-    worker
-      .run()
-      .catch((error: unknown) => receiver.reportJobError(error, { message: 'BullMQ worker error' }));
-    void warnOnEviction();
-  }
-
   /** Redis may evict jobs it acknowledged unless `maxmemory-policy` is `noeviction` (docs/handoff.md). */
   async function warnOnEviction(): Promise<void> {
     const client = await redisClientOf(worker)?.catch(() => undefined);
@@ -167,42 +178,12 @@ export function createBullmqWorker(
     );
   }
 
-  let closing: Promise<void> | undefined;
-  function close(): Promise<void> {
-    closing ??= new Promise<void>((resolve) => {
-      shuttingDown = true;
-      for (const name of shutdownSignals) process.off(name, onSignal);
-      const abort = setTimeout(() => {
-        worker.cancelAllJobs('worker shutting down');
-        setTimeout(resolve, shutdownTimeoutMs).unref();
-      }, shutdownTimeoutMs);
-      abort.unref();
-      worker.close().then(
-        () => {
-          clearTimeout(abort);
-          resolve();
-        },
-        (error: unknown) => {
-          receiver.reportJobError(error, { message: 'BullMQ worker close failed' });
-          resolve();
-        },
-      );
-    });
-    return closing;
-  }
-
-  function onSignal(signal: NodeJS.Signals): void {
-    // Once closed, the signal is raised again without our listener: the process ends as it would have.
-    void close().then(() => process.kill(process.pid, signal));
-  }
-  for (const name of shutdownSignals) process.once(name, onSignal);
-
   // Without `timeoutMs` there is nothing to ask the receiver: the worker runs at once, as with autorun.
-  const ready = start().catch(async (error: unknown) => {
+  const ready = loop.start().catch(async (error: unknown) => {
     receiver.reportJobError(error, { message: `BullMQ worker for ${queueName} not started` });
-    await close();
+    await loop.stop();
     throw error;
   });
   ready.catch(() => undefined); // reported through onError already: awaiting `ready` is optional
-  return { worker, ready, close };
+  return { worker, ready, close: loop.stop };
 }

@@ -7,8 +7,8 @@
  */
 
 import type { HandoffRunner } from '../job/types.js';
-import { type JobAction, jobAction, jobActionOfError } from '../job-action.js';
-import { checkRunner, optionsInvalid } from '../worker-checks.js';
+import { type EngineParts, type LoopJob, reportJob, runAndSettle } from '../run-and-settle.js';
+import { checkRunner, leaseAllows, optionsInvalid, positiveInteger } from '../worker-checks.js';
 import type { MessageBatchLike, MessageLike, QueueLike } from './queue-like.js';
 
 type WaitUntil = (work: Promise<unknown>) => void;
@@ -53,8 +53,11 @@ export interface CloudflareQueueConsumerOptions {
   }): void;
 }
 
-const describe = (error: unknown): string =>
-  error instanceof Error ? error.message : typeof error === 'string' ? error : 'non-error thrown';
+type Outcome = 'handled' | 'duplicate' | 'ignored' | 'retried' | 'dead-lettered';
+
+interface QueuesJob extends LoopJob {
+  readonly message: MessageLike;
+}
 
 /**
  * A Worker's `queue()` handler for hand-off jobs written by {@link createCloudflareQueueHandoff}.
@@ -95,76 +98,58 @@ export function createCloudflareQueueConsumer(
   if (onJob !== undefined && typeof onJob !== 'function')
     throw optionsInvalid(FACTORY, 'onJob must be a function.');
 
-  const report = (error: unknown, message: MessageLike, text: string): void => {
-    const job = (typeof message.body === 'object' && message.body !== null ? message.body : {}) as {
-      deliveryId?: unknown;
-      dedupKey?: unknown;
-    };
-    try {
-      receiver.reportJobError(error, {
-        ...(typeof job.deliveryId === 'string' ? { deliveryId: job.deliveryId } : {}),
-        ...(typeof job.dedupKey === 'string' ? { dedupKey: job.dedupKey } : {}),
-        message: text,
-      });
-    } catch {
-      // a throwing onError hook must not leave the message unsettled
-    }
-  };
+  if (timeoutMs !== undefined) positiveInteger(FACTORY, 'timeoutMs', timeoutMs);
+  // Known now: a budget the receiver's lease does not outlast would fail every job it takes.
+  if (timeoutMs !== undefined && leaseAllows(receiver, timeoutMs) === false)
+    throw optionsInvalid(FACTORY, `timeoutMs (${timeoutMs}) must stay below the receiver's leaseMs.`);
 
-  const settled = (message: MessageLike, result: Parameters<NonNullable<typeof onJob>>[0]['result']) => {
-    try {
-      onJob?.({ id: message.id, attempt: message.attempts, result });
-    } catch {
-      // the message is settled already
-    }
+  const parts: EngineParts<QueuesJob> = {
+    receiver,
+    timeoutMs,
+    async settle({ message, attempt }, action) {
+      if (action.type === 'done') {
+        message.ack();
+        return 'done';
+      }
+      if (action.type === 'dead-letter' && deadLetterQueue) {
+        try {
+          // Unchanged, so re-driving it is sending its body back to the work queue.
+          await deadLetterQueue.send(message.body);
+          message.ack();
+          return 'dead-lettered';
+        } catch (sendError) {
+          reportJob(
+            receiver,
+            sendError,
+            { data: message.body },
+            `Queues message ${message.id} could not be dead-lettered; it is retried`,
+          );
+        }
+      }
+      const delaySeconds =
+        action.type === 'delay'
+          ? Math.max(1, Math.ceil(action.ms / 1_000))
+          : backoffSeconds * 2 ** Math.max(0, attempt - 1);
+      message.retry({ delaySeconds: Math.min(MAX_DELAY_SECONDS, delaySeconds) });
+      return 'retried';
+    },
   };
 
   async function run(message: MessageLike, waitUntil: WaitUntil | undefined): Promise<void> {
-    const attempt = message.attempts;
-    let action: JobAction;
+    const job = {
+      message,
+      label: `Queues message ${message.id}`,
+      data: message.body,
+      attempt: message.attempts,
+      waitUntil,
+    };
+    const { action, settled } = await runAndSettle(job, parts);
+    const result = settled === 'done' && action.type === 'done' ? action.verdict.kind : settled;
     try {
-      const verdict = await receiver.runJob(message.body, {
-        attempt,
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        // Handlers still running at timeoutMs: the Worker stays alive until they and the store settle.
-        ...(waitUntil === undefined ? {} : { waitUntil }),
-      });
-      action = jobAction(verdict, { attempt });
-    } catch (error) {
-      // runJob rejects only for options it cannot run with (a timeoutMs ≥ leaseMs)
-      action = jobActionOfError(error, { attempt });
+      onJob?.({ id: message.id, attempt: message.attempts, result: result as Outcome });
+    } catch {
+      // the message is settled already
     }
-    if (action.type === 'done') {
-      message.ack();
-      return settled(message, action.verdict.kind as 'handled' | 'duplicate' | 'ignored');
-    }
-    const { error } = action;
-    const reason = describe(error);
-    if (action.type === 'dead-letter' && deadLetterQueue) {
-      try {
-        // Unchanged, so re-driving it is sending its body back to the work queue.
-        await deadLetterQueue.send(message.body);
-        message.ack();
-        report(error, message, `Queues message ${message.id} dead-lettered: ${reason}`);
-        return settled(message, 'dead-lettered');
-      } catch (sendError) {
-        report(sendError, message, `Queues message ${message.id} could not be dead-lettered; it is retried`);
-      }
-    }
-    const delaySeconds =
-      action.type === 'delay'
-        ? Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil(action.ms / 1_000)))
-        : Math.min(MAX_DELAY_SECONDS, backoffSeconds * 2 ** Math.max(0, attempt - 1));
-    message.retry({ delaySeconds });
-    if (!action.reported) {
-      // Handler failures and timeouts already reached onError and the logger inside runJob.
-      report(
-        error,
-        message,
-        `Queues message ${message.id} attempt ${attempt} not run (${error.code}); retried in ${delaySeconds} s`,
-      );
-    }
-    settled(message, 'retried');
   }
 
   return async (
@@ -177,7 +162,12 @@ export function createCloudflareQueueConsumer(
       batch.messages.map((message) =>
         run(message, waitUntil).catch((error: unknown) => {
           // Not reached by design; if it were, the message is left to the queue's own retry.
-          report(error, message, `Queues message ${message.id} failed in the consumer`);
+          reportJob(
+            receiver,
+            error,
+            { data: message.body },
+            `Queues message ${message.id} failed in the consumer`,
+          );
         }),
       ),
     );

@@ -14,7 +14,7 @@ import { emit } from '../../core/logger.js';
 import type { PipelineOptions } from '../../core/pipeline-options.js';
 import type { ServiceSpec } from '../../core/service-spec.js';
 import { telemetryEnabled, traced } from '../../core/telemetry.js';
-import { refused, type Verdict } from '../../core/verdict.js';
+import { failed, refused, type Verdict } from '../../core/verdict.js';
 import { claimsOver } from '../../dedup/store-claims.js';
 import { isWebhookError, WebhookError } from '../../shared/errors.js';
 import { checkJob, fromBase64 } from './job-codec.js';
@@ -72,11 +72,14 @@ export function createJobRunner(
   async function runJob(data: unknown, runOptions: RunJobOptions = {}): Promise<Verdict> {
     const { attempt, timeoutMs = leaseMs - 1_000 } = runOptions;
     if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs >= leaseMs) {
-      // A lease ending while a handler runs would let another worker run it at the same time.
-      throw new WebhookError(
+      // A lease ending while a handler runs would let another worker run it at the same time. The
+      // worker is wrong, not the job: `failed options_invalid`, retried (the shipped workers check
+      // their budget when they start, so they never get here).
+      const error = new WebhookError(
         'options_invalid',
         `runJob: timeoutMs (${String(timeoutMs)}) must be a positive whole number below leaseMs (${leaseMs}).`,
       );
+      return failed(service, error.code, error);
     }
     let job: HandoffJob;
     let event: ReturnType<ServiceSpec['parse']>;

@@ -6,7 +6,6 @@
 import type { ErrorInfo } from '../../core/handler-types.js';
 import type { Verdict } from '../../core/verdict.js';
 import type { DedupStore } from '../../dedup/types.js';
-import type { WebhookError } from '../../shared/errors.js';
 
 /**
  * The version of {@link HandoffJob} this library writes and reads. A job with another `v` (written by
@@ -106,23 +105,6 @@ export interface HandoffTarget {
   /** Stores `job`, keyed on `job.dedupKey`. `signal` aborts when the receiver stops waiting. */
   enqueue(job: HandoffJob, options: { signal: AbortSignal }): Promise<EnqueueResult | undefined>;
   /**
-   * Optional: stores an authentic delivery whose payload failed the schema (`problem`, an
-   * `invalid_payload` whose message names paths and issue codes, never values) to re-drive after a
-   * fix; the receiver then answers 2xx instead of 400. The database inbox has it (docs/inbox.md).
-   */
-  quarantine?(
-    job: HandoffJob,
-    problem: WebhookError,
-    options: { signal: AbortSignal },
-  ): Promise<EnqueueResult | undefined>;
-  /**
-   * Optional: runs the delivery now, in the request, instead of leaving it to a worker, and resolves
-   * the verdict the sender is answered with (the database inbox's direct mode, docs/inbox.md "Direct
-   * mode"). `runner` is the receiver, whose `runJob` runs the handlers. It bounds its own time (the
-   * receiver's `enqueueTimeoutMs` does not apply) and resolves failures as verdicts.
-   */
-  deliver?(job: HandoffJob, runner: HandoffRunner): Promise<Verdict>;
-  /**
    * How long the receiver waits for `enqueue`, in ms, counted from the delivery's receipt (its body
    * read, on the receiver's clock); then 503. Default 2 000 (`storeTimeoutMs`'s).
    */
@@ -151,7 +133,8 @@ export interface RunJobOptions {
   /**
    * Handler time budget in ms, from the job's start; then `signal` aborts and the verdict is
    * `handler_timeout` (the claim is kept, and its lease extended, until the handlers settle).
-   * Default: the receiver's `leaseMs` minus 1 s; it must stay below `leaseMs`.
+   * Default: the receiver's `leaseMs` minus 1 s; it must stay below `leaseMs` (else the verdict is
+   * `failed options_invalid` and no handler runs).
    */
   timeoutMs?: number;
   /**
@@ -161,8 +144,8 @@ export interface RunJobOptions {
    */
   waitUntil?: (work: Promise<unknown>) => void;
   /**
-   * Claims this run in `claim` instead of the receiver's `dedup` store: the database inbox passes its
-   * row, so the row's move to `handled` is the completion (docs/inbox.md).
+   * Claims this run in `claim` instead of the receiver's `dedup` store: the database inbox's worker
+   * passes its row, so the row's move to `handled` is the completion (docs/inbox.md).
    */
   claim?: DedupStore;
   /** The app's transaction, shown to the handlers as `context.tx` (the database inbox sets it). */
@@ -192,7 +175,10 @@ export interface HandoffRunner {
    * claims its dedup key, runs the same `.on(...)` handlers with an `AbortSignal` and `attempt` while
    * keeping the claim's lease, then completes the claim (`handled`) or releases it (`failed`, so the
    * engine retries). An event with no handler here is refused `no_handler`. Resolves with the
-   * {@link Verdict}; `jobAction(verdict)` says what the engine does with the job.
+   * {@link Verdict} and never rejects; `jobAction(verdict)` says what the engine does with the job. The database
+   * inbox's worker calls it with a row it claimed instead of a job, and the row as `claim`: the row's
+   * stored signature is verified again with this receiver's secrets instead of a job MAC
+   * (docs/inbox.md "How rows are authenticated").
    */
   runJob(job: unknown, options?: RunJobOptions): Promise<Verdict>;
   /**

@@ -6,6 +6,7 @@
  * answering the publish with success.
  */
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { jobFields, jobOfBody } from '../run-and-settle.js';
 import { optionsInvalid } from '../worker-checks.js';
 import { decodeLetter, fitsPayload } from './subjects.js';
 
@@ -91,20 +92,10 @@ async function readLetters(
     const bytes = kept
       ? (await jsm.streams.getMessage(kept.stream, { seq: kept.seq }).catch(() => null))?.data
       : carried;
-    let job: Record<string, unknown> = {};
-    try {
-      const parsed = JSON.parse(decoder.decode(bytes)) as unknown;
-      if (typeof parsed === 'object' && parsed !== null) job = parsed as Record<string, unknown>;
-    } catch {
-      // a job that is not JSON (it was refused for that)
-    }
-    const text = (name: string) => (typeof job[name] === 'string' ? { [name]: job[name] as string } : {});
     letters.push({
       seq,
       subject: stored.subject.replace(/^([^.]+)-dead\./, '$1.'),
-      ...text('deliveryId'),
-      ...text('event'),
-      ...text('dedupKey'),
+      ...jobFields(jobOfBody(decoder.decode(bytes))),
       reason: typeof meta.reason === 'string' ? meta.reason : 'unknown',
       attempts: typeof meta.attempts === 'number' ? meta.attempts : 0,
       ...(kept ? { kept } : {}),

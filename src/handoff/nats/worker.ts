@@ -6,12 +6,18 @@
  * consumer's `ack_wait`. `deliveryCount` is the attempt, `max_deliver` the attempts.
  */
 import { AckPolicy, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
-import { isWebhookError } from '../../shared/errors.js';
-import { checkHandlerBudget } from '../handler-budget.js';
+import type { WebhookError } from '../../shared/errors.js';
 import type { HandoffRunner } from '../job/types.js';
 import type { JobAction } from '../job-action.js';
-import { reportMessage, runMessage } from '../run-message.js';
-import { checkRunner, optionsInvalid, positiveInteger, signalNames } from '../worker-checks.js';
+import { describe, jobOfBody, type LoopJob, letterReason, type Settled } from '../run-and-settle.js';
+import {
+  checkHandlerBudget,
+  checkRunner,
+  optionsInvalid,
+  positiveIntegers,
+  signalNames,
+} from '../worker-checks.js';
+import { createWorkerLoop } from '../worker-loop.js';
 import { type DeadLetterMeta, deadLetterSubject, encodeLetter, fitsPayload } from './subjects.js';
 
 const FACTORY = 'createNatsWorker';
@@ -81,7 +87,9 @@ export interface NatsWorker {
   stop(): Promise<void>;
 }
 
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+interface NatsJob extends LoopJob {
+  readonly message: JsMsg;
+}
 
 /**
  * Runs hand-off jobs from NATS JetStream through `receiver.runJob`.
@@ -119,39 +127,27 @@ export function createNatsWorker(options: NatsWorkerOptions): NatsWorker {
   if (typeof js?.consumers?.get !== 'function')
     throw optionsInvalid(FACTORY, 'js must be a JetStream client.');
   checkRunner(FACTORY, receiver);
-  for (const [name, value] of Object.entries({
+  positiveIntegers(FACTORY, {
     maxDeliver,
     ackWaitMs,
     concurrency,
+    timeoutMs,
     backoffMs,
     busyDelayMs,
     shutdownTimeoutMs,
-  }))
-    positiveInteger(FACTORY, name, value);
-  if (timeoutMs !== undefined) positiveInteger(FACTORY, 'timeoutMs', timeoutMs);
+  });
   signalNames(FACTORY, 'signals', signals);
   const durable = options.durable ?? `webhooks-${receiver.service}`;
-  const shutdown = new AbortController();
-  const running = new Set<Promise<void>>();
   // biome-ignore lint/suspicious/noConfusingVoidType: the JetStream client's own return type
   let messages: { close(): Promise<void | Error> } | undefined;
-  let loop: Promise<void> | undefined;
-  let starting: Promise<NatsWorker> | undefined;
-  let stopping: Promise<void> | undefined;
+  let pulling: Promise<void> | undefined;
   let attempts = maxDeliver;
   let leaseMs = ackWaitMs;
 
-  async function deadLetter(
-    message: JsMsg,
-    action: Extract<JobAction, { type: 'dead-letter' }>,
-  ): Promise<void> {
+  async function deadLetter(message: JsMsg, error: WebhookError): Promise<void> {
     const [, service = 'unknown', ...event] = message.subject.split('.');
     const meta: DeadLetterMeta = {
-      reason:
-        `${isWebhookError(action.error) ? action.error.code : 'internal_error'}: ${action.error.message}`.slice(
-          0,
-          1_000,
-        ),
+      reason: letterReason(error),
       attempts: message.info.deliveryCount,
       stream,
       seq: message.seq,
@@ -168,40 +164,46 @@ export function createNatsWorker(options: NatsWorkerOptions): NatsWorker {
     message.term();
   }
 
-  async function run(message: JsMsg): Promise<void> {
-    const attempt = message.info.deliveryCount;
-    const body = decoder.decode(message.data);
-    const lease = setInterval(() => message.working(), leaseMs / 3);
-    try {
-      const action = await runMessage(
-        { messageId: `NATS message ${stream}#${message.seq}`, body, attempt },
-        {
-          receiver,
-          timeoutMs,
-          maxAttempts: attempts,
-          busyDelayMs,
-          signal: shutdown.signal,
-          shuttingDown: () => stopping !== undefined,
-        },
-      );
-      if (action.type === 'done') await message.ackAck();
-      else if (action.type === 'dead-letter') await deadLetter(message, action);
-      else if (action.type === 'delay') message.nak(action.ms);
-      else message.nak(Math.min(600_000, backoffMs * 2 ** Math.max(0, attempt - 1)));
-    } catch (error) {
-      // Not settled: JetStream delivers it again after ack_wait.
-      reportMessage(
-        receiver,
-        error,
-        body,
-        `NATS message ${stream}#${message.seq} could not be settled: ${describe(error)}`,
-      );
-    } finally {
-      clearInterval(lease);
+  async function settle({ message, attempt }: NatsJob, action: JobAction): Promise<Settled> {
+    if (action.type === 'done') {
+      await message.ackAck();
+      return 'done';
     }
+    if (action.type === 'dead-letter') {
+      await deadLetter(message, action.error);
+      return 'dead-lettered';
+    }
+    // Not settled on a failure above: JetStream delivers it again after ack_wait.
+    message.nak(
+      action.type === 'delay' ? action.ms : Math.min(600_000, backoffMs * 2 ** Math.max(0, attempt - 1)),
+    );
+    return 'retried';
   }
 
-  async function begin(): Promise<NatsWorker> {
+  const loop = createWorkerLoop<NatsJob>({
+    receiver,
+    timeoutMs,
+    busyDelayMs,
+    concurrency,
+    shutdownTimeoutMs,
+    signals,
+    settle,
+    extend: {
+      get everyMs() {
+        return leaseMs / 3;
+      },
+      call: ({ message }) => message.working(),
+    },
+    async stopClaiming() {
+      await messages?.close();
+      await pulling?.catch(() => undefined);
+    },
+    prepare: () => prepare(),
+    afterSignal: () => onShutdown?.(),
+  });
+
+  /** Checks the streams, creates the consumer if missing and starts consuming. */
+  async function prepare(): Promise<void> {
     const jsm = await js.jetstreamManager();
     const info = await jsm.streams.info(stream).catch((error: unknown) => {
       throw optionsInvalid(
@@ -242,51 +244,20 @@ export function createNatsWorker(options: NatsWorkerOptions): NatsWorker {
     });
     const pull = await (await js.consumers.get(stream, durable)).consume({ max_messages: concurrency });
     messages = pull;
-    loop = (async () => {
+    pulling = (async () => {
       for await (const message of pull) {
-        const done: Promise<void> = run(message).finally(() => running.delete(done));
-        running.add(done);
-        while (running.size >= concurrency) await Promise.race(running);
+        void loop.run({
+          message,
+          label: `NATS message ${stream}#${message.seq}`,
+          data: jobOfBody(decoder.decode(message.data)),
+          attempt: message.info.deliveryCount,
+          maxAttempts: attempts,
+        });
+        await loop.free();
       }
     })();
-    for (const name of signals) process.once(name, onSignal);
-    return worker;
   }
 
-  const onSignal = () => {
-    void worker.stop().finally(async () => {
-      for (const name of signals) process.off(name, onSignal);
-      try {
-        await onShutdown?.();
-      } catch (error) {
-        receiver.reportJobError(error, { message: `NATS worker shutdown: ${describe(error)}` });
-      }
-    });
-  };
-
-  const worker: NatsWorker = {
-    start() {
-      starting ??= begin();
-      return starting;
-    },
-    stop() {
-      stopping ??= (async () => {
-        for (const name of signals) process.off(name, onSignal);
-        await starting?.catch(() => undefined);
-        await messages?.close();
-        await loop?.catch(() => undefined);
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const late = new Promise<'late'>((resolve) => {
-          timer = setTimeout(() => resolve('late'), shutdownTimeoutMs);
-        });
-        if ((await Promise.race([Promise.all(running), late])) === 'late') {
-          shutdown.abort(new Error('worker shutting down'));
-          await Promise.all(running);
-        }
-        clearTimeout(timer);
-      })();
-      return stopping;
-    },
-  };
+  const worker: NatsWorker = { start: () => loop.start().then(() => worker), stop: loop.stop };
   return worker;
 }

@@ -3,6 +3,8 @@
  * being jobs of the receiver, copied by pg-boss into the dead-letter queue. Listed with the reason
  * of the last failure, and re-driven (moved back to the work queue as new jobs) once fixed.
  */
+
+import { jobFields } from '../run-and-settle.js';
 import type { PgBossLike, PgBossStoredJobLike } from './boss-like.js';
 import { type PgBossQueueOptions, resolveQueues } from './queues.js';
 
@@ -87,13 +89,14 @@ export async function listPgBossDeadLetters(options: PgBossDeadLetterOptions): P
   const jobs = await boss.findJobs(deadLetterQueue, { queued: true, limit });
   return jobs.map((job) => {
     const { code, reason } = failure(job);
+    const { deliveryId, event, dedupKey } = jobFields(job.data);
     const retries = job.sourceRetryCount;
     return {
       id: job.id,
       sourceId: job.sourceId ?? null,
-      deliveryId: field(job.data, 'deliveryId'),
-      event: field(job.data, 'event'),
-      dedupKey: field(job.data, 'dedupKey'),
+      deliveryId,
+      event,
+      dedupKey,
       reason,
       code,
       attempts: typeof retries === 'number' ? retries + 1 : undefined,

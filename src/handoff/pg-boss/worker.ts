@@ -9,8 +9,10 @@
  * settles a batch once its last job is done).
  */
 
-import { type JobAction, jobAction, jobActionOfError } from '../job-action.js';
+import type { JobAction } from '../job-action.js';
+import { describe, type LoopJob, type Settled } from '../run-and-settle.js';
 import { leaseAllows, optionsInvalid } from '../worker-checks.js';
+import { createWorkerLoop } from '../worker-loop.js';
 import type { PgBossJobLike, PgBossJobResult } from './boss-like.js';
 import { ensureQueues } from './queues.js';
 import { FACTORY, type PgBossWorkerOptions, resolveWorkerOptions } from './worker-options.js';
@@ -34,8 +36,13 @@ export interface PgBossWorker {
   stop(): Promise<void>;
 }
 
-const describe = (error: unknown): string =>
-  error instanceof Error ? error.message : typeof error === 'string' ? error : 'non-error thrown';
+type Outcome = 'handled' | 'duplicate' | 'ignored';
+
+/** A pg-boss job as the loop runs it; `result` is what its settle answers pg-boss. */
+interface PgBossJob extends LoopJob {
+  readonly job: PgBossJobLike;
+  result?: PgBossJobResult;
+}
 
 /**
  * Runs hand-off jobs from pg-boss through `receiver.runJob`, with pg-boss's retries and backoff.
@@ -70,85 +77,77 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
     queues,
   } = resolveWorkerOptions(options);
   const expireMs = (queues.settings.expireInSeconds ?? 0) * 1_000;
-  // Aborted when a shutdown's deadline passes: the handlers stop, the jobs fail and are retried.
-  const shutdown = new AbortController();
   /** One pg-boss worker per slot, each fetching one job at a time. */
   const workerIds: string[] = [];
-  let starting: Promise<PgBossWorker> | undefined;
-  let stopping: Promise<void> | undefined;
+  let offWork: Promise<unknown> | undefined;
 
-  const report = (error: unknown, job: PgBossJobLike, message: string, deadLetter = false) => {
-    const data = (typeof job.data === 'object' && job.data !== null ? job.data : {}) as {
-      deliveryId?: unknown;
-      dedupKey?: unknown;
-    };
-    try {
-      receiver.reportJobError(error, {
-        ...(typeof data.deliveryId === 'string' ? { deliveryId: data.deliveryId } : {}),
-        ...(typeof data.dedupKey === 'string' ? { dedupKey: data.dedupKey } : {}),
-        message,
-        ...(deadLetter ? { deadLetter } : {}),
-      });
-    } catch {
-      // a throwing onError hook must not fail the job's settlement
-    }
-  };
+  const result = (job: PgBossJob, status: PgBossJobResult['status'], output: object): PgBossJobResult => ({
+    id: job.job.id,
+    status,
+    output,
+  });
 
-  async function run(job: PgBossJobLike): Promise<PgBossJobResult> {
-    const attempt = job.retryCount + 1;
-    const signal = job.signal ? AbortSignal.any([job.signal, shutdown.signal]) : shutdown.signal;
-    const maxAttempts = job.retryLimit === undefined ? undefined : job.retryLimit + 1;
-    let action: JobAction;
-    try {
-      action = jobAction(await receiver.runJob(job.data, { attempt, signal }), { attempt, maxAttempts });
-    } catch (error) {
-      action = jobActionOfError(error, { attempt, maxAttempts });
-    }
+  function settle(job: PgBossJob, action: JobAction): Settled {
     if (action.type === 'done') {
-      const result = action.verdict.kind as 'handled' | 'duplicate' | 'ignored';
-      onJob?.({ id: job.id, attempt, result });
-      return { id: job.id, status: 'completed', output: { result } };
+      job.result = result(job, 'completed', { result: action.verdict.kind });
+      return 'done';
     }
     const { error } = action;
-    const { code } = error;
-    const reason = describe(error);
+    const output = { code: error.code, reason: describe(error) };
+    // Not a job of this receiver (written by hand, another version, the other service): no retry can
+    // fix it, so straight to the dead-letter queue with the reason in its output.
     if (action.type === 'dead-letter' && !action.exhausted) {
-      // Not a job of this receiver (written by hand, another version, the other service): no
-      // retry can fix it, so straight to the dead-letter queue with the reason in its output.
-      report(error, job, `pg-boss job ${job.id} dead-lettered: ${reason}`, true);
-      onJob?.({ id: job.id, attempt, result: 'dead-lettered' });
-      return { id: job.id, status: 'deadletter', output: { code, reason } };
+      job.result = result(job, 'deadletter', output);
+      return 'dead-lettered';
     }
     // pg-boss has no delay that spares an attempt: a busy claim fails and is retried with its backoff,
     // and its last attempt goes to the dead-letter queue like any other.
-    const last = maxAttempts !== undefined && attempt >= maxAttempts;
-    if (last)
-      report(
-        error,
-        job,
-        `pg-boss job ${job.id} dead-lettered after ${attempt} attempts (${code}): ${reason}`,
-        true,
-      );
-    else if (!action.reported)
-      report(error, job, `pg-boss job ${job.id} attempt ${attempt} not run (${code}); pg-boss retries it`);
-    onJob?.({ id: job.id, attempt, result: 'failed' });
-    return { id: job.id, status: 'failed', output: { code, reason } };
+    job.result = result(job, 'failed', output);
+    const last = job.maxAttempts !== undefined && job.attempt >= job.maxAttempts;
+    return last ? 'dead-lettered' : 'retried';
   }
 
-  const onSignal = () => {
-    void worker.stop().finally(async () => {
-      try {
-        await boss.stop({ graceful: false });
-        await onShutdown?.();
-      } catch (error) {
-        receiver.reportJobError(error, { message: `pg-boss worker shutdown: ${describe(error)}` });
-      }
-      for (const name of signals || []) process.off(name, onSignal);
+  const loop = createWorkerLoop<PgBossJob>({
+    receiver,
+    concurrency,
+    shutdownTimeoutMs,
+    signals: signals || [],
+    settle,
+    // Stop fetching; each slot's offWork resolves once its running job settled.
+    stopClaiming() {
+      offWork = Promise.all(workerIds.map((id) => boss.offWork(queues.queue, { id, wait: true })));
+    },
+    prepare: () => prepare(),
+    afterStop: (drained) => (drained ? offWork : undefined),
+    async afterSignal() {
+      await boss.stop({ graceful: false });
+      await onShutdown?.();
+    },
+  });
+
+  async function run(data: PgBossJobLike): Promise<PgBossJobResult> {
+    const attempt = data.retryCount + 1;
+    const job: PgBossJob = {
+      job: data,
+      label: `pg-boss job ${data.id}`,
+      data: data.data,
+      attempt,
+      maxAttempts: data.retryLimit === undefined ? undefined : data.retryLimit + 1,
+      signal: data.signal,
+    };
+    const { settled } = await loop.run(job);
+    const outcome =
+      job.result?.status === 'completed' ? (job.result.output as { result: Outcome }).result : undefined;
+    onJob?.({
+      id: data.id,
+      attempt,
+      result: outcome ?? (settled === 'dead-lettered' ? 'dead-lettered' : 'failed'),
     });
-  };
+    return job.result ?? result(job, 'failed', { code: 'internal_error', reason: 'not settled' });
+  }
 
   /** Checks what only the receiver knows, creates the queues and starts one pg-boss worker per slot. */
-  async function begin(): Promise<PgBossWorker> {
+  async function prepare(): Promise<void> {
     // runJob accepts a budget only below the receiver's leaseMs; accepting `expireMs + 999` means the
     // default budget (leaseMs − 1 s) reaches pg-boss's expiry, which would fail and retry a job whose
     // handlers still run (the retry then finds the claim held).
@@ -169,7 +168,7 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
       });
     }
     await ensureQueues(boss, queues);
-    for (let slot = 0; slot < concurrency && stopping === undefined; slot++) {
+    for (let slot = 0; slot < concurrency && !loop.stopping; slot++) {
       const id = await boss.work(
         queues.queue,
         // One job per fetch, settled as soon as it is done: a slow job holds its own slot only.
@@ -179,43 +178,14 @@ export function createPgBossWorker(options: PgBossWorkerOptions): PgBossWorker {
           // A job was there, so more may be: fetch again at once instead of after the poll interval
           // (pg-boss's burst mode does not apply to batches of one).
           const self = workerIds[slot];
-          if (jobs.length > 0 && self !== undefined && stopping === undefined) boss.notifyWorker(self);
+          if (jobs.length > 0 && self !== undefined && !loop.stopping) boss.notifyWorker(self);
           return results;
         },
       );
       workerIds[slot] = id;
     }
-    for (const name of signals || []) process.once(name, onSignal);
-    return worker;
   }
 
-  const worker: PgBossWorker = {
-    start() {
-      starting ??= begin();
-      return starting;
-    },
-    stop() {
-      stopping ??= (async () => {
-        for (const name of signals || []) process.off(name, onSignal);
-        await starting?.catch(() => undefined);
-        if (workerIds.length === 0) return;
-        const finished = Promise.all(
-          workerIds.map((id) => boss.offWork(queues.queue, { id, wait: true })),
-        ).then(() => undefined);
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const deadline = new Promise<'late'>((resolve) => {
-          timer = setTimeout(() => resolve('late'), shutdownTimeoutMs);
-        });
-        if ((await Promise.race([finished, deadline])) === 'late') {
-          // Release: the handlers see their signal abort, runJob releases the claim, the job fails
-          // and pg-boss runs it again elsewhere.
-          shutdown.abort(new Error('worker shutting down'));
-          await finished;
-        }
-        clearTimeout(timer);
-      })();
-      return stopping;
-    },
-  };
+  const worker: PgBossWorker = { start: () => loop.start().then(() => worker), stop: loop.stop };
   return worker;
 }

@@ -13,15 +13,12 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { WebhookError } from '../../shared/errors.js';
-import { jobOfBody } from '../run-message.js';
+import { jobFields, jobOfBody, letterReason } from '../run-and-settle.js';
 import { optionsInvalid } from '../worker-checks.js';
 import { sqsId } from './message-ids.js';
 
 /** Message attribute holding why the worker dead-lettered a message (`<code>: <reason>`). */
 export const REASON_ATTRIBUTE = 'svc-webhooks-reason';
-
-/** Longest reason kept, in characters. */
-const MAX_REASON = 1_000;
 
 /** Sends a received message's body to the dead-letter queue with the reason; the caller deletes it. */
 export async function sendToDeadLetters(
@@ -38,7 +35,7 @@ export async function sendToDeadLetters(
       MessageAttributes: {
         [REASON_ATTRIBUTE]: {
           DataType: 'String',
-          StringValue: `${error.code}: ${error.message}`.slice(0, MAX_REASON),
+          StringValue: letterReason(error),
         },
       },
       // The work queue's message id: a second send of the same letter (a crash before the delete) is dropped.
@@ -159,16 +156,10 @@ export async function listSqsDeadLetters(options: SqsDeadLetterOptions): Promise
     );
   }
   return letters.map((letter) => {
-    const job = jobOfBody(letter.Body ?? '');
-    const fields = (typeof job === 'object' && job !== null ? job : {}) as Record<string, unknown>;
-    const text = (name: string) =>
-      typeof fields[name] === 'string' ? { [name]: fields[name] as string } : {};
     const reason = letter.MessageAttributes?.[REASON_ATTRIBUTE]?.StringValue;
     return {
       messageId: letter.MessageId!,
-      ...text('deliveryId'),
-      ...text('event'),
-      ...text('dedupKey'),
+      ...jobFields(jobOfBody(letter.Body ?? '')),
       ...(reason === undefined ? {} : { reason }),
       receiveCount: Number(letter.Attributes?.ApproximateReceiveCount ?? 1),
     };

@@ -8,7 +8,7 @@
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { HandoffRunner } from '../job/types.js';
-import { reportMessage, runMessage } from '../run-message.js';
+import { type EngineParts, jobOfBody, type LoopJob, runAndSettle } from '../run-and-settle.js';
 import { checkRunner, optionsInvalid, positiveInteger } from '../worker-checks.js';
 import { sendToDeadLetters } from './dead-letters.js';
 
@@ -85,32 +85,29 @@ export function createSqsLambdaHandler(
   )
     throw optionsInvalid(FACTORY, 'give both client (an SQSClient) and deadLetterQueueUrl, or neither.');
 
-  /** Whether the record is settled (Lambda may delete it). */
-  async function settle(record: SqsRecordLike): Promise<boolean> {
-    const attempt = Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1;
-    const action = await runMessage(
-      { messageId: `SQS message ${record.messageId}`, body: record.body, attempt },
-      { receiver, timeoutMs, maxAttempts: maxReceiveCount, busyDelayMs: 5_000 },
-    );
-    if (action.type === 'done') return true;
-    if (action.type !== 'dead-letter' || !client || !deadLetterQueueUrl) return false;
-    try {
+  const parts: EngineParts<LoopJob & { record: SqsRecordLike }> = {
+    receiver,
+    timeoutMs,
+    busyDelayMs: 5_000,
+    async settle({ record }, action) {
+      if (action.type === 'done') return 'done';
+      if (action.type !== 'dead-letter' || !client || !deadLetterQueueUrl) return 'retried';
       await sendToDeadLetters(
         client,
         deadLetterQueueUrl,
         { messageId: record.messageId, body: record.body, groupId: record.attributes.MessageGroupId },
         action.error,
       );
-      return true;
-    } catch (error) {
-      reportMessage(
-        receiver,
-        error,
-        record.body,
-        `SQS message ${record.messageId} could not be dead-lettered; it is retried`,
-      );
-      return false;
-    }
+      return 'dead-lettered';
+    },
+  };
+
+  /** Whether the record is settled (Lambda may delete it); a failed dead-letter send is retried. */
+  async function settle(record: SqsRecordLike): Promise<boolean> {
+    const attempt = Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1;
+    const job = { record, label: `SQS message ${record.messageId}`, data: jobOfBody(record.body), attempt };
+    const { settled } = await runAndSettle({ ...job, maxAttempts: maxReceiveCount }, parts);
+    return settled === 'done' || settled === 'dead-lettered';
   }
 
   return async (event) => {

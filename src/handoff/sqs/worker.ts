@@ -1,10 +1,10 @@
 /**
- * The SQS long-poll worker: receives up to 10 messages per call (`WaitTimeSeconds` long poll), runs
- * each through `receiver.runJob`, keeps it hidden while it runs (the visibility timeout extended every
- * third of it: the engine's lease), and settles it through {@link jobAction}: deleted (in batches),
- * hidden for the backoff (a retry: the next receive is the next attempt), or moved to the dead-letter
- * queue with the reason. On a FIFO queue the messages of one group run one after another, and a
- * failure hands the rest of its group back, so the group's order holds across retries.
+ * The SQS long-poll worker on the one worker loop (worker-loop.ts): receives up to 10 messages per
+ * call (`WaitTimeSeconds` long poll), keeps each hidden while it runs (the visibility timeout extended
+ * every third of it: the engine's lease), and settles it: deleted (in batches), hidden for the backoff
+ * (a retry: the next receive is the next attempt), or moved to the dead-letter queue with the reason.
+ * On a FIFO queue the messages of one group run one after another, and a failure hands the rest of
+ * its group back, so the group's order holds across retries.
  */
 import {
   ChangeMessageVisibilityCommand,
@@ -12,9 +12,10 @@ import {
   type Message,
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { checkHandlerBudget } from '../handler-budget.js';
 import type { JobAction } from '../job-action.js';
-import { reportMessage, runMessage } from '../run-message.js';
+import { describe, jobOfBody, type LoopJob, type Settled } from '../run-and-settle.js';
+import { checkHandlerBudget } from '../worker-checks.js';
+import { createWorkerLoop } from '../worker-loop.js';
 import { sendToDeadLetters } from './dead-letters.js';
 import { type QueueSettings, readQueueSettings } from './queue-settings.js';
 import { FACTORY, resolveSqsWorkerOptions, type SqsWorkerOptions } from './worker-options.js';
@@ -35,7 +36,9 @@ export interface SqsWorker {
   stop(): Promise<void>;
 }
 
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+interface SqsJob extends LoopJob {
+  readonly message: Message;
+}
 
 /**
  * Runs hand-off jobs from an SQS queue through `receiver.runJob`. The queue must have a redrive policy
@@ -57,13 +60,7 @@ export function createSqsWorker(options: SqsWorkerOptions): SqsWorker {
   const settings = resolveSqsWorkerOptions(options);
   const { client, queueUrl, receiver, concurrency, waitTimeSeconds, timeoutMs, busyDelayMs } = settings;
   const poll = new AbortController();
-  const shutdown = new AbortController();
-  const running = new Set<Promise<void>>();
   let queue: QueueSettings | undefined;
-  let starting: Promise<SqsWorker> | undefined;
-  let stopping: Promise<void> | undefined;
-  let loop: Promise<void> | undefined;
-  let slotFreed: (() => void) | undefined;
   const pendingDeletes: { Id: string; ReceiptHandle: string }[] = [];
   let flushing: Promise<void> | undefined;
   let deleteIds = 0;
@@ -102,165 +99,86 @@ export function createSqsWorker(options: SqsWorkerOptions): SqsWorker {
     return flushing;
   };
 
-  async function settle(message: Message, action: JobAction, attempt: number): Promise<void> {
-    const body = message.Body ?? '';
-    try {
-      if (action.type === 'done') {
-        pendingDeletes.push({ Id: String(++deleteIds), ReceiptHandle: message.ReceiptHandle! });
-        await flushDeletes();
-      } else if (action.type === 'dead-letter') {
-        await sendToDeadLetters(
-          client,
-          queue!.deadLetterQueueUrl,
-          { messageId: message.MessageId!, body, groupId: message.Attributes?.MessageGroupId },
-          action.error,
-        );
-        pendingDeletes.push({ Id: String(++deleteIds), ReceiptHandle: message.ReceiptHandle! });
-        await flushDeletes();
-      } else if (action.type === 'delay') {
-        await hide(message, action.ms / 1_000);
-      } else {
-        await hide(message, settings.backoffSeconds * 2 ** Math.max(0, attempt - 1));
-      }
-    } catch (error) {
-      // The message reappears when its visibility timeout ends: the next receive settles it.
-      reportMessage(
-        receiver,
-        error,
-        body,
-        `SQS message ${message.MessageId} could not be settled: ${describe(error)}`,
-      );
-    }
-  }
+  const remove = (message: Message) => {
+    pendingDeletes.push({ Id: String(++deleteIds), ReceiptHandle: message.ReceiptHandle! });
+    return flushDeletes();
+  };
 
-  /** Runs one message while keeping it hidden; resolves with whether it is done. */
-  async function runOne(message: Message): Promise<boolean> {
-    const attempt = Number(message.Attributes?.ApproximateReceiveCount ?? 1);
-    const leaseSeconds = queue!.visibilityTimeoutSeconds;
-    const lease = setInterval(
-      () => void hide(message, leaseSeconds).catch(() => undefined),
-      (leaseSeconds * 1_000) / 3,
-    );
-    try {
-      const action = await runMessage(
-        { messageId: `SQS message ${message.MessageId}`, body: message.Body ?? '', attempt },
+  async function settle({ message, attempt }: SqsJob, action: JobAction): Promise<Settled> {
+    if (action.type === 'done') {
+      await remove(message);
+      return 'done';
+    }
+    if (action.type === 'dead-letter') {
+      await sendToDeadLetters(
+        client,
+        queue!.deadLetterQueueUrl,
         {
-          receiver,
-          timeoutMs,
-          maxAttempts: queue!.maxReceiveCount,
-          busyDelayMs,
-          signal: shutdown.signal,
-          shuttingDown: () => stopping !== undefined,
+          messageId: message.MessageId!,
+          body: message.Body ?? '',
+          groupId: message.Attributes?.MessageGroupId,
         },
+        action.error,
       );
-      await settle(message, action, attempt);
-      return action.type === 'done' || action.type === 'dead-letter';
-    } finally {
-      clearInterval(lease);
+      await remove(message);
+      return 'dead-lettered';
     }
+    await hide(
+      message,
+      action.type === 'delay' ? action.ms / 1_000 : settings.backoffSeconds * 2 ** Math.max(0, attempt - 1),
+    );
+    return 'retried';
   }
 
-  /** FIFO: one group's messages in order; after one is not done, the rest go back unrun. */
-  async function runGroup(messages: Message[]): Promise<void> {
-    for (let i = 0; i < messages.length; i++) {
-      if (stopping !== undefined || !(await runOne(messages[i]!))) {
-        for (const rest of messages.slice(i + (stopping !== undefined ? 0 : 1)))
-          await hide(rest, 0).catch(() => undefined);
-        return;
-      }
-    }
-  }
-
-  /** Messages received and not yet settled: at most `concurrency`. */
-  let busy = 0;
-  const track = (messages: Message[]) => {
-    busy += messages.length;
-    const done: Promise<void> = runGroup(messages).finally(() => {
-      busy -= messages.length;
-      running.delete(done);
-      slotFreed?.();
-    });
-    running.add(done);
-  };
-
-  async function pollLoop(): Promise<void> {
-    let failures = 0;
-    while (stopping === undefined) {
-      while (busy >= concurrency && stopping === undefined)
-        await new Promise<void>((resolve) => (slotFreed = resolve));
-      if (stopping !== undefined) return;
-      let batch: Message[];
-      try {
-        ({ Messages: batch = [] } = await client.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queueUrl,
-            MaxNumberOfMessages: Math.min(10, concurrency - busy),
-            WaitTimeSeconds: waitTimeSeconds,
-            MessageSystemAttributeNames: ['ApproximateReceiveCount', 'MessageGroupId'],
-          }),
-          { abortSignal: poll.signal },
-        ));
-        failures = 0;
-      } catch (error) {
-        if (stopping !== undefined) return;
-        failures++;
-        receiver.reportJobError(error, { message: `SQS receive failed: ${describe(error)}` });
-        await new Promise((resolve) =>
-          setTimeout(resolve, Math.min(30_000, 500 * 2 ** Math.min(6, failures))),
-        );
-        continue;
-      }
-      const groups = new Map<string, Message[]>();
-      for (const message of batch) {
-        const group = queue!.fifo ? (message.Attributes?.MessageGroupId ?? '') : (message.MessageId ?? '');
-        groups.set(group, [...(groups.get(group) ?? []), message]);
-      }
-      for (const messages of groups.values()) track(messages);
-    }
-  }
-
-  const onSignal = () => {
-    void worker.stop().finally(() => {
-      for (const name of settings.signals) process.off(name, onSignal);
-    });
-  };
-
-  const worker: SqsWorker = {
-    start() {
-      starting ??= (async () => {
-        queue = await readQueueSettings(FACTORY, client, queueUrl);
-        checkHandlerBudget(FACTORY, receiver, {
-          timeoutMs,
-          limitMs: queue.visibilityTimeoutSeconds * 1_000,
-          limitName: "the queue's VisibilityTimeout",
-        });
-        for (const name of settings.signals) process.once(name, onSignal);
-        loop = pollLoop();
-        return worker;
-      })();
-      return starting;
+  const loop = createWorkerLoop<SqsJob>({
+    receiver,
+    timeoutMs,
+    busyDelayMs,
+    concurrency,
+    shutdownTimeoutMs: settings.shutdownTimeoutMs,
+    signals: settings.signals,
+    settle,
+    extend: {
+      get everyMs() {
+        return (queue!.visibilityTimeoutSeconds * 1_000) / 3;
+      },
+      call: ({ message }) => hide(message, queue!.visibilityTimeoutSeconds),
     },
-    stop() {
-      stopping ??= (async () => {
-        for (const name of settings.signals) process.off(name, onSignal);
-        await starting?.catch(() => undefined);
-        poll.abort(new Error('worker stopping'));
-        slotFreed?.();
-        await loop;
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const late = new Promise<'late'>((resolve) => {
-          timer = setTimeout(() => resolve('late'), settings.shutdownTimeoutMs);
-        });
-        if ((await Promise.race([Promise.all(running), late])) === 'late') {
-          // The handlers see their signal abort; the runs end as `delay`: hidden briefly, not failed.
-          shutdown.abort(new Error('worker shutting down'));
-          await Promise.all(running);
-        }
-        clearTimeout(timer);
-        await flushing;
-      })();
-      return stopping;
+    fetchName: 'SQS receive',
+    async fetch(max) {
+      const { Messages = [] } = await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: Math.min(10, max),
+          WaitTimeSeconds: waitTimeSeconds,
+          MessageSystemAttributeNames: ['ApproximateReceiveCount', 'MessageGroupId'],
+        }),
+        { abortSignal: poll.signal },
+      );
+      return Messages.map((message) => ({
+        message,
+        label: `SQS message ${message.MessageId}`,
+        data: jobOfBody(message.Body ?? ''),
+        attempt: Number(message.Attributes?.ApproximateReceiveCount ?? 1),
+        maxAttempts: queue!.maxReceiveCount,
+      }));
     },
-  };
+    groupOf: ({ message }) =>
+      queue!.fifo ? `group:${message.Attributes?.MessageGroupId ?? ''}` : `message:${message.MessageId}`,
+    handBack: ({ message }) => hide(message, 0),
+    async prepare() {
+      queue = await readQueueSettings(FACTORY, client, queueUrl);
+      const limitMs = queue.visibilityTimeoutSeconds * 1_000;
+      checkHandlerBudget(FACTORY, receiver, {
+        timeoutMs,
+        limitMs,
+        limitName: "the queue's VisibilityTimeout",
+      });
+    },
+    stopClaiming: () => poll.abort(new Error('worker stopping')),
+    afterStop: () => flushing,
+  });
+
+  const worker: SqsWorker = { start: () => loop.start().then(() => worker), stop: loop.stop };
   return worker;
 }

@@ -1,8 +1,8 @@
 /**
  * Rows for the inbox page's tests and `svc-webhooks inbox serve` as a running process. Most rows are
  * written by real receivers in inbox mode from signed requests (delivered, bounced quarantined by the
- * schema, deal.won); one hostile row is written straight through `inbox.enqueue` (another version of
- * an app may have written anything), and one row's last error is made hostile with SQL.
+ * schema, deal.won); one hostile row is written straight in SQL (another program may have written
+ * anything), and one row's last error is made hostile with SQL.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createCrmReceiver, createMailReceiver } from '@svc/webhooks';
@@ -54,24 +54,14 @@ export async function seedPageRows(inbox: Inbox, sql: (text: string) => Promise<
     data: { deal_id: 'deal_page' },
   });
   expect((await crm.handle(won)).status).toBe(200);
-  const body = new TextEncoder().encode(HOSTILE_BODY);
-  expect(
-    await inbox.enqueue(
-      {
-        v: 2,
-        service: 'crm',
-        deliveryId: 'dlv_<i>hostile</i>',
-        event: HOSTILE_EVENT,
-        dedupKey: 'crm:hostile-page-row',
-        receivedAt: now,
-        secretIndex: 0,
-        headers: { 'x-svccrm-event': HOSTILE_EVENT },
-        body: Buffer.from(body).toString('base64'),
-        mac: '0'.repeat(64),
-      },
-      { signal: AbortSignal.timeout(5_000) },
-    ),
-  ).toBe('enqueued');
+  // Written straight in SQL: another program (or a hand) may have written anything.
+  const hex = Buffer.from(new TextEncoder().encode(HOSTILE_BODY)).toString('hex');
+  const body = inbox.dialect === 'postgres' ? `'\\x${hex}'::bytea` : `x'${hex}'`;
+  const text = (value: string) => `'${value.replaceAll("'", "''")}'`;
+  const headers = JSON.stringify({ 'x-svccrm-event': HOSTILE_EVENT });
+  await sql(
+    `INSERT INTO ${table} (dedup_key, service, event, delivery_id, event_at, status, run_at, received_at, headers, body) VALUES ('crm:hostile-page-row', 'crm', ${text(HOSTILE_EVENT)}, ${text('dlv_<i>hostile</i>')}, ${now}, 'received', ${now}, ${now}, ${text(headers)}, ${body})`,
+  );
   const [dead] = (await inbox.list({ event: 'deal.won' })).rows;
   const [hostile] = (await inbox.list({ event: HOSTILE_EVENT })).rows;
   const message = HOSTILE_ERROR.replaceAll("'", "''");

@@ -1,0 +1,153 @@
+/**
+ * The receiver's hand-off step to the database inbox (docs/inbox.md): after verify, parse and the
+ * dedup key, the delivery itself is written as one row (the verified bytes, the headers that run it
+ * again with the signature as received, the route, the receiver's parse for its ordering key and event
+ * time) and acknowledged once the insert committed. No queue job, no job MAC, no base64: the inbox
+ * is its own capability with its own shape ({@link DeliveryInbox}); `HandoffJob` is for queue engines.
+ */
+
+import { writeWithinBound } from '../core/bounded-write.js';
+import type { DispatchableEvent, HandlerRegistry } from '../core/handler-registry.js';
+import { emit } from '../core/logger.js';
+import type { PipelineOptions } from '../core/pipeline-options.js';
+import { readHeaderString } from '../core/read-header.js';
+import type { HandOff, VerifiedDelivery } from '../core/receive-path.js';
+import { report } from '../core/report.js';
+import type { SecretRequest } from '../core/route-secrets.js';
+import type { ServiceSpec } from '../core/service-spec.js';
+import { jobTraceparent } from '../core/telemetry.js';
+import { accepted, failed, type Verdict } from '../core/verdict.js';
+import type { EnqueueResult, HandoffRunner } from '../handoff/job/types.js';
+import type { WebhookError } from '../shared/errors.js';
+import type { InboxRuns, RowRunOptions } from './inbox-runs.js';
+
+/** One verified delivery as the receiver hands it to the inbox: the row to write. */
+export interface InboxReceipt {
+  readonly service: string;
+  /** The receiver's parse; for a quarantined delivery, its read without the schema. */
+  readonly event: DispatchableEvent;
+  readonly dedupKey: string;
+  readonly receivedAt: number;
+  readonly body: Uint8Array;
+  /** The event, delivery-id and signature headers as received, by lowercase name. */
+  readonly headers: Record<string, string>;
+  readonly route: SecretRequest | null;
+  readonly traceparent: string | null;
+  /** Set for an authentic delivery whose payload failed the schema: stored `quarantined`. */
+  readonly quarantine: WebhookError | undefined;
+}
+
+/** What a direct inbox runs a delivery in the request with: the receiver's run of its own parse. */
+export interface InboxRequestRunner extends Pick<HandoffRunner, 'service' | 'leaseMs' | 'reportJobError'> {
+  run(options: RowRunOptions): Promise<Verdict>;
+}
+
+/** The database inbox as a receiver writes to it (an `Inbox`, or a direct inbox: src/inbox/). */
+export interface DeliveryInbox {
+  /** Inserts the row unless its dedup key has one. */
+  storeDelivery(receipt: InboxReceipt): Promise<EnqueueResult>;
+  /** Direct mode: writes the row and runs it in the request; the verdict is the answer. */
+  runInRequest?(receipt: InboxReceipt, runner: InboxRequestRunner): Promise<Verdict>;
+  readonly enqueueTimeoutMs?: number;
+}
+
+/** `target` when it is the database inbox (it stores deliveries, not jobs); undefined otherwise. */
+export function deliveryInboxOf(target: object | undefined): DeliveryInbox | undefined {
+  return typeof (target as Partial<DeliveryInbox> | undefined)?.storeDelivery === 'function'
+    ? (target as DeliveryInbox)
+    : undefined;
+}
+
+/** The hand-off step of a receiver whose `handoff` is the database inbox. */
+export function createInboxHandOff(
+  spec: ServiceSpec,
+  options: PipelineOptions,
+  registry: HandlerRegistry,
+  inbox: DeliveryInbox,
+  runs: () => InboxRuns,
+  reportJobError: HandoffRunner['reportJobError'],
+): HandOff {
+  const { service, headerNames } = spec;
+  const { logger, telemetry, clock, leaseMs } = options;
+  const names = [headerNames.event, headerNames.deliveryId, headerNames.signature];
+  const timeoutMs = inbox.enqueueTimeoutMs ?? options.storeTimeoutMs;
+
+  async function handOff(delivery: VerifiedDelivery): Promise<Verdict> {
+    const { event, dedupKey, quarantine } = delivery;
+    const { deliveryId, name } = event;
+    const fields = { service, deliveryId, event: name, dedupKey };
+    if (!quarantine && !event.known && registry.handlersFor(event).length === 0) {
+      // An event this version does not know, and no onUnknown handler: acknowledged without a row,
+      // as without the inbox (docs/inbox.md "Unknown events").
+      emit(logger, 'debug', 'webhook ignored: no handler', fields);
+      return accepted('ignored', service, deliveryId, name);
+    }
+    const headers: Record<string, string> = {};
+    for (const header of names) {
+      const value = readHeaderString(delivery.headers, header);
+      if (value !== undefined) headers[header] = value;
+    }
+    const direct = inbox.runInRequest !== undefined && !quarantine;
+    // The trace of this request goes on in the worker (docs/observability.md).
+    const traceparent = !direct && telemetry ? jobTraceparent(telemetry, logger, service) : undefined;
+    const receipt: InboxReceipt = {
+      service,
+      event,
+      dedupKey,
+      receivedAt: delivery.receivedAt,
+      body: delivery.body,
+      headers,
+      route: delivery.route,
+      traceparent: traceparent ?? null,
+      quarantine,
+    };
+    const unavailable = (error: unknown): Verdict => {
+      report(
+        { hooks: registry.errorHooks, logger },
+        {
+          level: 'error',
+          message: 'hand-off enqueue failed',
+          fields,
+          error,
+          phase: 'enqueue',
+          ...(quarantine ? {} : { event }),
+          deliveryId,
+          dedupKey,
+        },
+      );
+      return failed(service, 'handoff_unavailable', error, { deliveryId, event: name });
+    };
+    if (direct) {
+      // Direct mode: the handlers run now on this request's parse; the run's verdict is the answer.
+      const runner: InboxRequestRunner = {
+        service,
+        leaseMs,
+        reportJobError,
+        run: (runOptions) => runs().parsed(event, dedupKey, runOptions),
+      };
+      try {
+        return await inbox.runInRequest!(receipt, runner);
+      } catch (error) {
+        return unavailable(error);
+      }
+    }
+    let result: EnqueueResult;
+    try {
+      result = await writeWithinBound(clock, delivery.receivedAt, timeoutMs, () =>
+        inbox.storeDelivery(receipt),
+      );
+    } catch (error) {
+      return unavailable(error);
+    }
+    const kind = result === 'duplicate' ? 'duplicate' : 'queued';
+    if (quarantine)
+      emit(logger, 'warn', 'verified webhook failed validation: quarantined', {
+        ...fields,
+        code: quarantine.code,
+      });
+    else emit(logger, 'debug', `webhook ${kind} for a worker`, fields);
+    return accepted(kind, service, deliveryId, name);
+  }
+
+  return Object.assign(handOff, { quarantines: true });
+}

@@ -1,0 +1,203 @@
+/**
+ * The receiver's runs of the database inbox's rows (docs/inbox.md). A row a worker claimed runs again
+ * from what it stores: the service's own signature, stored as received, verified again over the
+ * stored bytes with this receiver's secrets (the route's, for a `secret` function), the bytes parsed
+ * once, the row's columns checked against that parse. A delivery of direct mode runs on the request's
+ * own parse. Both run the handlers through `runDelivery` with the row as the claim.
+ */
+
+import { type DeliverySettings, runDelivery } from '../core/delivery/run.js';
+import type { DispatchableEvent, HandlerRegistry } from '../core/handler-registry.js';
+import { emit } from '../core/logger.js';
+import type { PipelineOptions } from '../core/pipeline-options.js';
+import { type SecretRequest, verifyForRoute } from '../core/route-secrets.js';
+import type { ServiceSpec } from '../core/service-spec.js';
+import { telemetryEnabled, traced, validTraceparent } from '../core/telemetry.js';
+import { failed, refused, type Verdict } from '../core/verdict.js';
+import { claimsOver } from '../dedup/store-claims.js';
+import type { DedupStore } from '../dedup/types.js';
+import type { RunJobOptions } from '../handoff/job/types.js';
+import { isWebhookError, WebhookError } from '../shared/errors.js';
+import { verifySignature } from '../verify/verify-signature.js';
+
+/** A row of the inbox as its worker hands it to `receiver.runJob`: what it stores to run again. */
+export interface StoredDelivery {
+  /** Marks a stored row (a queue job is JSON and holds no bytes). */
+  readonly stored: 'inbox';
+  readonly service: string;
+  readonly event: string;
+  readonly deliveryId: string;
+  readonly dedupKey: string;
+  readonly receivedAt: number;
+  /** The event, delivery-id and signature headers as received, by lowercase name. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The route it arrived on, as a `secret` function sees it; null when none was given. */
+  readonly route: SecretRequest | null;
+  readonly traceparent: string | null;
+  readonly body: Uint8Array;
+}
+
+/** Whether `data` is a row of the inbox run with its row as the claim (never a queue engine's job). */
+export function isStoredDelivery(data: unknown, options: RunJobOptions | undefined): data is StoredDelivery {
+  return (
+    options?.claim !== undefined &&
+    typeof data === 'object' &&
+    data !== null &&
+    (data as StoredDelivery).stored === 'inbox' &&
+    (data as StoredDelivery).body instanceof Uint8Array
+  );
+}
+
+/** A run whose claim is the inbox's row. */
+export type RowRunOptions = RunJobOptions & { readonly claim: DedupStore };
+
+/** The two runs of a receiver over the inbox. */
+export interface InboxRuns {
+  /** A row a worker claimed: authenticated and parsed again, then run (`job_invalid` if it is not authentic). */
+  stored(row: StoredDelivery, options: RowRunOptions): Promise<Verdict>;
+  /** Direct mode: the request's own parse, run in the request. */
+  parsed(event: DispatchableEvent, dedupKey: string, options: RowRunOptions): Promise<Verdict>;
+}
+
+function rowInvalid(reason: string, cause?: unknown): WebhookError {
+  return new WebhookError(
+    'job_invalid',
+    `The inbox row ${reason}: it was not written by a receiver holding this webhook's secret, or it was changed since, and it never runs.`,
+    cause === undefined ? {} : { cause },
+  );
+}
+
+/** The runs of a receiver with `spec`, `options`, `registry` and `settings`. */
+export function createInboxRuns(
+  spec: ServiceSpec,
+  options: PipelineOptions,
+  registry: HandlerRegistry,
+  settings: DeliverySettings,
+): InboxRuns {
+  const { service, headerNames } = spec;
+  const { leaseMs, clock, logger, secrets, routeSecrets, telemetry } = options;
+
+  /** The secret index that verifies the row's stored signature; throws `job_invalid` (or `secret_unavailable`). */
+  async function verified(row: StoredDelivery): Promise<number> {
+    const signature = row.headers[headerNames.signature];
+    if (signature === undefined) throw rowInvalid('holds no signature');
+    let result: Awaited<ReturnType<typeof verifySignature>>;
+    if (routeSecrets) {
+      if (row.route === null)
+        throw rowInvalid('holds no route, and the secrets of this receiver are per route');
+      result = await verifyForRoute(routeSecrets, row.body, signature, row.route);
+    } else result = await verifySignature(row.body, signature, secrets);
+    if (!result.ok) throw rowInvalid(`has a signature that does not verify (${result.code})`);
+    return result.secretIndex;
+  }
+
+  /** The row's event, parsed once from its authenticated bytes and checked against its columns. */
+  function parsedRow(row: StoredDelivery, secretIndex: number): DispatchableEvent {
+    let event: DispatchableEvent;
+    try {
+      event = spec.parse(row.body, row.headers, secretIndex, row.receivedAt);
+    } catch (error) {
+      // A deploy between receipt and run changed the schemas, or the stored headers were changed.
+      throw rowInvalid(`no longer parses (${isWebhookError(error) ? error.code : 'parse error'})`, error);
+    }
+    if (event.deliveryId !== row.deliveryId || event.name !== row.event)
+      throw rowInvalid('has a delivery id or event that differ from its body and headers');
+    if (!keyed(row, event, secretIndex)) throw rowInvalid("has a dedup key that is not its event's");
+    return event;
+  }
+
+  /** Whether the row's key is the one the receiver's strategy gives its event (or gave it quarantined). */
+  function keyed(row: StoredDelivery, event: DispatchableEvent, secretIndex: number): boolean {
+    try {
+      if (spec.dedupKey(event) === row.dedupKey) return true;
+      const read = spec.unvalidated?.(row.body, row.headers, secretIndex);
+      return read !== undefined && spec.dedupKey(read) === row.dedupKey;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The handlers of `event` run with the row as the claim (the one place the row becomes a claim). */
+  function run(event: DispatchableEvent, dedupKey: string, runOptions: RowRunOptions): Promise<Verdict> {
+    const handlers = registry.handlersFor(event);
+    const { deliveryId, name } = event;
+    if (handlers.length === 0) {
+      // Acknowledged for these handlers: dead, to re-drive after the deploy that registers one.
+      emit(logger, 'warn', 'inbox row refused: no handler for its event in this worker', {
+        service,
+        deliveryId,
+        event: name,
+        dedupKey,
+      });
+      const error = new WebhookError(
+        'no_handler',
+        "No handler for this row's event in this worker; re-drive it once one is registered.",
+      );
+      return Promise.resolve(refused(service, error, { deliveryId, event: name }));
+    }
+    const { timeoutMs = leaseMs - 1_000 } = runOptions;
+    return Promise.resolve(
+      runDelivery(
+        { ...settings, claims: claimsOver(runOptions.claim, settings) },
+        {
+          service,
+          event,
+          handlers,
+          dedupKey,
+          startedAt: clock.now(),
+          timeoutMs,
+          upstream: runOptions,
+          attempt: runOptions.attempt,
+          tx: runOptions.tx,
+        },
+      ),
+    );
+  }
+
+  function observed(
+    event: DispatchableEvent,
+    dedupKey: string,
+    runOptions: RowRunOptions,
+    traceparent: string | undefined,
+  ): Promise<Verdict> {
+    if (!telemetry || !telemetryEnabled(telemetry, logger, service)) return run(event, dedupKey, runOptions);
+    const { deliveryId, name } = event;
+    const start = {
+      service,
+      operation: 'process' as const,
+      event: name,
+      deliveryId,
+      attempt: runOptions.attempt,
+    };
+    return traced(telemetry, { ...start, traceparent }, () => run(event, dedupKey, runOptions), logger);
+  }
+
+  return {
+    async stored(row, runOptions) {
+      const { timeoutMs = leaseMs - 1_000 } = runOptions;
+      if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs >= leaseMs) {
+        // A lease ending while a handler runs would let another worker run it at the same time.
+        throw new WebhookError(
+          'options_invalid',
+          `runJob: timeoutMs (${String(timeoutMs)}) must be a positive whole number below leaseMs (${leaseMs}).`,
+        );
+      }
+      let event: DispatchableEvent;
+      try {
+        if (row.service !== service) throw rowInvalid(`is of another service (${row.service})`);
+        event = parsedRow(row, await verified(row));
+      } catch (error) {
+        if (isWebhookError(error) && error.code === 'secret_unavailable')
+          return failed(service, 'secret_unavailable', error, {
+            deliveryId: row.deliveryId,
+            event: row.event,
+          });
+        return refused(service, isWebhookError(error) ? error : rowInvalid('is unreadable', error));
+      }
+      // The trace context is not signed: only a value of the W3C form is continued.
+      const traceparent = validTraceparent(row.traceparent ?? undefined);
+      return observed(event, row.dedupKey, runOptions, traceparent);
+    },
+    parsed: (event, dedupKey, runOptions) => observed(event, dedupKey, runOptions, undefined),
+  };
+}
