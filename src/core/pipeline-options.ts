@@ -13,6 +13,8 @@ import type { Telemetry } from './telemetry.js';
 export interface PipelineOptions {
   /** Empty with a `secret` function. */
   readonly secrets: readonly string[];
+  /** Option `handoffSecret`: the keys of hand-off jobs' MACs, the first signs; empty without it. */
+  readonly handoffSecrets: readonly string[];
   /** The lookup of a `secret` function; undefined for fixed secrets. */
   readonly routeSecrets: RouteSecrets | undefined;
   readonly dedup: DedupStore;

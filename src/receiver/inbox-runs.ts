@@ -11,9 +11,10 @@ import type { DispatchableEvent, HandlerRegistry } from '../core/handler-registr
 import { emit } from '../core/logger.js';
 import type { PipelineOptions } from '../core/pipeline-options.js';
 import { type SecretRequest, verifyForRoute } from '../core/route-secrets.js';
+import { checkTenant } from '../core/route-tenant.js';
 import type { ServiceSpec } from '../core/service-spec.js';
 import { telemetryEnabled, traced, validTraceparent } from '../core/telemetry.js';
-import { failed, refused, type Verdict } from '../core/verdict.js';
+import { failed, refused, type Verdict, verdictOfError } from '../core/verdict.js';
 import { claimsOver } from '../dedup/store-claims.js';
 import type { DedupStore } from '../dedup/types.js';
 import type { RunJobOptions } from '../handoff/job/types.js';
@@ -55,8 +56,13 @@ export type RowRunOptions = RunJobOptions & { readonly claim: DedupStore };
 export interface InboxRuns {
   /** A row a worker claimed: authenticated and parsed again, then run (`job_invalid` if it is not authentic). */
   stored(row: StoredDelivery, options: RowRunOptions): Promise<Verdict>;
-  /** Direct mode: the request's own parse, run in the request. */
-  parsed(event: DispatchableEvent, dedupKey: string, options: RowRunOptions): Promise<Verdict>;
+  /** Direct mode: the request's own parse, run in the request (`route`: `context.route`). */
+  parsed(
+    event: DispatchableEvent,
+    dedupKey: string,
+    options: RowRunOptions,
+    route: SecretRequest | null,
+  ): Promise<Verdict>;
 }
 
 function rowInvalid(reason: string, cause?: unknown): WebhookError {
@@ -118,7 +124,12 @@ export function createInboxRuns(
   }
 
   /** The handlers of `event` run with the row as the claim (the one place the row becomes a claim). */
-  function run(event: DispatchableEvent, dedupKey: string, runOptions: RowRunOptions): Promise<Verdict> {
+  function run(
+    event: DispatchableEvent,
+    dedupKey: string,
+    runOptions: RowRunOptions,
+    route: SecretRequest | null,
+  ): Promise<Verdict> {
     const handlers = registry.handlersFor(event);
     const { deliveryId, name } = event;
     if (handlers.length === 0) {
@@ -149,6 +160,7 @@ export function createInboxRuns(
           upstream: runOptions,
           attempt: runOptions.attempt,
           tx: runOptions.tx,
+          route: route ?? {},
         },
       ),
     );
@@ -159,8 +171,10 @@ export function createInboxRuns(
     dedupKey: string,
     runOptions: RowRunOptions,
     traceparent: string | undefined,
+    route: SecretRequest | null,
   ): Promise<Verdict> {
-    if (!telemetry || !telemetryEnabled(telemetry, logger, service)) return run(event, dedupKey, runOptions);
+    if (!telemetry || !telemetryEnabled(telemetry, logger, service))
+      return run(event, dedupKey, runOptions, route);
     const { deliveryId, name } = event;
     const start = {
       service,
@@ -169,7 +183,12 @@ export function createInboxRuns(
       deliveryId,
       attempt: runOptions.attempt,
     };
-    return traced(telemetry, { ...start, traceparent }, () => run(event, dedupKey, runOptions), logger);
+    return traced(
+      telemetry,
+      { ...start, traceparent },
+      () => run(event, dedupKey, runOptions, route),
+      logger,
+    );
   }
 
   return {
@@ -194,10 +213,14 @@ export function createInboxRuns(
           });
         return refused(service, isWebhookError(error) ? error : rowInvalid('is unreadable', error));
       }
+      // A route bound to a tenant (CRM routeTenant): checked at receipt, and here again for a row that
+      // was quarantined (stored before its tenant could be read) and re-driven.
+      const wrong = spec.tenants && checkTenant(spec, settings, event, row.route ?? {});
+      if (wrong) return verdictOfError(service, wrong, { deliveryId: event.deliveryId, event: event.name });
       // The trace context is not signed: only a value of the W3C form is continued.
       const traceparent = validTraceparent(row.traceparent ?? undefined);
-      return observed(event, row.dedupKey, runOptions, traceparent);
+      return observed(event, row.dedupKey, runOptions, traceparent, row.route);
     },
-    parsed: (event, dedupKey, runOptions) => observed(event, dedupKey, runOptions, undefined),
+    parsed: (event, dedupKey, runOptions, route) => observed(event, dedupKey, runOptions, undefined, route),
   };
 }

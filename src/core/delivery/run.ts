@@ -27,6 +27,7 @@ import type { DispatchableEvent } from '../handler-registry.js';
 import type { ErrorHook, ErrorPhase, WebhookHandler } from '../handler-types.js';
 import { emit, type LogFields, type LogSink } from '../logger.js';
 import { report } from '../report.js';
+import type { RouteSource } from '../route-secrets.js';
 import { accepted, failed, type Verdict } from '../verdict.js';
 import { DeliveryContext, type SignalSource } from './context.js';
 import { LeaseKeeper } from './lease.js';
@@ -53,6 +54,8 @@ export interface Delivery<E extends DispatchableEvent = DispatchableEvent> {
   attempt?: number | undefined;
   /** Inbox workers: the app's transaction, shown to handlers as `context.tx`. */
   tx?: unknown;
+  /** Where the delivery's route is read (the request's input, a job's `route`): `context.route`. */
+  route?: RouteSource | undefined;
   /** Work that goes on after the verdict is handed to it (ReceiveInput.waitUntil). */
   waitUntil?: ((work: Promise<unknown>) => void) | undefined;
   /**
@@ -146,6 +149,7 @@ class DeliveryRun implements Due, Deadline {
   declare readonly upstream: SignalSource | undefined;
   declare readonly attempt: number | undefined;
   declare readonly tx: unknown;
+  declare readonly route: RouteSource | undefined;
   declare readonly settings: DeliverySettings;
   declare private _expired: boolean;
   declare private _cancelled: boolean;
@@ -169,6 +173,7 @@ class DeliveryRun implements Due, Deadline {
     this.upstream = delivery.upstream;
     this.attempt = delivery.attempt;
     this.tx = delivery.tx;
+    this.route = delivery.route;
     this.settings = settings;
     this._expired = false;
     this._cancelled = false;
