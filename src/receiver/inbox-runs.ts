@@ -15,6 +15,7 @@ import { checkTenant } from '../core/route-tenant.js';
 import type { ServiceSpec } from '../core/service-spec.js';
 import { telemetryEnabled, traced, validTraceparent } from '../core/telemetry.js';
 import { failed, refused, type Verdict, verdictOfError } from '../core/verdict.js';
+import { claimsOver } from '../dedup/store-claims.js';
 import type { DedupStore } from '../dedup/types.js';
 import type { RunJobOptions } from '../handoff/job/types.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
@@ -148,7 +149,7 @@ export function createInboxRuns(
     const { timeoutMs = leaseMs - 1_000 } = runOptions;
     return Promise.resolve(
       runDelivery(
-        { ...settings, store: runOptions.claim, storeInProcess: false },
+        { ...settings, claims: claimsOver(runOptions.claim, settings) },
         {
           service,
           event,

@@ -9,7 +9,7 @@ import type { Outcome } from '../core/outcome.js';
 import type { PipelineOptions } from '../core/pipeline-options.js';
 import { createRouteSecrets, type SecretResolver } from '../core/route-secrets.js';
 import type { Telemetry } from '../core/telemetry.js';
-import { createMemoryStore, inlineStore } from '../dedup/memory-store.js';
+import { createMemoryStore } from '../dedup/memory-store.js';
 import type { DedupStore } from '../dedup/types.js';
 import { checkHandoffTarget, handoffBodyLimit } from '../handoff/job/check-target.js';
 import type { HandoffTarget } from '../handoff/job/types.js';
@@ -265,7 +265,6 @@ export function resolveOptions(
     handoffSecrets: Object.freeze(jobSecrets.list.slice()),
     routeSecrets: resolver && createRouteSecrets(resolver, secretLimits(factory, options, clock)),
     dedup: dedup ?? createMemoryStore({ clock }),
-    storeInProcess: dedup === undefined || inlineStore(dedup) !== undefined,
     leaseMs,
     ttlMs,
     timeoutMs,

@@ -17,6 +17,7 @@ import { checkTenant } from '../../core/route-tenant.js';
 import type { ServiceSpec } from '../../core/service-spec.js';
 import { telemetryEnabled, traced } from '../../core/telemetry.js';
 import { failed, refused, type Verdict, verdictOfError } from '../../core/verdict.js';
+import { claimsOver } from '../../dedup/store-claims.js';
 import { isWebhookError, WebhookError } from '../../shared/errors.js';
 import { checkJob, fromBase64 } from './job-codec.js';
 import { matchJobMac } from './job-mac.js';
@@ -153,7 +154,7 @@ export function createJobRunner(
     }
     const { claim, tx } = runOptions;
     // The database inbox passes its row as the claim: the row's move to handled is the completion.
-    const run = runDelivery(claim ? { ...settings, store: claim, storeInProcess: false } : settings, {
+    const run = runDelivery(claim ? { ...settings, claims: claimsOver(claim, settings) } : settings, {
       service,
       event,
       handlers,
