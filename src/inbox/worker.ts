@@ -180,7 +180,8 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
       if (isTrue(row.stale) && (await queue.supersede(id, fence))) return;
       const stored = storedOf(row);
       const execute = (options: RowRunOptions) => receiver.runJob(stored, options);
-      const run = { id, fence, attempt, execute, signal: controller.signal, extendLease };
+      const { leaseMs: heldMs } = receiver;
+      const run = { id, fence, attempt, leaseMs: heldMs, execute, signal: controller.signal, extendLease };
       const { verdict, completed } = await runRow(queue, transactions, run);
       // Handled, or a handled verdict whose completion was fenced off: another run owns the row now.
       if (completed) return;

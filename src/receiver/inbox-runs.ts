@@ -6,6 +6,7 @@
  * own parse. Both run the handlers through `runDelivery` with the row as the claim.
  */
 
+import { runBudget } from '../core/delivery/budget.js';
 import { type DeliverySettings, runDelivery } from '../core/delivery/run.js';
 import type { DispatchableEvent, HandlerRegistry } from '../core/handler-registry.js';
 import { emit } from '../core/logger.js';
@@ -15,8 +16,7 @@ import { checkTenant } from '../core/route-tenant.js';
 import type { ServiceSpec } from '../core/service-spec.js';
 import { telemetryEnabled, traced, validTraceparent } from '../core/telemetry.js';
 import { failed, refused, type Verdict, verdictOfError } from '../core/verdict.js';
-import { claimsOver } from '../dedup/store-claims.js';
-import type { DedupStore } from '../dedup/types.js';
+import type { AsyncHeld } from '../dedup/claims.js';
 import type { RunJobOptions } from '../handoff/job/types.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { verifySignature } from '../verify/verify-signature.js';
@@ -41,7 +41,7 @@ export interface StoredDelivery {
 /** Whether `data` is a row of the inbox run with its row as the claim (never a queue engine's job). */
 export function isStoredDelivery(data: unknown, options: RunJobOptions | undefined): data is StoredDelivery {
   return (
-    options?.claim !== undefined &&
+    typeof (options as Partial<RowRunOptions> | undefined)?.hold === 'function' &&
     typeof data === 'object' &&
     data !== null &&
     (data as StoredDelivery).stored === 'inbox' &&
@@ -49,8 +49,17 @@ export function isStoredDelivery(data: unknown, options: RunJobOptions | undefin
   );
 }
 
-/** A run whose claim is the inbox's row. */
-export type RowRunOptions = RunJobOptions & { readonly claim: DedupStore };
+/**
+ * A run whose claim is the inbox's row: `hold()` gives the row as a {@link AsyncHeld} (token: its
+ * fence; complete: its move to `handled`, in the app's transaction `tx` when there is one), taken
+ * when the handlers are about to run. Internal: the inbox's worker and direct mode pass it to
+ * `runJob` beside its public options.
+ */
+export type RowRunOptions = RunJobOptions & {
+  readonly hold: () => AsyncHeld;
+  /** The app's transaction, shown to the handlers as `context.tx`. */
+  readonly tx?: unknown;
+};
 
 /** The two runs of a receiver over the inbox. */
 export interface InboxRuns {
@@ -148,21 +157,19 @@ export function createInboxRuns(
     }
     const { timeoutMs = leaseMs - 1_000 } = runOptions;
     return Promise.resolve(
-      runDelivery(
-        { ...settings, claims: claimsOver(runOptions.claim, settings) },
-        {
-          service,
-          event,
-          handlers,
-          dedupKey,
-          startedAt: clock.now(),
-          timeoutMs,
-          upstream: runOptions,
-          attempt: runOptions.attempt,
-          tx: runOptions.tx,
-          route: route ?? {},
-        },
-      ),
+      runDelivery(settings, {
+        service,
+        event,
+        handlers,
+        dedupKey,
+        startedAt: clock.now(),
+        timeoutMs,
+        upstream: runOptions,
+        attempt: runOptions.attempt,
+        tx: runOptions.tx,
+        route: route ?? {},
+        held: runOptions.hold(),
+      }),
     );
   }
 
@@ -193,14 +200,9 @@ export function createInboxRuns(
 
   return {
     async stored(row, runOptions) {
-      const { timeoutMs = leaseMs - 1_000 } = runOptions;
-      if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs >= leaseMs) {
-        // A lease ending while a handler runs would let another worker run it at the same time.
-        throw new WebhookError(
-          'options_invalid',
-          `runJob: timeoutMs (${String(timeoutMs)}) must be a positive whole number below leaseMs (${leaseMs}).`,
-        );
-      }
+      // A budget the lease does not outlast: the worker's mistake, retried (runJob never rejects).
+      const budget = runBudget(runOptions.timeoutMs, leaseMs);
+      if (typeof budget !== 'number') return failed(service, budget.code, budget);
       let event: DispatchableEvent;
       try {
         if (row.service !== service) throw rowInvalid(`is of another service (${row.service})`);

@@ -9,6 +9,7 @@
  * handlers again only if no run recorded completion (docs/handoff.md "Guarantees").
  */
 
+import { runBudget } from '../../core/delivery/budget.js';
 import { type DeliverySettings, runDelivery } from '../../core/delivery/run.js';
 import type { HandlerRegistry } from '../../core/handler-registry.js';
 import { emit } from '../../core/logger.js';
@@ -17,7 +18,6 @@ import { checkTenant } from '../../core/route-tenant.js';
 import type { ServiceSpec } from '../../core/service-spec.js';
 import { telemetryEnabled, traced } from '../../core/telemetry.js';
 import { failed, refused, type Verdict, verdictOfError } from '../../core/verdict.js';
-import { claimsOver } from '../../dedup/store-claims.js';
 import { isWebhookError, WebhookError } from '../../shared/errors.js';
 import { checkJob, fromBase64 } from './job-codec.js';
 import { matchJobMac } from './job-mac.js';
@@ -79,17 +79,11 @@ export function createJobRunner(
   const reporter = { hooks: settings.hooks, logger };
 
   async function runJob(data: unknown, runOptions: RunJobOptions = {}): Promise<Verdict> {
-    const { attempt, timeoutMs = leaseMs - 1_000 } = runOptions;
-    if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs >= leaseMs) {
-      // A lease ending while a handler runs would let another worker run it at the same time. The
-      // worker is wrong, not the job: `failed options_invalid`, retried (the shipped workers check
-      // their budget when they start, so they never get here).
-      const error = new WebhookError(
-        'options_invalid',
-        `runJob: timeoutMs (${String(timeoutMs)}) must be a positive whole number below leaseMs (${leaseMs}).`,
-      );
-      return failed(service, error.code, error);
-    }
+    const { attempt } = runOptions;
+    // The worker is wrong, not the job: `failed options_invalid`, retried (the shipped workers check
+    // their budget when they start, so they never get here).
+    const timeoutMs = runBudget(runOptions.timeoutMs, leaseMs);
+    if (typeof timeoutMs !== 'number') return failed(service, timeoutMs.code, timeoutMs);
     if (secrets.length === 0 && handoffSecrets.length === 0) {
       // A worker of a receiver with a `secret` function: retried, not dead-lettered, until fixed.
       const error = new WebhookError(
@@ -152,9 +146,7 @@ export function createJobRunner(
         ),
       );
     }
-    const { claim, tx } = runOptions;
-    // The database inbox passes its row as the claim: the row's move to handled is the completion.
-    const run = runDelivery(claim ? { ...settings, claims: claimsOver(claim, settings) } : settings, {
+    const run = runDelivery(settings, {
       service,
       event,
       handlers,
@@ -164,7 +156,6 @@ export function createJobRunner(
       upstream: runOptions,
       attempt: runOptions.attempt,
       waitUntil: runOptions.waitUntil,
-      tx,
       route: job.route,
     });
     return Promise.resolve(run);

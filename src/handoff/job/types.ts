@@ -6,7 +6,6 @@
 import type { ErrorInfo } from '../../core/handler-types.js';
 import type { SecretRequest } from '../../core/route-secrets.js';
 import type { Verdict } from '../../core/verdict.js';
-import type { DedupStore } from '../../dedup/types.js';
 
 /**
  * The version of {@link HandoffJob} this library writes and reads. A job with another `v` (written by
@@ -152,13 +151,6 @@ export interface RunJobOptions {
    * consumer passes it). Not needed where the process outlives the job.
    */
   waitUntil?: (work: Promise<unknown>) => void;
-  /**
-   * Claims this run in `claim` instead of the receiver's `dedup` store: the database inbox's worker
-   * passes its row, so the row's move to `handled` is the completion (docs/inbox.md).
-   */
-  claim?: DedupStore;
-  /** The app's transaction, shown to the handlers as `context.tx` (the database inbox sets it). */
-  tx?: unknown;
 }
 
 /**
