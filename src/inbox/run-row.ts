@@ -60,7 +60,7 @@ export interface RowRun {
   readonly attempt: number;
   /** The claim's lease in ms (the receiver's `leaseMs`): extended to it from now while the handlers run. */
   readonly leaseMs: number;
-  /** The receiver's run of the row's delivery with these options (the row as `claim`). */
+  /** The receiver's run of the row's delivery with these options (the row as its held claim, `hold`). */
   readonly execute: (options: RowRunOptions) => Promise<Verdict>;
   readonly signal: AbortSignal;
   /** Handler budget in ms; default the receiver's `leaseMs` minus 1 s. */

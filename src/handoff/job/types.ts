@@ -177,7 +177,7 @@ export interface HandoffRunner {
    * keeping the claim's lease, then completes the claim (`handled`) or releases it (`failed`, so the
    * engine retries). An event with no handler here is refused `no_handler`. Resolves with the
    * {@link Verdict} and never rejects; `jobAction(verdict)` says what the engine does with the job. The database
-   * inbox's worker calls it with a row it claimed instead of a job, and the row as `claim`: the row's
+   * inbox's worker calls it with a row it claimed instead of a job, and the row as its held claim: the row's
    * stored signature is verified again with this receiver's secrets instead of a job MAC
    * (docs/inbox.md "How rows are authenticated").
    */
