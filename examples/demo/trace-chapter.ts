@@ -91,9 +91,7 @@ export async function traceChapter(
     const byStart = (a: ReadableSpan, b: ReadableSpan) =>
       a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1];
     const childrenOf = (parent: ReadableSpan | undefined) =>
-      found
-        .filter((span) => byId.get(span.parentSpanContext?.spanId ?? '') === parent)
-        .sort(byStart);
+      found.filter((span) => byId.get(span.parentSpanContext?.spanId ?? '') === parent).sort(byStart);
     const spans: ReadableSpan[] = [];
     const visit = (span: ReadableSpan): void => {
       spans.push(span);
