@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import type { RunJobOptions } from '../src/handoff/index.js';
 import { queueOf } from '../src/inbox/inbox.js';
 import { storedOf } from '../src/inbox/rows.js';
 import { createMailReceiver } from '../src/index.js';
@@ -86,18 +87,21 @@ async function loop(contender: string, path: string): Promise<void> {
       }
     } else {
       const rows = db.prepare(`SELECT * FROM ${table} ORDER BY id`).all() as Record<string, unknown>[];
-      const noClaim = {
-        claim: async () => ({ status: 'claimed' as const, token: 't', leaseEndsAt: Date.now() + 30_000 }),
+      // The row as a claim that records nothing: the run's own cost, without the inbox's UPDATE.
+      const hold = () => ({
+        sync: false as const,
+        token: 't',
+        leaseEndsAt: Date.now() + 30_000,
         complete: async () => true,
         release: async () => true,
-      };
+      });
       for (const row of rows) {
         const stored = storedOf(row);
         if (contender === 'verify') {
           const result = await verifySignature(stored.body, stored.headers['x-svcmail-sig'], [SECRET]);
           if (!result.ok) throw new Error('verify');
         } else {
-          const verdict = await receiver.runJob(stored, { claim: noClaim });
+          const verdict = await receiver.runJob(stored, { hold } as RunJobOptions);
           if (verdict.kind !== 'handled') throw new Error(`runJob: ${verdict.kind}`);
         }
         n++;

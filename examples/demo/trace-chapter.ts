@@ -83,10 +83,21 @@ export async function traceChapter(
     // The worker's span ends once its handler settled and the claim completed.
     for (let waited = 0; !inTrace().some((s) => s.name === 'process clicked') && waited < 5_000; waited += 10)
       await sleep(10);
-    const spans = inTrace().sort(
-      (a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1],
-    );
-    const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]));
+    // Each span after its parent (depth first), siblings by start: spans started within the same
+    // millisecond on two clocks (a span given its start, its child timed by the SDK) may record a
+    // child's start first, so start time alone does not order a parent before its child.
+    const found = inTrace();
+    const byId = new Map(found.map((span) => [span.spanContext().spanId, span]));
+    const byStart = (a: ReadableSpan, b: ReadableSpan) =>
+      a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1];
+    const childrenOf = (parent: ReadableSpan | undefined) =>
+      found.filter((span) => byId.get(span.parentSpanContext?.spanId ?? '') === parent).sort(byStart);
+    const spans: ReadableSpan[] = [];
+    const visit = (span: ReadableSpan): void => {
+      spans.push(span);
+      for (const child of childrenOf(span)) visit(child);
+    };
+    for (const root of childrenOf(undefined)) visit(root);
     const tree: TracedSpan[] = spans.map((span) => ({
       name: span.name,
       kind: KINDS[span.kind],

@@ -5,6 +5,7 @@
 import type { WebhookError } from '../shared/errors.js';
 import type { HandlerLog } from './logger.js';
 import type { HeadersInput } from './receiver-types.js';
+import type { SecretRequest } from './route-secrets.js';
 
 /**
  * What a handler gets next to its event.
@@ -48,6 +49,26 @@ export interface HandlerContext {
    * which throws `options_invalid` for a context of no such transaction.
    */
   readonly tx?: unknown;
+  /**
+   * The route the delivery arrived on, as a `secret` function sees it: the URL's pathname and the
+   * framework's route parameters (`{ path: '/webhooks/crm/acme', params: { tenant: 'acme' } }`; `{}`
+   * where there are none, `/` when `receive(input)` was given no `path`). In direct mode, in database
+   * inbox runs (the row stores it) and in queue workers (the job carries it under its MAC). With a
+   * secret per tenant it names the tenant whose secret verified the delivery: a CRM receiver's
+   * `routeTenant` refuses a body of another tenant before any handler runs (docs/receivers.md "Bind
+   * a route to its tenant"). Absent only for a queue job written without one.
+   *
+   * @example
+   * ```ts
+   * import { createCrmReceiver } from '@svc/webhooks';
+   *
+   * const crm = createCrmReceiver({ secret, routeTenant: ({ params }) => params.tenant });
+   * crm.on('deal.won', async (event, { route }) => {
+   *   await deals.recordWin(route?.params.tenant, event.data.deal_id); // event.tenantId is the same
+   * });
+   * ```
+   */
+  readonly route?: SecretRequest;
 }
 
 /**

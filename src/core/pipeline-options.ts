@@ -13,14 +13,11 @@ import type { Telemetry } from './telemetry.js';
 export interface PipelineOptions {
   /** Empty with a `secret` function. */
   readonly secrets: readonly string[];
+  /** Option `handoffSecret`: the keys of hand-off jobs' MACs, the first signs; empty without it. */
+  readonly handoffSecrets: readonly string[];
   /** The lookup of a `secret` function; undefined for fixed secrets. */
   readonly routeSecrets: RouteSecrets | undefined;
   readonly dedup: DedupStore;
-  /**
-   * The dedup store is the receiver's own in-process memory store: it answers before the call
-   * returns and cannot hang, so its calls are not raced against the delivery's deadline.
-   */
-  readonly storeInProcess: boolean;
   readonly leaseMs: number;
   readonly ttlMs: number;
   readonly timeoutMs: number;

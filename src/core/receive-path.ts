@@ -22,6 +22,7 @@ import { readHeader, readHeaderString } from './read-header.js';
 import type { BodyLimits, HeadersInput, ReceiveInput } from './receiver-types.js';
 import { report } from './report.js';
 import { type SecretRequest, verifyForRoute } from './route-secrets.js';
+import { checkTenant } from './route-tenant.js';
 import type { ServiceSpec } from './service-spec.js';
 import { signatureRefusal } from './signature-refusal.js';
 import { accepted, failed, refused, type Verdict, verdictOfError } from './verdict.js';
@@ -223,6 +224,11 @@ export function createReceivePath(
         });
       }
       const { deliveryId, name } = event;
+      // A route bound to a tenant takes no other tenant's body (CRM routeTenant), handlers or not.
+      if (spec.tenants) {
+        const wrong = checkTenant(spec, reporter, event, input);
+        if (wrong) return verdictOfError(service, wrong, { deliveryId, event: name });
+      }
       const handlers = registry.handlersFor(event);
       // Hand-off mode enqueues even then: the workers' registrations decide (handoff/job/run-job.ts).
       if (handlers.length === 0 && !handOff) {
@@ -270,6 +276,7 @@ export function createReceivePath(
         timeoutMs,
         upstream: input,
         waitUntil: input.waitUntil,
+        route: input,
       });
     } catch (error) {
       return unexpected(error);

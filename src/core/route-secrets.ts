@@ -32,6 +32,24 @@ export interface SecretRequest {
 }
 
 /**
+ * Where a delivery's route is read: a request's input (`ReceiveInput.path` and `.params`, read only
+ * when something needs them, as adapters compute them on first read) or a hand-off job's `route`.
+ */
+export interface RouteSource {
+  readonly path?: string | undefined;
+  readonly params?: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * The route of `source`, frozen, as handlers (`context.route`), a `routeTenant` function and a
+ * hand-off job get it: the pathname (default `/`) and a plain copy of the route parameters.
+ */
+export function routeOf(source: RouteSource): SecretRequest {
+  const { path = '/', params } = source;
+  return Object.freeze({ path, params: Object.freeze(params === undefined ? {} : { ...params }) });
+}
+
+/**
  * The `secret` option as a function: the secret (or the rotation list) of the route a request came
  * to, sync or async; `undefined` or `[]` for a route with none (an unknown tenant: 401, no handler
  * runs). A function that throws or outlasts `secretTimeoutMs` answers 503 `secret_unavailable`.
@@ -92,9 +110,7 @@ export function createRouteSecrets(resolver: SecretResolver, options: RouteSecre
   async function call(request: SecretRequest): Promise<readonly string[]> {
     let answer: Secrets | undefined;
     try {
-      answer = await resolver(
-        Object.freeze({ path: request.path, params: Object.freeze({ ...request.params }) }),
-      );
+      answer = await resolver(routeOf(request));
     } catch (error) {
       throw unavailable('The webhook secret of this route could not be looked up.', error);
     }
@@ -171,7 +187,7 @@ export async function verifyForRoute(
 ): Promise<VerifyResult> {
   const header = readSignatureHeader(signature);
   if (typeof header !== 'string') return { ok: false, ...header };
-  const request: SecretRequest = { path: input.path ?? '/', params: input.params ?? {} };
+  const request: SecretRequest = routeOf(input);
   const check = ({ secrets }: RouteSecretsFound) =>
     secrets.length === 0 ? Promise.resolve(NO_SECRET) : verifySignature(body, signature, secrets);
   const found = await routeSecrets.find(request);

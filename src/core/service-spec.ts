@@ -4,6 +4,7 @@
  */
 import type { DispatchableEvent } from './handler-registry.js';
 import type { HeadersInput } from './receiver-types.js';
+import type { SecretRequest } from './route-secrets.js';
 import type { ForeignSignature } from './signature-refusal.js';
 
 /** What differs between the services. Header names are lowercase. */
@@ -29,4 +30,12 @@ export interface ServiceSpec<E extends DispatchableEvent = DispatchableEvent> {
   unvalidated?(body: Uint8Array, headers: HeadersInput, secretIndex: number): E | undefined;
   /** The namespaced dedup key (`mail:…`, `crm:…`); may throw (a user's key function). */
   dedupKey(event: E): string;
+  /**
+   * A receiver that binds routes to tenants (CRM `routeTenant`): the tenant of a route (may throw:
+   * the user's function), and the tenant an event names (core/route-tenant.ts compares them).
+   */
+  tenants?: {
+    route(route: SecretRequest): unknown;
+    event(event: E): string;
+  };
 }

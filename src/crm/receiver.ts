@@ -3,8 +3,10 @@
  */
 
 import { checkMaxEventAge } from '../core/event-age.js';
+import type { SecretRequest } from '../core/route-secrets.js';
 import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
 import { type ReceiverOptions, resolveOptions } from '../receiver/receiver-options.js';
+import { WebhookError } from '../shared/errors.js';
 import { type CrmDedupKey, crmDedupKeyOf } from './dedup-key.js';
 import { CRM_EVENT_NAMES } from './event-names.js';
 import { type CrmHeaderNames, resolveCrmHeaderNames } from './header-names.js';
@@ -39,6 +41,16 @@ export interface CrmReceiverOptions extends ReceiverOptions {
    * promises nothing about a delivery's age. See docs/security.md.
    */
   maxEventAgeMs?: number;
+  /**
+   * Binds each route to its tenant: the CRM `tenant_id` of the webhook registered at the route a
+   * delivery came to (`({ params }) => params.tenant`), `undefined` for a route of none. A verified
+   * delivery whose envelope's `tenant_id` is another is refused with 403 `tenant_mismatch` before
+   * any handler runs or anything is handed off, and again in hand-off workers (the job carries its
+   * route). With a secret per tenant, a tenant can sign a body naming any tenant: this is the check
+   * that it named itself (docs/receivers.md "Bind a route to its tenant"). Synchronous, called once
+   * per verified delivery; what it throws is 500 `internal_error`. Default: no binding.
+   */
+  routeTenant?: (route: SecretRequest) => string | undefined;
 }
 
 /**
@@ -75,6 +87,12 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
   const headerNames = resolveCrmHeaderNames(options.headerNames);
   const dedupKey = crmDedupKeyOf(options.dedupKey);
   const maxEventAgeMs = checkMaxEventAge('createCrmReceiver', options.maxEventAgeMs);
+  const { routeTenant } = options;
+  if (routeTenant !== undefined && typeof routeTenant !== 'function')
+    throw new WebhookError(
+      'options_invalid',
+      'createCrmReceiver: routeTenant must be a function of the route returning its tenant id.',
+    );
   const { clock } = resolved;
   return createReceiver<CrmEvent, UnknownCrmEvent>(
     {
@@ -85,6 +103,8 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
       foreignSignatures: [{ service: 'mail', header: 'x-svcmail-sig' }],
       parse: crmEventParser('createCrmReceiver', { headerNames, maxEventAgeMs, clock }),
       dedupKey,
+      // crm-service §2: the envelope's tenant_id, compared with the route's tenant (core/route-tenant.ts).
+      ...(routeTenant && { tenants: { route: routeTenant, event: (event) => event.tenantId } }),
     },
     resolved,
   );

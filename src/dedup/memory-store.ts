@@ -1,5 +1,7 @@
 import { type Clock, systemClock } from '../shared/clock.js';
+import type { ClaimTerms, SyncClaims } from './claims.js';
 import { createLruSlots } from './lru-slots.js';
+import { type Claimed, type MemoryCore, memoryClaims, type Unclaimed } from './memory-claims.js';
 import { createToken } from './token.js';
 import type { AbandonOptions, ClaimOptions, ClaimResult, CompleteOptions, DedupStore } from './types.js';
 import { assertKey, assertMs, assertToken } from './validate.js';
@@ -53,27 +55,26 @@ export interface MemoryStore extends DedupStore {
 }
 
 /**
- * The synchronous core of a memory store: the same claim, complete and release as its `DedupStore`
- * methods, answered as values (a throw for invalid arguments) instead of settled promises. The
- * delivery runner (core/delivery/run.ts) calls it directly, so a delivery over a memory store waits
- * for nothing; no other code needs it.
+ * The memory stores made by {@link createMemoryStore}, each with its synchronous core: a receiver given
+ * one as `dedup` claims through that core (memory-claims.ts) rather than through its promises. A
+ * WeakMap, not a property: nothing is added to the store object (a spread of it stays a plain store).
  */
-export interface InlineStore {
-  claim(key: string, leaseMs: number): ClaimResult;
-  complete(key: string, token: string, ttlMs: number): boolean;
-  release(key: string, token: string): boolean;
-}
+const cores = new WeakMap<DedupStore, MemoryCore>();
 
-// A symbol, not a name: the core stays out of the public shape (and out of a spread or a log line).
-const INLINE: unique symbol = Symbol('memory store core');
-
-/** The synchronous core of `store` when it is a memory store made by {@link createMemoryStore}. */
-export function inlineStore(store: DedupStore): InlineStore | undefined {
-  return (store as { [INLINE]?: InlineStore })[INLINE];
+/** The synchronous claims of `store` when {@link createMemoryStore} made it, with `terms`. */
+export function memoryClaimsOf(store: DedupStore, terms: ClaimTerms): SyncClaims | undefined {
+  const core = cores.get(store);
+  return core === undefined ? undefined : memoryClaims(core, terms);
 }
 
 // Shared and frozen: a duplicate is the commonest answer and carries nothing of its own.
-const COMPLETED: ClaimResult = Object.freeze({ status: 'completed' });
+const COMPLETED: Unclaimed = Object.freeze({ status: 'completed' });
+
+const claimResult: Claimed<ClaimResult> = (_slot, token, leaseEndsAt) => ({
+  status: 'claimed',
+  token,
+  leaseEndsAt,
+});
 
 /**
  * An in-process {@link DedupStore}: the default of the receivers. Atomic without locks because every
@@ -119,13 +120,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     return slot;
   }
 
-  /** The slot `token` holds a live lease on, or 0. */
-  function owned(key: string, token: string, now: number): number {
-    const slot = slots.find(key);
-    // A lapsed lease is no longer owned: another worker may already hold (or may take) the key.
-    return slot !== 0 && tokens[slot] === token && ends[slot]! > now ? slot : 0;
-  }
-
   function remove(slot: number): void {
     slots.remove(slot);
     tokens[slot] = undefined;
@@ -140,10 +134,15 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   // Each call changes the state synchronously and hands back a settled promise: plain functions with
   // Promise.resolve rather than `async` ones, which cost a generator and a promise more per call (a
   // throw from the checks still comes back as a rejection).
-  function claimNow(key: string, leaseMs: number, chosen: string | undefined): ClaimResult {
-    assertKey(key);
-    assertMs('leaseMs', leaseMs);
-    if (chosen !== undefined) assertToken(chosen);
+  // A claim that wins is made by `claimed` (a ClaimResult for the DedupStore methods, a held claim for
+  // the receiver's claims: memory-claims.ts), so neither path makes an object it then throws away.
+  // Arguments checked by the caller.
+  function take<T>(
+    key: string,
+    leaseMs: number,
+    chosen: string | undefined,
+    claimed: Claimed<T>,
+  ): T | Unclaimed {
     const now = clock.now();
     let slot = slots.find(key);
     if (slot === 0) {
@@ -152,8 +151,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       const endsAt = ends[slot]!;
       if (endsAt > now && tokens[slot] !== undefined) {
         // The same claim again (a resend) holds the lease it took.
-        if (chosen !== undefined && tokens[slot] === chosen)
-          return { status: 'claimed', token: chosen, leaseEndsAt: endsAt };
+        if (chosen !== undefined && tokens[slot] === chosen) return claimed(slot, chosen, endsAt);
         return { status: 'in_progress', leaseEndsAt: endsAt };
       }
       slots.touch(slot);
@@ -169,29 +167,54 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     const leaseEndsAt = now + leaseMs;
     tokens[slot] = token;
     ends[slot] = leaseEndsAt;
-    return { status: 'claimed', token, leaseEndsAt };
+    return claimed(slot, token, leaseEndsAt);
   }
 
-  function completeNow(key: string, token: string, ttlMs: number): boolean {
-    assertKey(key);
-    assertToken(token);
-    assertMs('ttlMs', ttlMs);
+  // The writes of a held claim, by the slot its claim took: `token` still owns it while the slot holds
+  // that token and a live lease (tokens are unique per store, so a slot given to another key since
+  // holds another token or none). No key lookup, no argument checks: the claim checked them.
+  function completeAt(slot: number, token: string, ttlMs: number): boolean {
     const now = clock.now();
-    const slot = owned(key, token, now);
-    if (slot === 0) return false;
+    if (tokens[slot] !== token || ends[slot]! <= now) return false;
     // Not touched: the claim just made it the most recent.
     ends[slot] = now + ttlMs;
     tokens[slot] = undefined;
     return true;
   }
 
+  function releaseAt(slot: number, token: string): boolean {
+    if (tokens[slot] !== token || ends[slot]! <= clock.now()) return false;
+    remove(slot);
+    return true;
+  }
+
+  function extendAt(slot: number, token: string, leaseMs: number): boolean {
+    const now = clock.now();
+    if (tokens[slot] !== token || ends[slot]! <= now) return false;
+    ends[slot] = now + leaseMs;
+    return true;
+  }
+
+  function claimNow(key: string, leaseMs: number, chosen: string | undefined): ClaimResult {
+    assertKey(key);
+    assertMs('leaseMs', leaseMs);
+    if (chosen !== undefined) assertToken(chosen);
+    return take(key, leaseMs, chosen, claimResult);
+  }
+
+  function completeNow(key: string, token: string, ttlMs: number): boolean {
+    assertKey(key);
+    assertToken(token);
+    assertMs('ttlMs', ttlMs);
+    const slot = slots.find(key);
+    return slot !== 0 && completeAt(slot, token, ttlMs);
+  }
+
   function releaseNow(key: string, token: string): boolean {
     assertKey(key);
     assertToken(token);
-    const slot = owned(key, token, clock.now());
-    if (slot === 0) return false;
-    remove(slot);
-    return true;
+    const slot = slots.find(key);
+    return slot !== 0 && releaseAt(slot, token);
   }
 
   function abandonNow(key: string, token: string, { leaseMs }: AbandonOptions): boolean {
@@ -211,22 +234,15 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     return true;
   }
 
-  function extendNow(key: string, token: string, { leaseMs }: ClaimOptions): boolean {
+  function extendNow(key: string, token: string, leaseMs: number): boolean {
     assertKey(key);
     assertToken(token);
     assertMs('leaseMs', leaseMs);
-    const now = clock.now();
-    const slot = owned(key, token, now);
-    if (slot === 0) return false;
-    ends[slot] = now + leaseMs;
-    return true;
+    const slot = slots.find(key);
+    return slot !== 0 && extendAt(slot, token, leaseMs);
   }
 
-  const inline: InlineStore = {
-    claim: (key, leaseMs) => claimNow(key, leaseMs, undefined),
-    complete: completeNow,
-    release: releaseNow,
-  };
+  const core: MemoryCore = { take, completeAt, releaseAt, extendAt };
 
   const store: MemoryStore = {
     get size() {
@@ -267,7 +283,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
 
     extend(key: string, token: string, options: ClaimOptions): Promise<boolean> {
       try {
-        return Promise.resolve(extendNow(key, token, options));
+        return Promise.resolve(extendNow(key, token, options.leaseMs));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -293,6 +309,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       tokens = [undefined];
     },
   };
-  Object.defineProperty(store, INLINE, { value: inline });
+  cores.set(store, core);
   return store;
 }

@@ -85,7 +85,10 @@ export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'norm
   let db: ReturnType<typeof openSqlite> | undefined;
   let closed = false;
   const open = (): SqliteDatabaseLike & { close(): void } => {
-    db ??= openSqlite(path, 20, synchronous, 'createSqliteInbox');
+    // No busy_timeout: SQLite would block the thread (the event loop) for it on every statement that
+    // finds the file locked by another connection; whileLocked waits off the loop instead, as the
+    // SQLite dedup store does, up to the call's bound.
+    db ??= openSqlite(path, 0, synchronous, 'createSqliteInbox');
     return db;
   };
   // By the statement's `$n` text: its prepared form and the order its parameters bind in, bounded.

@@ -145,6 +145,7 @@ export function createDirectInbox<Tx>(options: DirectInboxOptions<Tx>): DirectIn
         id,
         fence: fence + 1,
         attempt,
+        leaseMs: runner.leaseMs,
         execute: runner.run,
         signal,
         timeoutMs: budget,

@@ -10,7 +10,7 @@
 import { transactionRunOf } from '../core/delivery/context.js';
 import type { HandlerContext } from '../core/handler-types.js';
 import type { Verdict } from '../core/verdict.js';
-import type { DedupStore } from '../dedup/types.js';
+import type { AsyncHeld } from '../dedup/claims.js';
 import type { RowRunOptions } from '../receiver/inbox-runs.js';
 import { WebhookError } from '../shared/errors.js';
 import type { InboxQueue } from './inbox.js';
@@ -58,7 +58,9 @@ export interface RowRun {
   /** The fencing token of the claim this run holds (the completion matches it). */
   readonly fence: number;
   readonly attempt: number;
-  /** The receiver's run of the row's delivery with these options (the row as `claim`). */
+  /** The claim's lease in ms (the receiver's `leaseMs`): extended to it from now while the handlers run. */
+  readonly leaseMs: number;
+  /** The receiver's run of the row's delivery with these options (the row as its held claim, `hold`). */
   readonly execute: (options: RowRunOptions) => Promise<Verdict>;
   readonly signal: AbortSignal;
   /** Handler budget in ms; default the receiver's `leaseMs` minus 1 s. */
@@ -84,9 +86,10 @@ export interface RowRunResult {
 type Complete = () => Promise<boolean>;
 
 /**
- * The row as the run's claim, in the shape of a dedup store (the seam to the pipeline's claim):
- * completion is `complete` (in the app's transaction, or on the inbox's own connection), the lease is
- * the row's. `settled` resolves once the run completed or released it (after late handlers too).
+ * The row as the run's claim, a {@link AsyncHeld} (dedup/claims.ts): its token is the row's fence,
+ * `complete` its move to `handled` (in the app's transaction, or on the inbox's own connection),
+ * `extend` its lease. `settled` resolves once the run completed or released it (after late handlers
+ * too); `state.claimed` says whether the run took it (a row refused before its handlers never does).
  */
 function rowClaim(queue: InboxQueue, run: RowRun, complete: Complete) {
   const state = { claimed: false, completed: false };
@@ -94,30 +97,40 @@ function rowClaim(queue: InboxQueue, run: RowRun, complete: Complete) {
   const settled = new Promise<void>((resolve) => {
     done = resolve;
   });
-  const claim: DedupStore = {
-    claim: async (_key, claimOptions) => {
-      state.claimed = true;
-      return {
-        status: 'claimed',
-        token: claimOptions.token ?? 'inbox',
-        leaseEndsAt: queue.clock.now() + claimOptions.leaseMs,
-      };
-    },
-    complete: async () => {
-      try {
-        state.completed = await complete();
-        return state.completed;
-      } finally {
+  const hold = (): AsyncHeld => {
+    state.claimed = true;
+    const held: AsyncHeld = {
+      sync: false,
+      token: String(run.fence),
+      leaseEndsAt: queue.clock.now() + run.leaseMs,
+      complete: async () => {
+        try {
+          state.completed = await complete();
+          return state.completed;
+        } catch (error) {
+          return { error };
+        } finally {
+          done();
+        }
+      },
+      release: async () => {
         done();
-      }
-    },
-    release: async () => {
-      done();
-      return true;
-    },
+        return true;
+      },
+    };
+    if (!run.extendLease) return held;
+    return {
+      ...held,
+      extend: async () => {
+        try {
+          return await queue.extend(run.id, run.fence, run.leaseMs);
+        } catch (error) {
+          return { error };
+        }
+      },
+    };
   };
-  if (run.extendLease) claim.extend = (_key, _token, o) => queue.extend(run.id, run.fence, o.leaseMs);
-  return { claim, state, settled };
+  return { hold, state, settled };
 }
 
 async function runOnce<Tx>(
@@ -126,11 +139,11 @@ async function runOnce<Tx>(
   complete: Complete,
   open?: { tx: Tx; transactions: InboxTransactions<Tx> },
 ): Promise<RowRunResult> {
-  const { claim, state, settled } = rowClaim(queue, run, complete);
+  const { hold, state, settled } = rowClaim(queue, run, complete);
   const options: RowRunOptions & { timeoutMs?: number; tx?: unknown } = {
     attempt: run.attempt,
     signal: run.signal,
-    claim,
+    hold,
   };
   if (run.timeoutMs !== undefined) options.timeoutMs = run.timeoutMs;
   if (open) {

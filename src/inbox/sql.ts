@@ -4,6 +4,7 @@
  * locks with `FOR UPDATE SKIP LOCKED` on PostgreSQL; one writer at a time on SQLite) differ.
  */
 import { WebhookError } from '../shared/errors.js';
+import { claimStatement } from './claim-sql.js';
 
 /** The SQL dialect of an inbox. */
 export type Dialect = 'postgres' | 'sqlite';
@@ -86,11 +87,17 @@ function ddl(table: string, dialect: Dialect): string {
   traceparent TEXT,
   body ${pg ? 'BYTEA' : 'BLOB'} NOT NULL
 )`,
-    // The claim's scan: only rows that may run.
-    `CREATE INDEX IF NOT EXISTS "${base}_runnable_idx" ON ${quoted} (run_at, id) WHERE status IN ('received', 'failed', 'processing')`,
-    // The turn of a key: its pending rows in event order. Pending only: a key's handled rows would
-    // otherwise lengthen every claim of it for as long as they are kept (90 days by default).
+    // The claim's window: a service's waiting rows that have an ordering key, oldest due first; and
+    // those that have none (they wait for nobody). The service leads, so one service's backlog is not
+    // read by the other's worker.
+    `CREATE INDEX IF NOT EXISTS "${base}_keyed_runnable_idx" ON ${quoted} (service, run_at, id) WHERE ordering_key IS NOT NULL AND status IN ('received', 'failed', 'processing')`,
+    `CREATE INDEX IF NOT EXISTS "${base}_unkeyed_runnable_idx" ON ${quoted} (service, run_at, id) WHERE ordering_key IS NULL AND status IN ('received', 'failed', 'processing')`,
+    // The turn of a key: its pending rows in event order (the first is the key's head). Pending only:
+    // a key's handled rows would otherwise lengthen every claim of it for as long as they are kept.
     `CREATE INDEX IF NOT EXISTS "${base}_key_pending_idx" ON ${quoted} (ordering_key, event_at, id) WHERE ordering_key IS NOT NULL AND status IN ('received', 'failed', 'processing')`,
+    // A key's runs: its rows under a lease (as many as runs in flight), so "is one running?" is one
+    // probe however many rows of the key wait.
+    `CREATE INDEX IF NOT EXISTS "${base}_key_running_idx" ON ${quoted} (ordering_key, lease_until) WHERE ordering_key IS NOT NULL AND status = 'processing'`,
     // The stale guard: the newest handled event of a key.
     `CREATE INDEX IF NOT EXISTS "${base}_key_handled_idx" ON ${quoted} (ordering_key, event_at) WHERE ordering_key IS NOT NULL AND status = 'handled'`,
     `CREATE INDEX IF NOT EXISTS "${base}_handled_idx" ON ${quoted} (handled_at) WHERE status IN ('handled', 'superseded')`,
@@ -123,14 +130,6 @@ export function inboxStatements(table: string, dialect: Dialect) {
   const { quoted: t } = quoteTable(table, dialect);
   const pg = dialect === 'postgres';
   const insert = `INSERT INTO ${t} (dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, headers, route, traceparent, body, last_error_code, last_error_message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (dedup_key) DO NOTHING RETURNING id`;
-  // A row may run when it is waiting and due, or when its run's lease ended (the worker died). The
-  // leading status list repeats the runnable index's own condition: without it SQLite cannot prove the
-  // OR implies it, and scans the whole table (handled rows included) on every claim.
-  const runnable = `r.status IN ('received', 'failed', 'processing') AND ((r.status IN ('received', 'failed') AND r.run_at <= $1) OR (r.status = 'processing' AND r.lease_until <= $1))`;
-  // Its key's turn: no row of the key running under a live lease, none earlier still pending. The
-  // status list comes first and whole, as the pending-key index's condition: only that key's pending
-  // rows are read, never its history.
-  const inTurn = `(r.ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM ${t} e WHERE e.ordering_key = r.ordering_key AND e.status IN ('received', 'failed', 'processing') AND e.id <> r.id AND ((e.status = 'processing' AND e.lease_until > $1) OR e.event_at < r.event_at OR (e.event_at = r.event_at AND e.id < r.id))))`;
   // An event older than one of its key already handled (the row is the statement's own table).
   const stale = `${t}.ordering_key IS NOT NULL AND EXISTS (SELECT 1 FROM ${t} n WHERE n.ordering_key = ${t}.ordering_key AND n.status = 'handled' AND n.event_at > ${t}.event_at)`;
   return {
@@ -139,12 +138,11 @@ export function inboxStatements(table: string, dialect: Dialect) {
       ? `WITH ins AS (${insert}) SELECT id, pg_notify('${notifyChannel(table)}', '') FROM ins`
       : insert,
     ddl: ddl(table, dialect),
-    // `LIMIT $3 + 0`, not `LIMIT $3`: SQLite reads a bare parameter's value while planning (to treat
-    // `IN (… LIMIT 1)` as one row), and then prepares the statement again after every new binding:
-    // about 0.6 M instructions per claim, more than the raw loop's whole row.
-    // Each claimed row comes back with `stale`: the stale guard's condition, read in the claim's own
-    // round trip, so `supersede` runs only for a row that is stale (docs/inbox.md "Ordering").
-    claim: `UPDATE ${t} SET status = 'processing', attempts = attempts + 1, fence = fence + 1, lease_until = $1 + $2 WHERE id IN (SELECT r.id FROM ${t} r WHERE r.service = $4 AND ${runnable} AND ${inTurn} ORDER BY r.run_at, r.id LIMIT $3 + 0${pg ? ' FOR UPDATE SKIP LOCKED' : ''}) RETURNING *, ${stale} AS stale`,
+    // The rows that run next, at most one per ordering key; its cost does not grow with a key's
+    // backlog (claim-sql.ts). Each claimed row comes back with `stale`: the stale guard's condition,
+    // read in the claim's own round trip, so `supersede` runs only for a row that is stale
+    // (docs/inbox.md "Ordering").
+    claim: claimStatement(t, pg, stale),
     // The stale guard: an event older than one of its key already handled never runs.
     supersede: `UPDATE ${t} SET status = 'superseded', lease_until = NULL, handled_at = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' AND ${stale} RETURNING id`,
     // The completion on the inbox's own connection ($1 id, $2 fence, $3 now).

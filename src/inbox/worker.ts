@@ -197,7 +197,7 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     const execute = (rowOptions: RowRunOptions) => receiver.runJob(stored, rowOptions);
     // The loop always passes its shutdown signal.
     const signal = runOptions.signal!;
-    const run = { id, fence, attempt, execute, signal, extendLease };
+    const run = { id, fence, attempt, leaseMs: receiver.leaseMs, execute, signal, extendLease };
     const { verdict, completed } = await inTurn(() => runRow(queue, transactions, run));
     // Handled (late handlers too), or fenced off: another run owns the row now.
     job.closed = completed;

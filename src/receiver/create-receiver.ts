@@ -9,8 +9,6 @@
 import { deliverySettings } from '../core/delivery/settings.js';
 import { createHandlerRegistry, type DispatchableEvent } from '../core/handler-registry.js';
 import type { ErrorHook, InvalidHook, WebhookHandler } from '../core/handler-types.js';
-import { bodyTaken, rawBodyUnavailable } from '../core/raw-body-unavailable.js';
-import { readRequestBody } from '../core/read-body.js';
 import { createReceivePath, type HandOff, type VerifiedDelivery } from '../core/receive-path.js';
 import type { ReceiveInput } from '../core/receiver-types.js';
 import { report } from '../core/report.js';
@@ -26,6 +24,7 @@ import { createInboxHandOff, deliveryInboxOf } from './inbox-receipt.js';
 import { createInboxRuns, type InboxRuns, isStoredDelivery, type RowRunOptions } from './inbox-runs.js';
 import { observeReceive, observeRunJob } from './observe.js';
 import type { ResolvedOptions } from './receiver-options.js';
+import { RequestInput } from './request-input.js';
 
 /**
  * What every adapter needs from a receiver (both services' receivers implement it): adapters hand over
@@ -92,12 +91,6 @@ export interface WebhookReceiver<Known extends { name: string }, Unknown>
   onInvalid(hook: InvalidHook): this;
 }
 
-// Logged with the 500 raw_body_unavailable when `handle(request)` gets a request whose body was read.
-const TAKEN_FIX =
-  'Hand the receiver the request before anything reads its body (request.json(), request.text(), ' +
-  "request.formData(), a framework's body helper or validator); code that needs the body first can read " +
-  'request.clone() instead. Or pass the exact bytes to receiver.receive({ body, headers }).';
-
 /** Builds a receiver; the service factories resolve options and the spec first. */
 export function createReceiver<Known extends DispatchableEvent, Unknown extends DispatchableEvent>(
   spec: ServiceSpec<Known | Unknown>,
@@ -140,9 +133,6 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
     );
     return (await jobRunner)(job, runOptions);
   };
-  // Only a `secret` function reads the path: no URL is parsed otherwise.
-  const wantsPath = options.routeSecrets !== undefined;
-
   const receiver: WebhookReceiver<Known, Unknown> = {
     service,
     leaseMs: options.leaseMs,
@@ -167,23 +157,8 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
       });
     },
     async handle(request, ctx) {
-      // The receive path checks the method before it calls the reader, and owns every refusal.
-      const verdict = await receive({
-        body: async ({ maxBodyBytes, bodyTimeoutMs }) => {
-          // A route whose framework, hook or middleware read the body first: the documented refusal
-          // with its fix, not a TypeError about a locked stream.
-          if (bodyTaken(request)) throw rawBodyUnavailable(TAKEN_FIX);
-          const read = await readRequestBody(request, maxBodyBytes, bodyTimeoutMs);
-          if (read instanceof Uint8Array) return read;
-          throw read;
-        },
-        headers: request.headers,
-        method: request.method,
-        signal: request.signal,
-        waitUntil: typeof ctx?.waitUntil === 'function' ? (work) => ctx.waitUntil(work) : undefined,
-        path: wantsPath ? new URL(request.url).pathname : undefined,
-      });
-      return toResponse(verdict);
+      // The receive path checks the method before it reads the body, and owns every refusal.
+      return toResponse(await receive(new RequestInput(request, ctx)));
     },
     on(name, handler) {
       registry.on(name, handler as WebhookHandler<never>);

@@ -123,7 +123,7 @@ export function createInboxHandOff(
         service,
         leaseMs,
         reportJobError,
-        run: (runOptions) => runs().parsed(event, dedupKey, runOptions),
+        run: (runOptions) => runs().parsed(event, dedupKey, runOptions, delivery.route),
       };
       try {
         return await inbox.runInRequest!(receipt, runner);

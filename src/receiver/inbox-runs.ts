@@ -6,15 +6,17 @@
  * own parse. Both run the handlers through `runDelivery` with the row as the claim.
  */
 
+import { runBudget } from '../core/delivery/budget.js';
 import { type DeliverySettings, runDelivery } from '../core/delivery/run.js';
 import type { DispatchableEvent, HandlerRegistry } from '../core/handler-registry.js';
 import { emit } from '../core/logger.js';
 import type { PipelineOptions } from '../core/pipeline-options.js';
 import { type SecretRequest, verifyForRoute } from '../core/route-secrets.js';
+import { checkTenant } from '../core/route-tenant.js';
 import type { ServiceSpec } from '../core/service-spec.js';
 import { telemetryEnabled, traced, validTraceparent } from '../core/telemetry.js';
-import { failed, refused, type Verdict } from '../core/verdict.js';
-import type { DedupStore } from '../dedup/types.js';
+import { failed, refused, type Verdict, verdictOfError } from '../core/verdict.js';
+import type { AsyncHeld } from '../dedup/claims.js';
 import type { RunJobOptions } from '../handoff/job/types.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { verifySignature } from '../verify/verify-signature.js';
@@ -39,7 +41,7 @@ export interface StoredDelivery {
 /** Whether `data` is a row of the inbox run with its row as the claim (never a queue engine's job). */
 export function isStoredDelivery(data: unknown, options: RunJobOptions | undefined): data is StoredDelivery {
   return (
-    options?.claim !== undefined &&
+    typeof (options as Partial<RowRunOptions> | undefined)?.hold === 'function' &&
     typeof data === 'object' &&
     data !== null &&
     (data as StoredDelivery).stored === 'inbox' &&
@@ -47,15 +49,29 @@ export function isStoredDelivery(data: unknown, options: RunJobOptions | undefin
   );
 }
 
-/** A run whose claim is the inbox's row. */
-export type RowRunOptions = RunJobOptions & { readonly claim: DedupStore };
+/**
+ * A run whose claim is the inbox's row: `hold()` gives the row as a {@link AsyncHeld} (token: its
+ * fence; complete: its move to `handled`, in the app's transaction `tx` when there is one), taken
+ * when the handlers are about to run. Internal: the inbox's worker and direct mode pass it to
+ * `runJob` beside its public options.
+ */
+export type RowRunOptions = RunJobOptions & {
+  readonly hold: () => AsyncHeld;
+  /** The app's transaction, shown to the handlers as `context.tx`. */
+  readonly tx?: unknown;
+};
 
 /** The two runs of a receiver over the inbox. */
 export interface InboxRuns {
   /** A row a worker claimed: authenticated and parsed again, then run (`job_invalid` if it is not authentic). */
   stored(row: StoredDelivery, options: RowRunOptions): Promise<Verdict>;
-  /** Direct mode: the request's own parse, run in the request. */
-  parsed(event: DispatchableEvent, dedupKey: string, options: RowRunOptions): Promise<Verdict>;
+  /** Direct mode: the request's own parse, run in the request (`route`: `context.route`). */
+  parsed(
+    event: DispatchableEvent,
+    dedupKey: string,
+    options: RowRunOptions,
+    route: SecretRequest | null,
+  ): Promise<Verdict>;
 }
 
 function rowInvalid(reason: string, cause?: unknown): WebhookError {
@@ -117,7 +133,12 @@ export function createInboxRuns(
   }
 
   /** The handlers of `event` run with the row as the claim (the one place the row becomes a claim). */
-  function run(event: DispatchableEvent, dedupKey: string, runOptions: RowRunOptions): Promise<Verdict> {
+  function run(
+    event: DispatchableEvent,
+    dedupKey: string,
+    runOptions: RowRunOptions,
+    route: SecretRequest | null,
+  ): Promise<Verdict> {
     const handlers = registry.handlersFor(event);
     const { deliveryId, name } = event;
     if (handlers.length === 0) {
@@ -136,20 +157,19 @@ export function createInboxRuns(
     }
     const { timeoutMs = leaseMs - 1_000 } = runOptions;
     return Promise.resolve(
-      runDelivery(
-        { ...settings, store: runOptions.claim, storeInProcess: false },
-        {
-          service,
-          event,
-          handlers,
-          dedupKey,
-          startedAt: clock.now(),
-          timeoutMs,
-          upstream: runOptions,
-          attempt: runOptions.attempt,
-          tx: runOptions.tx,
-        },
-      ),
+      runDelivery(settings, {
+        service,
+        event,
+        handlers,
+        dedupKey,
+        startedAt: clock.now(),
+        timeoutMs,
+        upstream: runOptions,
+        attempt: runOptions.attempt,
+        tx: runOptions.tx,
+        route: route ?? {},
+        held: runOptions.hold(),
+      }),
     );
   }
 
@@ -158,8 +178,10 @@ export function createInboxRuns(
     dedupKey: string,
     runOptions: RowRunOptions,
     traceparent: string | undefined,
+    route: SecretRequest | null,
   ): Promise<Verdict> {
-    if (!telemetry || !telemetryEnabled(telemetry, logger, service)) return run(event, dedupKey, runOptions);
+    if (!telemetry || !telemetryEnabled(telemetry, logger, service))
+      return run(event, dedupKey, runOptions, route);
     const { deliveryId, name } = event;
     const start = {
       service,
@@ -168,19 +190,19 @@ export function createInboxRuns(
       deliveryId,
       attempt: runOptions.attempt,
     };
-    return traced(telemetry, { ...start, traceparent }, () => run(event, dedupKey, runOptions), logger);
+    return traced(
+      telemetry,
+      { ...start, traceparent },
+      () => run(event, dedupKey, runOptions, route),
+      logger,
+    );
   }
 
   return {
     async stored(row, runOptions) {
-      const { timeoutMs = leaseMs - 1_000 } = runOptions;
-      if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs >= leaseMs) {
-        // A lease ending while a handler runs would let another worker run it at the same time.
-        throw new WebhookError(
-          'options_invalid',
-          `runJob: timeoutMs (${String(timeoutMs)}) must be a positive whole number below leaseMs (${leaseMs}).`,
-        );
-      }
+      // A budget the lease does not outlast: the worker's mistake, retried (runJob never rejects).
+      const budget = runBudget(runOptions.timeoutMs, leaseMs);
+      if (typeof budget !== 'number') return failed(service, budget.code, budget);
       let event: DispatchableEvent;
       try {
         if (row.service !== service) throw rowInvalid(`is of another service (${row.service})`);
@@ -193,10 +215,14 @@ export function createInboxRuns(
           });
         return refused(service, isWebhookError(error) ? error : rowInvalid('is unreadable', error));
       }
+      // A route bound to a tenant (CRM routeTenant): checked at receipt, and here again for a row that
+      // was quarantined (stored before its tenant could be read) and re-driven.
+      const wrong = spec.tenants && checkTenant(spec, settings, event, row.route ?? {});
+      if (wrong) return verdictOfError(service, wrong, { deliveryId: event.deliveryId, event: event.name });
       // The trace context is not signed: only a value of the W3C form is continued.
       const traceparent = validTraceparent(row.traceparent ?? undefined);
-      return observed(event, row.dedupKey, runOptions, traceparent);
+      return observed(event, row.dedupKey, runOptions, traceparent, row.route);
     },
-    parsed: (event, dedupKey, runOptions) => observed(event, dedupKey, runOptions, undefined),
+    parsed: (event, dedupKey, runOptions, route) => observed(event, dedupKey, runOptions, undefined, route),
   };
 }

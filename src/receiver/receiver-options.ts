@@ -9,7 +9,7 @@ import type { Outcome } from '../core/outcome.js';
 import type { PipelineOptions } from '../core/pipeline-options.js';
 import { createRouteSecrets, type SecretResolver } from '../core/route-secrets.js';
 import type { Telemetry } from '../core/telemetry.js';
-import { createMemoryStore, inlineStore } from '../dedup/memory-store.js';
+import { createMemoryStore } from '../dedup/memory-store.js';
 import type { DedupStore } from '../dedup/types.js';
 import { checkHandoffTarget, handoffBodyLimit } from '../handoff/job/check-target.js';
 import type { HandoffTarget } from '../handoff/job/types.js';
@@ -78,6 +78,15 @@ export interface ReceiverOptions {
    * (`receiver.runJob`). Default: none, handlers run in the request.
    */
   handoff?: HandoffTarget;
+  /**
+   * The key of hand-off jobs' MACs (docs/handoff.md "Authenticated jobs"), or several during a
+   * rotation: the first signs, every one verifies. Required with a `secret` function and `handoff`
+   * (and in their workers), where no single webhook secret may key every tenant's jobs: each tenant
+   * holds its own and could sign jobs with it. Give receivers and workers the same list. Without it
+   * a receiver's jobs are keyed with the webhook secret that verified them (nothing new to manage).
+   * Checked like `secret` (`secret_invalid`); a long random string, never a tenant's webhook secret.
+   */
+  handoffSecret?: Secrets;
   /**
    * Where log entries go: a function receiving each entry, or pino, winston, bunyan, `console` or any
    * object with `debug/info/warn/error`, as it is (docs/observability.md). Default: warnings and
@@ -169,12 +178,16 @@ export function resolveOptions(
     clock = systemClock,
     capture,
     handoff,
+    handoffSecret,
     onOutcome,
     telemetry,
   } = options;
   const resolver = typeof secret === 'function' ? secret : undefined;
   const { list, problem } = resolver ? { list: [], problem: null } : checkSecrets(secret as Secrets);
   if (problem) throw new WebhookError('secret_invalid', `${factory}: ${problem.reason}.`);
+  const jobSecrets = handoffSecret === undefined ? { list: [], problem: null } : checkSecrets(handoffSecret);
+  if (jobSecrets.problem)
+    throw new WebhookError('secret_invalid', `${factory}: handoffSecret: ${jobSecrets.problem.reason}.`);
   positiveInteger(factory, 'leaseMs', leaseMs);
   positiveInteger(factory, 'ttlMs', ttlMs);
   positiveInteger(factory, 'timeoutMs', timeoutMs);
@@ -238,19 +251,20 @@ export function resolveOptions(
       `${factory}: clock must have both setTimeout() and clearTimeout() to run the deadlines, or neither.`,
     );
   }
-  if (resolver && handoff !== undefined && !deliveryInboxOf(handoff)) {
-    // A queue job's MAC is keyed with the secret, and its worker has no route to resolve one by. The
-    // database inbox stores the route and the signature, and its worker verifies it again there.
+  if (resolver && handoff !== undefined && !deliveryInboxOf(handoff) && handoffSecret === undefined) {
+    // Each tenant holds its own webhook secret: a job key derived from one would let that tenant
+    // sign jobs of every other (docs/security.md "Hand-off threat model"). The database inbox needs
+    // none: its worker verifies each row's stored signature again with its route's secrets.
     throw new WebhookError(
       'options_invalid',
-      `${factory}: a secret function cannot be combined with handoff to a queue engine; give the hand-off receiver and its workers fixed secrets, or use the database inbox.`,
+      `${factory}: a secret function with handoff to a queue engine needs handoffSecret, the key of the jobs' MACs (a secret of its own, the same in the workers).`,
     );
   }
   return {
     secrets: Object.freeze(list.slice()),
+    handoffSecrets: Object.freeze(jobSecrets.list.slice()),
     routeSecrets: resolver && createRouteSecrets(resolver, secretLimits(factory, options, clock)),
     dedup: dedup ?? createMemoryStore({ clock }),
-    storeInProcess: dedup === undefined || inlineStore(dedup) !== undefined,
     leaseMs,
     ttlMs,
     timeoutMs,

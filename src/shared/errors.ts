@@ -48,6 +48,9 @@ export const WEBHOOK_ERROR_STATUS = {
   // A `secret` function (a secret per tenant or route) threw, hung past `secretTimeoutMs` or
   // returned an unusable secret: the sender retries.
   secret_unavailable: 503,
+  // A route bound to a tenant (CRM `routeTenant`) got a verified body naming another tenant: its
+  // signer spoke for someone else. Final, so the sender's few retries end in a visible failure.
+  tenant_mismatch: 403,
   handler_failed: 500,
   handler_timeout: 503,
   // Hand-off mode (docs/handoff.md): the queue engine did not confirm the write in time.

@@ -4,41 +4,21 @@
  * longest event-loop stall meanwhile stays a small part of the wait (before: SQLite's busy_timeout
  * blocked the thread for every waiting call in turn, hundreds of ms at a time).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createCrmReceiver } from '@svc/webhooks';
 import { createSqliteStore } from '@svc/webhooks/sqlite';
 import { afterAll, expect, it } from 'vitest';
 import { CRM_SECRET, crmDelivery, deliver } from '../receivers/support.js';
+import { holdSqliteLock } from '../support/sqlite-lock.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const HOLDER = fileURLToPath(new URL('./fixtures/sqlite-lock-holder.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const HOLD_MS = 3_000;
 
-/** Starts the holder; resolves once it holds the lock, with a promise of its exit. */
-async function holdLock(file: string): Promise<{ released: Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, file, String(HOLD_MS)], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const exited = new Promise<void>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`holder exited ${code}`))));
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('locked')) resolve();
-    });
-    exited.catch(reject);
-  });
-  return { released: exited };
-}
+const holdLock = (file: string) => holdSqliteLock(file, HOLD_MS);
 
 it('30 claims wait out another process holding the write lock without stalling the event loop', async () => {
   const file = join(dir, 'dedup.sqlite');

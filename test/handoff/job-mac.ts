@@ -12,7 +12,9 @@ const INFO = 'svc-webhooks/handoff-job/v2';
 /** The `mac` of `job` (all its other fields and the decoded body) under the job key of `secret`. */
 export function expectedMac(secret: string, job: Omit<HandoffJob, 'mac'>): string {
   const key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), INFO, 32));
-  const headers = Object.entries(job.headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const sorted = (record: Readonly<Record<string, string>>) =>
+    Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const headers = sorted(job.headers);
   const fields = Buffer.from(
     JSON.stringify([
       INFO,
@@ -24,8 +26,13 @@ export function expectedMac(secret: string, job: Omit<HandoffJob, 'mac'>): strin
       job.receivedAt,
       job.secretIndex,
       headers,
-      // A job carrying a traceparent has it as a tenth element; one without has nine.
-      ...(job.traceparent === undefined ? [] : [job.traceparent]),
+      // A job carrying a route has eleven elements: the traceparent or null, then [path, params];
+      // else a job carrying a traceparent has it as a tenth element, and one without has nine.
+      ...(job.route !== undefined
+        ? [job.traceparent ?? null, [job.route.path, sorted(job.route.params)]]
+        : job.traceparent === undefined
+          ? []
+          : [job.traceparent]),
     ]),
   );
   const length = Buffer.alloc(4);

@@ -221,11 +221,13 @@ describe('the cache of a secret function', () => {
     expect(seen).toEqual([{ path: '/webhooks/crm/acme', params: { tenant: 'acme' } }]);
   });
 
-  it('refuses a secret function with hand-off, and bad limits, when the receiver is created', () => {
+  it('refuses a secret function with hand-off but no handoffSecret, and bad limits, when the receiver is created', () => {
     const handoff = { enqueue: async () => 'enqueued' as const };
-    expect(() => createCrmReceiver({ secret: () => ACME, handoff })).toThrow(
-      /cannot be combined with handoff/,
+    expect(() => createCrmReceiver({ secret: () => ACME, handoff })).toThrow(/needs handoffSecret/);
+    expect(() => createCrmReceiver({ secret: () => ACME, handoff, handoffSecret: 'short' })).toThrow(
+      /handoffSecret: .*shorter/,
     );
+    expect(createCrmReceiver({ secret: () => ACME, handoff, handoffSecret: GLOBEX }).service).toBe('crm');
     expect(() => createCrmReceiver({ secret: () => ACME, secretTimeoutMs: 0 })).toThrow(/secretTimeoutMs/);
     expect(() => createCrmReceiver({ secret: () => ACME, secretCache: { maxEntries: -1 } })).toThrow(
       /maxEntries/,

@@ -61,6 +61,8 @@ export interface CrmDeliveryOptions {
   rawBody?: string;
   /** Overrides of the X-Svc-Delivery header (mismatch tests). */
   headerDeliveryId?: string;
+  /** The envelope's `tenant_id`; default `tenant_1`. */
+  tenantId?: string;
 }
 
 const CRM_DATA: Record<string, unknown> = {
@@ -76,7 +78,7 @@ export function crmDelivery(event = 'deal.won', options: CrmDeliveryOptions = {}
     id: deliveryId,
     event,
     timestamp: '2024-05-01T10:00:00.000Z',
-    tenant_id: 'tenant_1',
+    tenant_id: options.tenantId ?? 'tenant_1',
     data: options.data ?? CRM_DATA[event] ?? {},
   };
   const text = options.rawBody ?? JSON.stringify(envelope);

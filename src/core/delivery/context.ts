@@ -8,6 +8,7 @@ import type { Clock } from '../../shared/clock.js';
 import { WebhookError } from '../../shared/errors.js';
 import type { HandlerContext } from '../handler-types.js';
 import { bindLog, type HandlerLog, type LogFields, type LogSink } from '../logger.js';
+import { type RouteSource, routeOf, type SecretRequest } from '../route-secrets.js';
 
 /**
  * Where the signal of whoever waits for the verdict is read (a request's input, a job's options).
@@ -30,6 +31,8 @@ export interface ContextSource {
   readonly upstream: SignalSource | undefined;
   readonly attempt?: number | undefined;
   readonly tx?: unknown;
+  /** Where the route the delivery arrived on is read (the request's input, a job's `route`). */
+  readonly route?: RouteSource | undefined;
 }
 
 /**
@@ -67,6 +70,8 @@ export class DeliveryContext implements HandlerContext {
   #fields: LogFields | undefined;
   readonly #service: string;
   readonly #event: string;
+  #routeSource: RouteSource | undefined;
+  #route: SecretRequest | undefined;
 
   constructor(source: ContextSource) {
     const { event } = source;
@@ -86,6 +91,17 @@ export class DeliveryContext implements HandlerContext {
     // reads the request's signal until a handler reads `signal`; until then its state is read when
     // it matters (expire, a lost lease), which keeps the first reason first without a listener.
     this.#upstream = source.upstream;
+    // Read on first use: an adapter computes the path only then.
+    this.#routeSource = source.route;
+  }
+
+  /** The route the delivery arrived on, built on first read. */
+  get route(): SecretRequest | undefined {
+    if (this.#route === undefined && this.#routeSource !== undefined) {
+      this.#route = routeOf(this.#routeSource);
+      this.#routeSource = undefined;
+    }
+    return this.#route;
   }
 
   /** Bound, so handlers may destructure it; built on first read. */

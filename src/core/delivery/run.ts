@@ -8,15 +8,17 @@
  * Nothing here depends on a request: everything travels in one {@link Delivery}, so a hand-off
  * worker runs a job through the same function (handoff/job/run-job.ts).
  *
- * The one deliberate value-or-promise fork of the pipeline is here ({@link runDelivery}): with a
- * memory store (the receiver's own or one passed as `dedup`, whose synchronous core answers before
- * its call returns, dedup/memory-store.ts) the claim and the settle are plain calls, and handlers
- * that return no promise settle inline ({@link runHandlers}), so such a delivery returns its verdict
- * without a promise, a deadline entry, a race or a lease turn: nothing it waits for can outlast the
- * deadline. Measured in docs/benchmarks.md ("Fast and plain").
+ * The one deliberate value-or-promise fork of the pipeline is here ({@link runDelivery}), decided by
+ * the receiver's claims (dedup/claims.ts), once: the memory store's claims answer at once
+ * (dedup/memory-claims.ts), so the claim and the settle are plain calls, and handlers that return no
+ * promise settle inline ({@link runHandlers}): such a delivery returns its verdict without a promise,
+ * a deadline entry, a race or a lease turn, since nothing it waits for can outlast the deadline. Any
+ * other claim (a store over the network, a database inbox row given as `Delivery.held`) is awaited,
+ * raced against the deadline. One lifecycle either way. Measured in docs/benchmarks.md ("Fast and
+ * plain").
  */
 
-import { type InlineStore, inlineStore } from '../../dedup/memory-store.js';
+import type { ClaimAnswer, Claims, ClaimTerms, Held, Settled } from '../../dedup/claims.js';
 import type { Clock } from '../../shared/clock.js';
 import { WebhookError } from '../../shared/errors.js';
 import type { Due, Scheduler } from '../../shared/scheduler.js';
@@ -25,10 +27,10 @@ import type { DispatchableEvent } from '../handler-registry.js';
 import type { ErrorHook, ErrorPhase, WebhookHandler } from '../handler-types.js';
 import { emit, type LogFields, type LogSink } from '../logger.js';
 import { report } from '../report.js';
+import type { RouteSource } from '../route-secrets.js';
 import { accepted, failed, type Verdict } from '../verdict.js';
 import { DeliveryContext, type SignalSource } from './context.js';
 import { LeaseKeeper } from './lease.js';
-import { type Claim, claim, type StoreSettings, settleClaim } from './store-calls.js';
 
 /** One delivery on its way to its handlers: everything running it needs, nothing of the request. */
 export interface Delivery<E extends DispatchableEvent = DispatchableEvent> {
@@ -52,12 +54,21 @@ export interface Delivery<E extends DispatchableEvent = DispatchableEvent> {
   attempt?: number | undefined;
   /** Inbox workers: the app's transaction, shown to handlers as `context.tx`. */
   tx?: unknown;
+  /** Where the delivery's route is read (the request's input, a job's `route`): `context.route`. */
+  route?: RouteSource | undefined;
   /** Work that goes on after the verdict is handed to it (ReceiveInput.waitUntil). */
   waitUntil?: ((work: Promise<unknown>) => void) | undefined;
+  /**
+   * A claim already held (a database inbox row): not claimed again, and completed, released and
+   * extended through this.
+   */
+  held?: Held | undefined;
 }
 
 /** What running a delivery needs from the receiver, built once per receiver. */
-export interface DeliverySettings extends StoreSettings {
+export interface DeliverySettings extends ClaimTerms {
+  /** The receiver's claims (its `dedup` store's). */
+  readonly claims: Claims;
   readonly clock: Clock;
   readonly logger: LogSink | undefined;
   readonly hooks: readonly ErrorHook<DispatchableEvent>[];
@@ -117,7 +128,7 @@ function retryAfter(clock: Clock, leaseEndsAt: number): number {
 
 /**
  * One delivery in progress: the facts its handler context is built from, and its deadline (a
- * {@link Deadline} the store calls and the handlers are raced against) as an entry of the receiver's
+ * {@link Deadline} the claim, the settle and the handlers are raced against) as an entry of the receiver's
  * scheduler, added only once something is waited for. A class rather than closures: one is built per
  * delivery on the hot path. Its private state uses TypeScript's `private`, not `#` fields: it never
  * reaches user code, and plain properties cost less to define per instance.
@@ -138,6 +149,7 @@ class DeliveryRun implements Due, Deadline {
   declare readonly upstream: SignalSource | undefined;
   declare readonly attempt: number | undefined;
   declare readonly tx: unknown;
+  declare readonly route: RouteSource | undefined;
   declare readonly settings: DeliverySettings;
   declare private _expired: boolean;
   declare private _cancelled: boolean;
@@ -161,6 +173,7 @@ class DeliveryRun implements Due, Deadline {
     this.upstream = delivery.upstream;
     this.attempt = delivery.attempt;
     this.tx = delivery.tx;
+    this.route = delivery.route;
     this.settings = settings;
     this._expired = false;
     this._cancelled = false;
@@ -224,26 +237,20 @@ class DeliveryRun implements Due, Deadline {
     });
   }
 
-  /** Completes (`success`) or releases the claim of `token`; reports a failure or a fenced write. */
-  async settle(token: string, success: boolean): Promise<void> {
-    this.settled(await settleClaim(this.settings, this.dedupKey, token, success), success);
-  }
-
-  /** The same with the memory store's synchronous core. */
-  settleInline(inline: InlineStore, token: string, success: boolean): void {
-    let settled: boolean | { error: unknown };
-    try {
-      settled = success
-        ? inline.complete(this.dedupKey, token, this.settings.ttlMs)
-        : inline.release(this.dedupKey, token);
-    } catch (error) {
-      settled = { error };
+  /**
+   * Completes (`success`) or releases the held claim and reports a failure or a fenced write: at once
+   * for a synchronous claim (`undefined`), else a promise that never rejects.
+   */
+  settle(held: Held, success: boolean): Promise<void> | undefined {
+    if (held.sync) {
+      this.settled(success ? held.complete() : held.release(), success);
+      return undefined;
     }
-    this.settled(settled, success);
+    return (success ? held.complete() : held.release()).then((settled) => this.settled(settled, success));
   }
 
   /** Reports a completion or release that failed or was fenced off. */
-  settled(settled: boolean | { error: unknown }, success: boolean): void {
+  settled(settled: Settled, success: boolean): void {
     if (settled === true || (settled === false && this.lost)) return; // a lost lease is reported once
     const phase = success ? 'complete' : 'release';
     const error =
@@ -257,15 +264,13 @@ class DeliveryRun implements Due, Deadline {
   }
 
   /** The handlers settled after the deadline answered: report, then settle the claim. */
-  late(token: string, ran: HandlersRan, inline: InlineStore | undefined): Promise<void> | undefined {
+  late(held: Held, ran: HandlersRan): Promise<void> | undefined {
     this.lease?.stop();
     const context = this.context!;
     context.dispose();
     if (ran.threw) this.fail('error', 'webhook handler threw', ran.error, 'handler');
     else emit(this.logger, 'info', 'webhook handler finished after its deadline', context.fields());
-    if (inline === undefined) return this.settle(token, !ran.threw);
-    this.settleInline(inline, token, !ran.threw);
-    return undefined;
+    return this.settle(held, !ran.threw);
   }
 
   /** The facts of a refusal or failure of this delivery. */
@@ -287,44 +292,53 @@ class DeliveryRun implements Due, Deadline {
 
 /**
  * Claims, runs and settles one delivery; never rejects. A verdict without a promise when nothing was
- * pending: a memory store and handlers that returned nothing (the fork: see the head of this file).
+ * pending: synchronous claims and handlers that returned nothing (the fork: see the head of this file).
  */
 export function runDelivery(settings: DeliverySettings, delivery: Delivery): Verdict | Promise<Verdict> {
-  const inline = inlineStore(settings.store);
-  if (inline === undefined) return runAwaited(settings, delivery);
   const run = new DeliveryRun(settings, delivery);
-  let claimed: Claim;
-  try {
-    claimed = inline.claim(delivery.dedupKey, settings.leaseMs);
-  } catch (error) {
-    claimed = { status: 'failed', error };
+  if (delivery.held !== undefined) return hold(run, delivery, delivery.held);
+  const { claims } = settings;
+  if (claims.sync) {
+    const answer = claims.claim(delivery.dedupKey);
+    return answer.status === 'claimed' ? hold(run, delivery, answer) : unclaimed(run, answer);
   }
-  if (claimed.status !== 'claimed') return unclaimed(run, claimed);
-  const context = new DeliveryContext(run);
-  run.context = context;
-  const pending = runHandlers(delivery.handlers, delivery.event, context);
-  if (pending instanceof Promise) return awaitHandlers(run, delivery, claimed.token, pending, inline);
-  context.dispose();
-  if (pending.threw) run.fail('error', 'webhook handler threw', pending.error, 'handler');
-  run.settleInline(inline, claimed.token, !pending.threw);
-  return ran(run, delivery, pending);
+  return claims
+    .claim(delivery.dedupKey, run)
+    .then((answer) => (answer.status === 'claimed' ? hold(run, delivery, answer) : unclaimed(run, answer)));
 }
 
-/** A claim that lets no handler run: a failed store (fail closed), a duplicate, or in progress elsewhere. */
-function unclaimed(run: DeliveryRun, claimed: Exclude<Claim, { status: 'claimed' }>): Verdict {
+/** A claim that lets no handler run: a failed store (fail closed), a duplicate, or busy elsewhere. */
+function unclaimed(run: DeliveryRun, answer: Exclude<ClaimAnswer, { status: 'claimed' }>): Verdict {
+  run.cancel();
   const { service, event, logger, clock } = run;
-  if (claimed.status === 'failed') {
+  if (answer.status === 'failed') {
     // Fail closed: no handler runs without a claim.
-    run.fail('error', 'dedup store claim failed', claimed.error, 'claim');
-    return failed(service, 'store_unavailable', claimed.error, run.facts());
+    run.fail('error', 'dedup store claim failed', answer.error, 'claim');
+    return failed(service, 'store_unavailable', answer.error, run.facts());
   }
-  if (claimed.status === 'completed') {
+  if (answer.status === 'duplicate') {
     if (logger?.verbose) emit(logger, 'debug', 'webhook duplicate: already completed', run.fields());
     return accepted('duplicate', service, event.deliveryId, event.name);
   }
   if (logger?.verbose) emit(logger, 'info', 'webhook in progress elsewhere', run.fields());
-  const retry = retryAfter(clock, claimed.leaseEndsAt);
+  const retry = retryAfter(clock, answer.leaseEndsAt);
   return failed(service, 'delivery_in_progress', undefined, run.facts(), retry);
+}
+
+/**
+ * Runs the handlers under `held`, then settles it: inline while nothing returned a promise and the
+ * claim is synchronous, else awaited.
+ */
+function hold(run: DeliveryRun, delivery: Delivery, held: Held): Verdict | Promise<Verdict> {
+  const context = new DeliveryContext(run);
+  run.context = context;
+  const pending = runHandlers(delivery.handlers, delivery.event, context);
+  if (pending instanceof Promise) return awaitHandlers(run, delivery, held, pending);
+  context.dispose();
+  if (pending.threw) run.fail('error', 'webhook handler threw', pending.error, 'handler');
+  const settling = run.settle(held, !pending.threw);
+  if (settling === undefined) return ran(run, delivery, pending);
+  return settledThen(run, delivery, settling, pending);
 }
 
 /** The verdict of a delivery whose handlers ran and whose claim was settled. */
@@ -342,19 +356,17 @@ function ran(run: DeliveryRun, delivery: Delivery, handlers: HandlersRan): Verdi
 /**
  * Handlers that returned a promise, raced against the deadline. The lease is kept until they settle,
  * also past the deadline: a retry meanwhile gets delivery_in_progress instead of running them a second
- * time alongside. The settle that follows is inline with a memory store, raced otherwise.
+ * time alongside. The settle that follows is inline with a synchronous claim, raced otherwise.
  */
 async function awaitHandlers(
   run: DeliveryRun,
   delivery: Delivery,
-  token: string,
+  held: Held,
   pending: Promise<HandlersRan>,
-  inline: InlineStore | undefined,
 ): Promise<Verdict> {
   const { settings, context, service } = run;
   try {
-    if (typeof settings.store.extend === 'function')
-      run.lease = new LeaseKeeper(settings, delivery.dedupKey, token, run);
+    if (held.extend !== undefined) run.lease = new LeaseKeeper(settings, held, run);
     const raced = await run.race(pending);
     if (raced === TIMED_OUT) {
       // Answer now (before the sender's 10 s); keep the claim until the handlers settle.
@@ -362,7 +374,7 @@ async function awaitHandlers(
       const { timeoutMs } = delivery;
       const timeout = new WebhookError('handler_timeout', `Handlers still running after ${timeoutMs} ms.`);
       run.fail('warn', 'webhook handler timed out', timeout, 'timeout');
-      const late = pending.then((settled) => run.late(token, settled, inline));
+      const late = pending.then((settled) => run.late(held, settled));
       delivery.waitUntil?.(late);
       // A retry before the handlers settle gets delivery_in_progress until the lease ends (at least
       // `leaseMs` from the start; it is extended while they run).
@@ -372,48 +384,36 @@ async function awaitHandlers(
     run.lease?.stop();
     context!.dispose();
     if (raced.threw) run.fail('error', 'webhook handler threw', raced.error, 'handler');
-    if (inline !== undefined) run.settleInline(inline, token, !raced.threw);
-    else await settleRaced(run, delivery, token, !raced.threw);
+    const settling = run.settle(held, !raced.threw);
+    if (settling !== undefined) await settleRaced(run, delivery, settling);
     return ran(run, delivery, raced);
   } finally {
     run.cancel();
   }
 }
 
-/**
- * Completes or releases the claim. A slow store must not hold the answer past the deadline: the
- * write goes on, its failure is still reported.
- */
-async function settleRaced(
+/** Handlers that returned nothing under a claim that answers later: the verdict once it settled. */
+async function settledThen(
   run: DeliveryRun,
   delivery: Delivery,
-  token: string,
-  success: boolean,
-): Promise<void> {
-  const settling = run.settle(token, success);
-  if (run.settings.storeInProcess) await settling;
-  else if ((await run.race(settling)) === TIMED_OUT) {
-    delivery.waitUntil?.(settling);
-    emit(run.logger, 'warn', 'answered at the deadline before the dedup store settled', run.fields());
+  settling: Promise<void>,
+  handlers: HandlersRan,
+): Promise<Verdict> {
+  try {
+    await settleRaced(run, delivery, settling);
+    return ran(run, delivery, handlers);
+  } finally {
+    run.cancel();
   }
 }
 
-/** Any other store: every call is a promise, bounded by the store's bound and the deadline. */
-async function runAwaited(settings: DeliverySettings, delivery: Delivery): Promise<Verdict> {
-  const run = new DeliveryRun(settings, delivery);
-  try {
-    const claimed = await claim(settings, delivery.dedupKey, run);
-    if (claimed.status !== 'claimed') return unclaimed(run, claimed);
-    const context = new DeliveryContext(run);
-    run.context = context;
-    const pending = runHandlers(delivery.handlers, delivery.event, context);
-    if (pending instanceof Promise)
-      return await awaitHandlers(run, delivery, claimed.token, pending, undefined);
-    context.dispose();
-    if (pending.threw) run.fail('error', 'webhook handler threw', pending.error, 'handler');
-    await settleRaced(run, delivery, claimed.token, !pending.threw);
-    return ran(run, delivery, pending);
-  } finally {
-    run.cancel();
+/**
+ * Waits for the completion or release of the claim. A slow store must not hold the answer past the
+ * deadline: the write goes on, its failure is still reported.
+ */
+async function settleRaced(run: DeliveryRun, delivery: Delivery, settling: Promise<void>): Promise<void> {
+  if ((await run.race(settling)) === TIMED_OUT) {
+    delivery.waitUntil?.(settling);
+    emit(run.logger, 'warn', 'answered at the deadline before the dedup store settled', run.fields());
   }
 }

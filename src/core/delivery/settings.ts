@@ -1,8 +1,9 @@
 /**
- * The settings every delivery of one receiver runs with, built once per receiver: its store and the
- * store's one bound, its clock, log and `onError` hooks, and its one scheduler (direct mode and the
- * hand-off worker's jobs share it).
+ * The settings every delivery of one receiver runs with, built once per receiver: the claims of its
+ * store (dedup/store-claims.ts) with the store's one bound, its clock, log and `onError` hooks, and its
+ * one scheduler (direct mode and the hand-off worker's jobs share it).
  */
+import { claimsOf } from '../../dedup/store-claims.js';
 
 import type { DispatchableEvent } from '../handler-registry.js';
 import type { ErrorHook } from '../handler-types.js';
@@ -15,13 +16,11 @@ export function deliverySettings(
   options: PipelineOptions,
   hooks: readonly ErrorHook<DispatchableEvent>[],
 ): DeliverySettings {
-  const { dedup, storeInProcess, leaseMs, ttlMs, storeTimeoutMs, clock, logger } = options;
+  const { dedup, leaseMs, ttlMs, storeTimeoutMs, clock, logger } = options;
+  const terms = { leaseMs, ttlMs, callTimeoutMs: storeTimeoutMs };
   return {
-    store: dedup,
-    storeInProcess,
-    leaseMs,
-    ttlMs,
-    storeTimeoutMs,
+    ...terms,
+    claims: claimsOf(dedup, terms),
     clock,
     logger,
     hooks,

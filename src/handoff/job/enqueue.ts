@@ -12,6 +12,7 @@ import type { PipelineOptions } from '../../core/pipeline-options.js';
 import { readHeaderString } from '../../core/read-header.js';
 import type { HandOff, VerifiedDelivery } from '../../core/receive-path.js';
 import { report } from '../../core/report.js';
+import { routeOf } from '../../core/route-secrets.js';
 import type { ServiceSpec } from '../../core/service-spec.js';
 import { jobTraceparent } from '../../core/telemetry.js';
 import { accepted, failed, type Verdict } from '../../core/verdict.js';
@@ -30,8 +31,8 @@ export function createHandOff(
 }
 
 /**
- * Writes the job for `delivery` to `target`, with its MAC under the secret that verified it:
- * `queued` / `duplicate`, or `handoff_unavailable`.
+ * Writes the job for `delivery` to `target`, with its MAC under the receiver's first `handoffSecret`
+ * or, without one, the secret that verified it: `queued` / `duplicate`, or `handoff_unavailable`.
  */
 export async function enqueueDelivery(
   spec: ServiceSpec,
@@ -61,7 +62,10 @@ export async function enqueueDelivery(
   // The trace of this request goes on in the worker (docs/observability.md); the MAC covers it.
   const traceparent = options.telemetry && jobTraceparent(options.telemetry, options.logger, service);
   if (traceparent !== undefined) signed.traceparent = traceparent;
-  const mac = await jobMac(options.secrets[delivery.secretIndex]!, signed, delivery.body);
+  // The route goes with the job, under its MAC (context.route, routeTenant in the worker).
+  signed.route = routeOf(delivery.route ?? {});
+  const key = options.handoffSecrets[0] ?? options.secrets[delivery.secretIndex]!;
+  const mac = await jobMac(key, signed, delivery.body);
   const job: HandoffJob = { ...signed, body: toBase64(delivery.body), mac };
   const fields = { service, deliveryId, event: name, dedupKey };
   let result: EnqueueResult | undefined;

@@ -51,6 +51,20 @@ function isText(value: unknown, max = 2048): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= max;
 }
 
+/** A string-valued record (a job's `headers`, a route's `params`). */
+function isStrings(value: unknown): value is Record<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const item of Object.values(value)) if (typeof item !== 'string') return false;
+  return true;
+}
+
+/** A job's `route` as the receiver writes it (core/route-secrets.ts `routeOf`). */
+function isRoute(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const { path, params } = value as Record<string, unknown>;
+  return typeof path === 'string' && isStrings(params);
+}
+
 /**
  * The job `data` as a {@link HandoffJob} of `service`, or a `job_invalid` error naming the first
  * problem (a job written by hand, by another library version, or for the other service). The shape
@@ -74,11 +88,11 @@ export function checkJob(data: unknown, service: string): HandoffJob {
   const headers = job.headers;
   if (typeof headers !== 'object' || headers === null || Array.isArray(headers))
     throw invalid('headers is not an object');
-  for (const value of Object.values(headers)) {
-    if (typeof value !== 'string') throw invalid('a header value is not a string');
-  }
+  if (!isStrings(headers)) throw invalid('a header value is not a string');
   if (job.traceparent !== undefined && validTraceparent(job.traceparent) === undefined)
     throw invalid('traceparent is not a W3C traceparent');
+  if (job.route !== undefined && !isRoute(job.route))
+    throw invalid('route is not { path, params } of strings');
   if (typeof job.body !== 'string' || job.body.length > MAX_JOB_BODY_CHARS)
     throw invalid('body is not a base64 string');
   if (typeof job.mac !== 'string' || !MAC.test(job.mac)) throw invalid('mac is not 64 hex digits');

@@ -1,17 +1,23 @@
 /**
  * The MAC that makes a hand-off job trustworthy to a worker: a job is run only if it carries an
  * HMAC-SHA256 that the receiver computed after verifying the delivery, keyed with a key derived from
- * the webhook secret that verified it. Anyone who can write to the queue but lacks the secret cannot
- * invent a job or change one field of it (docs/security.md "Hand-off threat model").
+ * the receiver's `handoffSecret` (the first of them) or, without one, from the webhook secret that
+ * verified it. Anyone who can write to the queue but lacks that secret cannot invent a job or change
+ * one field of it (docs/security.md "Hand-off threat model"). With a secret per tenant the key is
+ * never a tenant's: every tenant holds its own webhook secret, and could sign any job with a key
+ * derived from it (receiver/receiver-options.ts requires `handoffSecret` there).
  *
  * Key: HKDF-SHA256 of the secret's UTF-8 bytes, empty salt, info {@link HANDOFF_MAC_INFO}, 32 bytes;
- * derived once per secret. A fixed label, so no new secret to manage, and the key is useful for
- * nothing else (it never verifies a delivery, nor does the webhook secret verify a job).
+ * derived once per secret. A fixed label, so a receiver with one webhook secret has no new secret to
+ * manage, and the key is useful for nothing else (it never verifies a delivery, nor does the webhook
+ * secret verify a job).
  *
  * Input: `len(F) ‖ F ‖ body`, where `F` is the UTF-8 of `JSON.stringify([info, v, service,
  * deliveryId, event, key, receivedAt, secretIndex, [[name, value], …]])` (headers sorted by name;
  * a job carrying a `traceparent` appends it as a tenth element, so it is covered too, and a job
- * without one has the same input as before it existed),
+ * without one has the same input as before it existed; a job carrying a `route` appends
+ * `traceparent ?? null` and `[path, [[name, value], …]]`, its parameters sorted by name: eleven
+ * elements, which no job without a route has),
  * `len` its byte length as 4 bytes big-endian, and `body` the verified bytes. JSON of a fixed order is
  * one text per value (lone surrogates are escaped, not replaced), and the length prefix separates it
  * from the body: no two jobs share an input.
@@ -70,9 +76,14 @@ function webKey(secret: string): Promise<unknown> {
   return remember(webKeys, secret, key);
 }
 
+/** `[name, value]` pairs of `record`, sorted by name: one text per record whatever its key order. */
+function sortedEntries(record: Readonly<Record<string, string>>): [string, string][] {
+  return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /** `len(F) ‖ F` of the MAC input (the body follows it). */
 function fieldBytes(job: SignedFields): Uint8Array {
-  const headers = Object.entries(job.headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const headers = sortedEntries(job.headers);
   const fields = utf8(
     JSON.stringify([
       HANDOFF_MAC_INFO,
@@ -85,7 +96,11 @@ function fieldBytes(job: SignedFields): Uint8Array {
       job.secretIndex,
       headers,
       // Only when present: a job without one has the input it always had.
-      ...(job.traceparent === undefined ? [] : [job.traceparent]),
+      ...(job.route !== undefined
+        ? [job.traceparent ?? null, [job.route.path, sortedEntries(job.route.params)]]
+        : job.traceparent === undefined
+          ? []
+          : [job.traceparent]),
     ]),
   );
   const out = new Uint8Array(4 + fields.length);
@@ -108,16 +123,18 @@ export async function jobMac(secret: string, job: SignedFields, body: Uint8Array
 }
 
 /**
- * The index of the first of `secrets` whose job key produced `job.mac`, or -1. The secret at
- * `job.secretIndex` is tried first (the receiver's index: the same secret when both lists are in the
- * same order), then the others, so a worker finds the secret wherever its list holds it.
+ * The index of the first of `secrets` whose job key produced `job.mac`, or -1. The secret at `first`
+ * is tried first (for webhook secrets `job.secretIndex`, the receiver's index: the same secret when
+ * both lists are in the same order; for `handoffSecret` 0, the one receivers sign with), then the
+ * others, so a worker finds the secret wherever its list holds it.
  */
 export async function matchJobMac(
   secrets: readonly string[],
   job: HandoffJob,
   body: Uint8Array,
+  first: number = job.secretIndex,
 ): Promise<number> {
-  const hint = job.secretIndex < secrets.length ? job.secretIndex : 0;
+  const hint = first < secrets.length ? first : 0;
   const order = [hint, ...secrets.keys()].filter((index, at) => at === 0 || index !== hint);
   const received = utf8(job.mac);
   for (const index of order) {

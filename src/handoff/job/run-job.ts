@@ -1,6 +1,7 @@
 /**
  * The worker side of the hand-off: `receiver.runJob(job)` checks the job's MAC (job-mac.ts: only a
- * receiver holding one of this worker's secrets wrote it, and no field changed since), rebuilds the
+ * receiver holding one of this worker's job keys, its `handoffSecret` or else its webhook secrets,
+ * wrote it, and no field changed since), checks a bound route's tenant again, rebuilds the
  * typed event from the job's verified bytes with the receiver's own parse, then claims, runs and
  * settles it with the same processing step as direct mode (core/delivery/run.ts), and resolves
  * with the same verdict.
@@ -8,13 +9,15 @@
  * handlers again only if no run recorded completion (docs/handoff.md "Guarantees").
  */
 
+import { runBudget } from '../../core/delivery/budget.js';
 import { type DeliverySettings, runDelivery } from '../../core/delivery/run.js';
 import type { HandlerRegistry } from '../../core/handler-registry.js';
 import { emit } from '../../core/logger.js';
 import type { PipelineOptions } from '../../core/pipeline-options.js';
+import { checkTenant } from '../../core/route-tenant.js';
 import type { ServiceSpec } from '../../core/service-spec.js';
 import { telemetryEnabled, traced } from '../../core/telemetry.js';
-import { failed, refused, type Verdict } from '../../core/verdict.js';
+import { failed, refused, type Verdict, verdictOfError } from '../../core/verdict.js';
 import { isWebhookError, WebhookError } from '../../shared/errors.js';
 import { checkJob, fromBase64 } from './job-codec.js';
 import { matchJobMac } from './job-mac.js';
@@ -25,13 +28,14 @@ function jobInvalid(reason: string, cause?: unknown): WebhookError {
 }
 
 /**
- * The event of a checked job whose MAC one of `secrets` reproduces, parsed as at receipt (its
- * `receivedAt` is trusted because the MAC covers it); `job_invalid` otherwise. The event's
- * `secretIndex` is this worker's index of the secret that matched.
+ * The event of a checked job whose MAC one of the worker's job keys reproduces, parsed as at receipt
+ * (its `receivedAt` is trusted because the MAC covers it); `job_invalid` otherwise. The event's
+ * `secretIndex` is this worker's index of the webhook secret that matched, or with `handoffSecret`
+ * the receiver's (`job.secretIndex`: a worker does not know a route's secrets).
  */
 async function parseJob(
   spec: ServiceSpec,
-  secrets: readonly string[],
+  options: PipelineOptions,
   job: HandoffJob,
 ): Promise<ReturnType<ServiceSpec['parse']>> {
   let bytes: Uint8Array;
@@ -40,11 +44,16 @@ async function parseJob(
   } catch (error) {
     throw jobInvalid('body is not base64', error);
   }
-  const secretIndex = await matchJobMac(secrets, job, bytes);
-  if (secretIndex === -1) {
-    // Written by hand, changed after the receiver wrote it, or signed with a secret this worker lacks.
-    throw jobInvalid("its mac matches none of this worker's secrets");
+  const { handoffSecrets, secrets } = options;
+  const own = handoffSecrets.length > 0;
+  const matched = own
+    ? await matchJobMac(handoffSecrets, job, bytes, 0)
+    : await matchJobMac(secrets, job, bytes);
+  if (matched === -1) {
+    // Written by hand, changed after the receiver wrote it, or signed with a key this worker lacks.
+    throw jobInvalid(`its mac matches none of this worker's ${own ? 'handoffSecret keys' : 'secrets'}`);
   }
+  const secretIndex = own ? job.secretIndex : matched;
   let event: ReturnType<ServiceSpec['parse']>;
   try {
     event = spec.parse(bytes, job.headers, secretIndex, job.receivedAt);
@@ -66,17 +75,20 @@ export function createJobRunner(
   settings: DeliverySettings,
 ): HandoffRunner['runJob'] {
   const { service } = spec;
-  const { leaseMs, clock, logger, secrets, telemetry } = options;
+  const { leaseMs, clock, logger, secrets, handoffSecrets, telemetry } = options;
+  const reporter = { hooks: settings.hooks, logger };
 
   async function runJob(data: unknown, runOptions: RunJobOptions = {}): Promise<Verdict> {
-    const { attempt, timeoutMs = leaseMs - 1_000 } = runOptions;
-    if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs >= leaseMs) {
-      // A lease ending while a handler runs would let another worker run it at the same time. The
-      // worker is wrong, not the job: `failed options_invalid`, retried (the shipped workers check
-      // their budget when they start, so they never get here).
+    const { attempt } = runOptions;
+    // The worker is wrong, not the job: `failed options_invalid`, retried (the shipped workers check
+    // their budget when they start, so they never get here).
+    const timeoutMs = runBudget(runOptions.timeoutMs, leaseMs);
+    if (typeof timeoutMs !== 'number') return failed(service, timeoutMs.code, timeoutMs);
+    if (secrets.length === 0 && handoffSecrets.length === 0) {
+      // A worker of a receiver with a `secret` function: retried, not dead-lettered, until fixed.
       const error = new WebhookError(
         'options_invalid',
-        `runJob: timeoutMs (${String(timeoutMs)}) must be a positive whole number below leaseMs (${leaseMs}).`,
+        'runJob: a receiver with a secret function needs handoffSecret, the key its receivers sign jobs with.',
       );
       return failed(service, error.code, error);
     }
@@ -84,10 +96,14 @@ export function createJobRunner(
     let event: ReturnType<ServiceSpec['parse']>;
     try {
       job = checkJob(data, service);
-      event = await parseJob(spec, secrets, job);
+      event = await parseJob(spec, options, job);
     } catch (error) {
       return refused(service, isWebhookError(error) ? error : jobInvalid('unreadable', error));
     }
+    // The receiver checked it before writing the job; a worker bound to tenants checks the route the
+    // MAC vouches for again (a receiver without the binding, or a job re-driven after a change).
+    const wrong = job.route && checkTenant(spec, reporter, event, job.route);
+    if (wrong) return verdictOfError(service, wrong, { deliveryId: event.deliveryId, event: event.name });
     if (!telemetry || !telemetryEnabled(telemetry, logger, service))
       return processJob(job, event, runOptions, timeoutMs);
     // Only now, the MAC matched: the job's traceparent is the one its receiver wrote.
@@ -130,9 +146,7 @@ export function createJobRunner(
         ),
       );
     }
-    const { claim, tx } = runOptions;
-    // The database inbox passes its row as the claim: the row's move to handled is the completion.
-    const run = runDelivery(claim ? { ...settings, store: claim, storeInProcess: false } : settings, {
+    const run = runDelivery(settings, {
       service,
       event,
       handlers,
@@ -142,7 +156,7 @@ export function createJobRunner(
       upstream: runOptions,
       attempt: runOptions.attempt,
       waitUntil: runOptions.waitUntil,
-      tx,
+      route: job.route,
     });
     return Promise.resolve(run);
   }

@@ -4,8 +4,8 @@
  */
 
 import type { ErrorInfo } from '../../core/handler-types.js';
+import type { SecretRequest } from '../../core/route-secrets.js';
 import type { Verdict } from '../../core/verdict.js';
-import type { DedupStore } from '../../dedup/types.js';
 
 /**
  * The version of {@link HandoffJob} this library writes and reads. A job with another `v` (written by
@@ -29,8 +29,9 @@ export const HANDOFF_JOB_VERSION = 2;
  * same parse again. The verified bytes rather than the parsed payload, because parsing is what the
  * worker's version of the schemas must do (a job outlives a deploy). Never the secret, never the
  * sender's signature: `mac`, an HMAC-SHA256 over every other field and the body under a key derived
- * from the webhook secret, proves the receiver wrote it after verifying; a worker refuses a job whose
- * `mac` none of its secrets reproduces (`job_invalid`, docs/handoff.md "Authenticated jobs").
+ * from the receiver's `handoffSecret` (or, without one, the webhook secret), proves the receiver wrote
+ * it after verifying; a worker refuses a job whose `mac` none of its secrets reproduces
+ * (`job_invalid`, docs/handoff.md "Authenticated jobs").
  * Plain JSON: every engine stores it as is.
  *
  * @example
@@ -57,8 +58,9 @@ export interface HandoffJob {
   /** When the receiver got the delivery, epoch ms of its clock (`maxEventAgeMs` is judged at it). */
   receivedAt: number;
   /**
-   * Which of the receiver's secrets verified the signature (an index, never the secret); its job key
-   * signed `mac`. A worker tries its secret at this index first, then its others.
+   * Which of the receiver's secrets (or, with a `secret` function, of its route's) verified the
+   * signature: an index, never the secret. Without `handoffSecret` its job key signed `mac`, and a
+   * worker tries its secret at this index first, then its others.
    */
   secretIndex: number;
   /** The service's event and delivery-id headers as received, by lowercase name. */
@@ -69,6 +71,12 @@ export interface HandoffJob {
    * Covered by `mac` like every other field; absent otherwise.
    */
   traceparent?: string;
+  /**
+   * The route the delivery arrived on, as a `secret` function saw it: handlers read it as
+   * `context.route`, and a CRM receiver's `routeTenant` checks the body's tenant against it again.
+   * Covered by `mac`; every receiver writes it (a job without one is still read).
+   */
+  route?: SecretRequest;
   /** The verified body bytes, base64. */
   body: string;
   /** Lowercase hex HMAC-SHA256 of every other field and the body bytes (docs/handoff.md). */
@@ -143,13 +151,6 @@ export interface RunJobOptions {
    * consumer passes it). Not needed where the process outlives the job.
    */
   waitUntil?: (work: Promise<unknown>) => void;
-  /**
-   * Claims this run in `claim` instead of the receiver's `dedup` store: the database inbox's worker
-   * passes its row, so the row's move to `handled` is the completion (docs/inbox.md).
-   */
-  claim?: DedupStore;
-  /** The app's transaction, shown to the handlers as `context.tx` (the database inbox sets it). */
-  tx?: unknown;
 }
 
 /**
@@ -176,7 +177,7 @@ export interface HandoffRunner {
    * keeping the claim's lease, then completes the claim (`handled`) or releases it (`failed`, so the
    * engine retries). An event with no handler here is refused `no_handler`. Resolves with the
    * {@link Verdict} and never rejects; `jobAction(verdict)` says what the engine does with the job. The database
-   * inbox's worker calls it with a row it claimed instead of a job, and the row as `claim`: the row's
+   * inbox's worker calls it with a row it claimed instead of a job, and the row as its held claim: the row's
    * stored signature is verified again with this receiver's secrets instead of a job MAC
    * (docs/inbox.md "How rows are authenticated").
    */

@@ -136,6 +136,11 @@ export interface WorkerEnv {
   LEASE_MS?: string;
   EXPIRE_SECONDS?: string;
   SHUTDOWN_MS?: string;
+  /** A secret per tenant: JSON `{ tenant: secret }`; with HANDOFF_SECRETS (comma-separated). */
+  TENANT_SECRETS?: string;
+  HANDOFF_SECRETS?: string;
+  /** A table `(delivery_id PRIMARY KEY, tenant, route_tenant)` each handler writes its row to. */
+  BUSINESS_TABLE?: string;
 }
 
 /** A worker process and what it printed: `start <id>` and `done <id>` per handler run. */
