@@ -12,6 +12,10 @@ const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export interface WorkerProcess {
   child: ChildProcess;
   running: Set<string>;
+  /** Ids whose handler ran to its end here (`done`). */
+  finished: Set<string>;
+  /** Ids whose run here ended with a `handled` verdict (`handled`, printed by a fixture that reports it). */
+  handled: Set<string>;
   exited: Promise<unknown>;
 }
 
@@ -29,6 +33,8 @@ export function workerProcesses(script: string) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const running = new Set<string>();
+    const finished = new Set<string>();
+    const handled = new Set<string>();
     const exited = new Promise((resolve) => child.once('exit', resolve));
     let errors = '';
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -49,15 +55,26 @@ export function workerProcesses(script: string) {
           } else if (word === 'done') {
             dones.set(id, (dones.get(id) ?? 0) + 1);
             running.delete(id);
-          }
+            finished.add(id);
+          } else if (word === 'handled') handled.add(id);
         }
       });
       void exited.then(() => reject(new Error(`worker exited: ${errors}`)));
     });
-    const worker = { child, running, exited };
+    const worker = { child, running, finished, handled, exited };
     workers.push(worker);
     return worker;
   }
 
-  return { starts, dones, workers, spawnWorker };
+  /**
+   * Whether delivery `id`'s second run is the at-least-once window of docs/handoff.md ("Guarantees"):
+   * one of its runs ended its handler in a worker that was then killed (`killed`) before that run's
+   * verdict, so its claim's completion may never have been recorded. Any other second run is a
+   * delivery run twice.
+   */
+  function rerunAfterKill(id: string, killed: readonly WorkerProcess[]): boolean {
+    return killed.some((worker) => worker.finished.has(id) && !worker.handled.has(id));
+  }
+
+  return { starts, dones, workers, spawnWorker, rerunAfterKill };
 }
