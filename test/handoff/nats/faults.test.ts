@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRM_SECRET, crmDelivery, type Delivery } from '../../receivers/support.js';
 import { type RedisServer, startRedis } from '../../support/servers.js';
 import { post, serve, until } from '../pg-boss/support.js';
-import { workerProcesses } from '../support/worker-processes.js';
+import { type WorkerProcess, workerProcesses } from '../support/worker-processes.js';
 import {
   connectNats,
   createStreams,
@@ -36,7 +36,7 @@ describe.runIf(natsAvailable())(
     let nats: NatsServer;
     let redis: RedisServer;
     let nc: NatsConnection;
-    const { starts, dones, workers, spawnWorker } = workerProcesses(WORKER);
+    const { starts, dones, workers, spawnWorker, rerunAfterKill } = workerProcesses(WORKER);
     beforeAll(async () => {
       [nats, redis] = await Promise.all([startNats(), startRedis()]);
       nc = await connectNats(nats.url);
@@ -97,11 +97,13 @@ describe.runIf(natsAvailable())(
       const live = new Set(workers);
       /** Handlers running in each worker killed, when it was killed. */
       const kills: number[] = [];
+      const killed: WorkerProcess[] = [];
       const killWhileRunning = async () => {
         const busy = () => [...live].find((w) => w.running.size > 0);
         await until(() => busy() !== undefined, 10_000);
         const target = busy() ?? first!;
         kills.push(target.running.size);
+        killed.push(target);
         live.delete(target);
         target.child.kill('SIGKILL');
         await target.exited;
@@ -123,15 +125,20 @@ describe.runIf(natsAvailable())(
       expect(await until(() => dones.size === DELIVERIES, 120_000)).toBe(true);
       await sleep(4_500); // past an ack_wait: a message handed out again would run now
       await http.close();
-      const twice = [...dones.entries()].filter(([, n]) => n > 1);
+      // A kill between a handler's end and its claim's completion runs it again (at least once: the
+      // effect of this fixture's handler is outside the store); every other second run is a defect.
+      const again = [...dones.entries()].filter(([, n]) => n > 1);
+      const twice = again.filter(([id]) => !rerunAfterKill(id, killed));
       console.info(
-        `NATS faults: ${DELIVERIES} acknowledged, ${dones.size} handled, ${twice.length} run twice, ${refused} attempts refused (503) while paused or down, ${[...starts.values()].reduce((a, b) => a + b, 0) - DELIVERIES} handler starts cut short; handlers running in the killed workers: ${kills.join(', ')}`,
+        `NATS faults: ${DELIVERIES} acknowledged, ${dones.size} handled, ${twice.length} run twice (${again.length - twice.length} more after a kill before their completion), ${refused} attempts refused (503) while paused or down, ${[...starts.values()].reduce((a, b) => a + b, 0) - DELIVERIES} handler starts cut short; handlers running in the killed workers: ${kills.join(', ')}`,
       );
       expect(refused).toBeGreaterThan(0);
       expect(starts.size).toBe(DELIVERIES);
       expect(kills.every((n) => n > 0)).toBe(true);
       expect(deliveries.filter((d) => !dones.has(d.deliveryId))).toEqual([]);
       expect(twice).toEqual([]);
+      // The `handled` lines the excuse above reads are printed.
+      expect(new Set(workers.flatMap((w) => [...w.handled])).size).toBeGreaterThan(DELIVERIES / 2);
     }, 180_000);
   },
 );
