@@ -5,12 +5,13 @@
  * A receiver with one static secret keeps the key derived from it. Expected MACs by node:crypto from
  * the format docs/handoff.md states (job-mac.ts), never by the library's code.
  */
-import { createCrmReceiver, createMailReceiver, type HandoffTarget, type SecretRequest } from '@svc/webhooks';
+import { createCrmReceiver, createMailReceiver, type SecretRequest } from '@svc/webhooks';
 import { jobAction } from '@svc/webhooks/handoff';
 import { describe, expect, it } from 'vitest';
 import type { HandoffJob } from '../../src/handoff/job/types.js';
 import { crmDelivery, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
 import { expectedMac, resigned } from './job-mac.js';
+import { captureTarget } from './support/capture-target.js';
 
 const TENANTS: Record<string, string[]> = {
   acme: ['whsec_acme_tenant_secret_0123456789abcdef'],
@@ -21,20 +22,9 @@ const KEY_1 = 'whsec_handoff_key_one_0123456789abcdef';
 const KEY_2 = 'whsec_handoff_key_two_0123456789abcdef';
 const secret = ({ params }: SecretRequest) => TENANTS[params.tenant ?? ''];
 
-function capture(): HandoffTarget & { jobs: HandoffJob[] } {
-  const jobs: HandoffJob[] = [];
-  return {
-    jobs,
-    async enqueue(job) {
-      jobs.push(structuredClone(job));
-      return 'enqueued';
-    },
-  };
-}
-
 /** The job a receiver with a secret per tenant and `handoffSecret` writes for `tenant`'s delivery. */
 async function jobOf(tenant: string, handoffSecret: string | string[], signWith = 0): Promise<HandoffJob> {
-  const target = capture();
+  const target = captureTarget();
   const receiver = createCrmReceiver({ secret, handoff: target, handoffSecret });
   const delivery = crmDelivery('deal.won', { tenantId: tenant, secret: TENANTS[tenant]![signWith] });
   const verdict = await receiver.receive({
@@ -102,7 +92,7 @@ describe('handoffSecret', () => {
   });
 
   it('is required with a secret function and handoff; a worker without it retries (options_invalid) rather than dead-letter', async () => {
-    expect(() => createCrmReceiver({ secret, handoff: capture() })).toThrow(/needs handoffSecret/);
+    expect(() => createCrmReceiver({ secret, handoff: captureTarget() })).toThrow(/needs handoffSecret/);
     const job = await jobOf('acme', KEY_1);
     const { receiver, runs } = worker();
     const verdict = await receiver.runJob(job);
@@ -112,8 +102,8 @@ describe('handoffSecret', () => {
   });
 
   it('a receiver with one static secret keeps the key derived from it; with handoffSecret set, that key instead', async () => {
-    const derived = capture();
-    const own = capture();
+    const derived = captureTarget();
+    const own = captureTarget();
     await createMailReceiver({ secret: MAIL_SECRET, handoff: derived }).receive(mailDelivery('delivered'));
     await createMailReceiver({ secret: MAIL_SECRET, handoff: own, handoffSecret: KEY_1 }).receive(
       mailDelivery('delivered'),

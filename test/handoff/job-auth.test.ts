@@ -6,18 +6,13 @@
  * its jobs could not carry.
  */
 import { Buffer } from 'node:buffer';
-import {
-  createCrmReceiver,
-  createMailReceiver,
-  type HandoffTarget,
-  jobError,
-  type LogEntry,
-} from '@svc/webhooks';
+import { createCrmReceiver, createMailReceiver, jobError, type LogEntry } from '@svc/webhooks';
 import { describe, expect, it } from 'vitest';
 import type { HandoffJob } from '../../src/handoff/job/types.js';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery, sign } from '../receivers/support.js';
 import { createManualClock } from '../support/clock.js';
 import { expectedMac, resigned } from './job-mac.js';
+import { captureTarget } from './support/capture-target.js';
 
 const OLD_SECRET = 'whsec_rotation_old_000001';
 const NEW_SECRET = 'whsec_rotation_new_000002';
@@ -25,24 +20,13 @@ const MAIL_AT = Date.parse('2024-05-01T10:00:00.123Z'); // the fixture payload's
 const MINUTE = 60_000;
 const MIB = 1_048_576;
 
-function arrayTarget(): HandoffTarget & { jobs: HandoffJob[] } {
-  const jobs: HandoffJob[] = [];
-  return {
-    jobs,
-    async enqueue(job) {
-      jobs.push(structuredClone(job));
-      return 'enqueued';
-    },
-  };
-}
-
 /** The job a hand-off receiver with `secret` writes for a `delivered` delivery signed with `signedWith`. */
 async function jobOf(
   secret: string | string[],
   signedWith: string,
   options: { clock?: ReturnType<typeof createManualClock>; maxEventAgeMs?: number } = {},
 ): Promise<HandoffJob> {
-  const target = arrayTarget();
+  const target = captureTarget();
   const receiver = createMailReceiver({ secret, handoff: target, ...options });
   const outcome = await deliver(receiver, mailDelivery('delivered', { secret: signedWith }));
   expect(outcome.kind).toBe('queued');
@@ -171,7 +155,7 @@ describe('the job MAC', () => {
 
 describe('a job whose event has no handler in the worker', () => {
   it('is refused no_handler with a warning, not acknowledged as ignored; it runs once a handler is registered', async () => {
-    const target = arrayTarget();
+    const target = captureTarget();
     const logs: LogEntry[] = [];
     const receiver = createCrmReceiver({ secret: CRM_SECRET, handoff: target, logger: (e) => logs.push(e) });
     await deliver(receiver, crmDelivery('deal.won'));
@@ -195,7 +179,7 @@ describe('a job whose event has no handler in the worker', () => {
 
 describe('maxBodyBytes in hand-off mode', () => {
   it('refuses at creation a maxBodyBytes whose job a worker could not read back', () => {
-    const handoff = arrayTarget();
+    const handoff = captureTarget();
     expect(() => createMailReceiver({ secret: MAIL_SECRET, handoff, maxBodyBytes: 6 * MIB + 1 })).toThrow(
       expect.objectContaining({ code: 'options_invalid' }),
     );
@@ -204,7 +188,7 @@ describe('maxBodyBytes in hand-off mode', () => {
   });
 
   it('a body of the largest size it accepts makes a job the worker runs', async () => {
-    const target = arrayTarget();
+    const target = captureTarget();
     const receiver = createMailReceiver({ secret: MAIL_SECRET, handoff: target, maxBodyBytes: 6 * MIB });
     const base = JSON.stringify({
       event: 'delivered',

@@ -12,44 +12,31 @@ import { type PostgresServer, postgresAvailable, startPostgres } from '../suppor
 import { killRun, TIMEOUT_MS } from './kill-harness.js';
 import { type InboxDatabase, postgresDatabase, sqliteDatabase } from './support.js';
 
-describe.runIf(postgresAvailable())('inbox kill test on PostgreSQL', () => {
-  let postgres: PostgresServer;
-  let db: InboxDatabase;
-  afterAll(async () => {
-    await db?.close();
-    await postgres?.close();
+// The same run with one secret, and with a receiver whose secret is a function of the route.
+for (const variant of [
+  { name: '', label: 'PostgreSQL + pg', env: {} as Record<string, string> },
+  { name: ', per-route secrets', label: 'PostgreSQL + pg, per-route secrets', env: { ROUTE_SECRETS: '1' } },
+]) {
+  describe.runIf(postgresAvailable())(`inbox kill test on PostgreSQL${variant.name}`, () => {
+    let postgres: PostgresServer;
+    let db: InboxDatabase;
+    afterAll(async () => {
+      await db?.close();
+      await postgres?.close();
+    });
+    it(
+      'SIGKILL at random points: every delivery has one business row and one handled inbox row',
+      async () => {
+        postgres = await startPostgres();
+        db = postgresDatabase(postgres.connectionString);
+        const env = { DB: 'postgres', DATABASE_URL: postgres.connectionString, ...variant.env };
+        const counts = await killRun(db, env);
+        console.info(`inbox kill test, ${variant.label}:`, JSON.stringify(counts));
+      },
+      TIMEOUT_MS,
+    );
   });
-  it(
-    'SIGKILL at random points: every delivery has one business row and one handled inbox row',
-    async () => {
-      postgres = await startPostgres();
-      db = postgresDatabase(postgres.connectionString);
-      const counts = await killRun(db, { DB: 'postgres', DATABASE_URL: postgres.connectionString });
-      console.info('inbox kill test, PostgreSQL + pg:', JSON.stringify(counts));
-    },
-    TIMEOUT_MS,
-  );
-});
-
-describe.runIf(postgresAvailable())('inbox kill test on PostgreSQL, per-route secrets', () => {
-  let postgres: PostgresServer;
-  let db: InboxDatabase;
-  afterAll(async () => {
-    await db?.close();
-    await postgres?.close();
-  });
-  it(
-    'with a receiver whose secret is a function of the route: every delivery has one business row and one handled inbox row',
-    async () => {
-      postgres = await startPostgres();
-      db = postgresDatabase(postgres.connectionString);
-      const env = { DB: 'postgres', DATABASE_URL: postgres.connectionString, ROUTE_SECRETS: '1' };
-      const counts = await killRun(db, env);
-      console.info('inbox kill test, PostgreSQL + pg, per-route secrets:', JSON.stringify(counts));
-    },
-    TIMEOUT_MS,
-  );
-});
+}
 
 describe('inbox kill test on SQLite', () => {
   const db = sqliteDatabase();

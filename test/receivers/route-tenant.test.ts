@@ -13,7 +13,6 @@ import {
   createCrmReceiver,
   createMailReceiver,
   type HandlerContext,
-  type HandoffTarget,
   type LogEntry,
   type SecretRequest,
 } from '@svc/webhooks';
@@ -22,9 +21,9 @@ import { jobAction } from '@svc/webhooks/handoff';
 import { createInboxWorker, createSqliteInbox } from '@svc/webhooks/sqlite';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HandoffJob } from '../../src/handoff/job/types.js';
 import { fetchListener, listen } from '../adapters/support/servers.js';
 import { resigned } from '../handoff/job-mac.js';
+import { captureTarget } from '../handoff/support/capture-target.js';
 import { crmDelivery, type Delivery, MAIL_SECRET, mailDelivery } from './support.js';
 
 const SECRETS: Record<string, string> = {
@@ -179,19 +178,8 @@ describe('context.route', () => {
 });
 
 describe('with hand-off', () => {
-  function capture(): HandoffTarget & { jobs: HandoffJob[] } {
-    const jobs: HandoffJob[] = [];
-    return {
-      jobs,
-      async enqueue(job) {
-        jobs.push(structuredClone(job));
-        return 'enqueued';
-      },
-    };
-  }
-
   it('a forged cross-tenant body is refused before anything is written; a genuine one carries its route to the worker', async () => {
-    const target = capture();
+    const target = captureTarget();
     const receiving = createCrmReceiver({ secret, routeTenant, handoff: target, handoffSecret: HANDOFF_KEY });
     const forged = crmDelivery('deal.won', { tenantId: 'acme', secret: SECRETS.evil });
     const refused = await receiving.receive({ ...forged, path: '/webhooks/crm/evil' });
@@ -216,7 +204,7 @@ describe('with hand-off', () => {
   });
 
   it("a worker bound to tenants refuses a job whose route is another tenant's (written by a receiver without the binding): dead-lettered, no handler", async () => {
-    const target = capture();
+    const target = captureTarget();
     const unbound = createCrmReceiver({ secret, handoff: target, handoffSecret: HANDOFF_KEY });
     const forged = crmDelivery('deal.won', { tenantId: 'acme', secret: SECRETS.evil });
     expect(await unbound.receive({ ...forged, path: '/webhooks/crm/evil' })).toMatchObject({
