@@ -7,9 +7,9 @@
  */
 
 import { runBudget } from '../core/delivery/budget.js';
-import { type DeliverySettings, runDelivery } from '../core/delivery/run.js';
+import type { DeliverySettings } from '../core/delivery/run.js';
+import { runInWorker } from '../core/delivery/worker-run.js';
 import type { DispatchableEvent, HandlerRegistry } from '../core/handler-registry.js';
-import { emit } from '../core/logger.js';
 import type { PipelineOptions } from '../core/pipeline-options.js';
 import { type SecretRequest, verifyForRoute } from '../core/route-secrets.js';
 import { checkTenant } from '../core/route-tenant.js';
@@ -90,7 +90,7 @@ export function createInboxRuns(
   settings: DeliverySettings,
 ): InboxRuns {
   const { service, headerNames } = spec;
-  const { leaseMs, clock, logger, secrets, routeSecrets, telemetry } = options;
+  const { leaseMs, logger, secrets, routeSecrets, telemetry } = options;
 
   /** The secret index that verifies the row's stored signature; throws `job_invalid` (or `secret_unavailable`). */
   async function verified(row: StoredDelivery): Promise<number> {
@@ -139,38 +139,20 @@ export function createInboxRuns(
     runOptions: RowRunOptions,
     route: SecretRequest | null,
   ): Promise<Verdict> {
-    const handlers = registry.handlersFor(event);
-    const { deliveryId, name } = event;
-    if (handlers.length === 0) {
-      // Acknowledged for these handlers: dead, to re-drive after the deploy that registers one.
-      emit(logger, 'warn', 'inbox row refused: no handler for its event in this worker', {
-        service,
-        deliveryId,
-        event: name,
-        dedupKey,
-      });
-      const error = new WebhookError(
-        'no_handler',
-        "No handler for this row's event in this worker; re-drive it once one is registered.",
-      );
-      return Promise.resolve(refused(service, error, { deliveryId, event: name }));
-    }
+    // With no handler here the row is `dead`, to re-drive after the deploy that registers one.
     const { timeoutMs = leaseMs - 1_000 } = runOptions;
-    return Promise.resolve(
-      runDelivery(settings, {
-        service,
-        event,
-        handlers,
-        dedupKey,
-        startedAt: clock.now(),
-        timeoutMs,
-        upstream: runOptions,
-        attempt: runOptions.attempt,
-        tx: runOptions.tx,
-        route: route ?? {},
-        held: runOptions.hold(),
-      }),
-    );
+    return runInWorker(settings, registry, {
+      service,
+      what: 'inbox row',
+      event,
+      dedupKey,
+      timeoutMs,
+      signal: runOptions.signal,
+      attempt: runOptions.attempt,
+      route: route ?? {},
+      tx: runOptions.tx,
+      hold: runOptions.hold,
+    });
   }
 
   function observed(

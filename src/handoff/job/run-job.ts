@@ -10,9 +10,9 @@
  */
 
 import { runBudget } from '../../core/delivery/budget.js';
-import { type DeliverySettings, runDelivery } from '../../core/delivery/run.js';
+import type { DeliverySettings } from '../../core/delivery/run.js';
+import { runInWorker } from '../../core/delivery/worker-run.js';
 import type { HandlerRegistry } from '../../core/handler-registry.js';
-import { emit } from '../../core/logger.js';
 import type { PipelineOptions } from '../../core/pipeline-options.js';
 import { checkTenant } from '../../core/route-tenant.js';
 import type { ServiceSpec } from '../../core/service-spec.js';
@@ -75,7 +75,7 @@ export function createJobRunner(
   settings: DeliverySettings,
 ): HandoffRunner['runJob'] {
   const { service } = spec;
-  const { leaseMs, clock, logger, secrets, handoffSecrets, telemetry } = options;
+  const { leaseMs, logger, secrets, handoffSecrets, telemetry } = options;
   const reporter = { hooks: settings.hooks, logger };
 
   async function runJob(data: unknown, runOptions: RunJobOptions = {}): Promise<Verdict> {
@@ -123,42 +123,19 @@ export function createJobRunner(
     runOptions: RunJobOptions,
     timeoutMs: number,
   ): Promise<Verdict> {
-    const { dedupKey } = job;
-    const handlers = registry.handlersFor(event);
-    if (handlers.length === 0) {
-      // The receiver acknowledged it for these workers: dead-lettered, to re-drive after the deploy
-      // that registers a handler, rather than dropped.
-      const { deliveryId, name } = event;
-      emit(logger, 'warn', 'hand-off job refused: no handler for its event in this worker', {
-        service,
-        deliveryId,
-        event: name,
-        dedupKey,
-      });
-      return Promise.resolve(
-        refused(
-          service,
-          new WebhookError(
-            'no_handler',
-            "No handler for this job's event in this worker; re-drive its dead letter once one is registered.",
-          ),
-          { deliveryId, event: name },
-        ),
-      );
-    }
-    const run = runDelivery(settings, {
+    // The receiver acknowledged it for these workers: with no handler here it is dead-lettered, to
+    // re-drive after the deploy that registers one, rather than dropped.
+    return runInWorker(settings, registry, {
       service,
+      what: 'hand-off job',
       event,
-      handlers,
-      dedupKey,
-      startedAt: clock.now(),
+      dedupKey: job.dedupKey,
       timeoutMs,
-      upstream: runOptions,
+      signal: runOptions.signal,
       attempt: runOptions.attempt,
       waitUntil: runOptions.waitUntil,
       route: job.route,
     });
-    return Promise.resolve(run);
   }
 
   return runJob;
