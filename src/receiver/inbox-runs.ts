@@ -147,7 +147,7 @@ export function createInboxRuns(
       event,
       dedupKey,
       timeoutMs,
-      signal: runOptions.signal,
+      upstream: runOptions,
       attempt: runOptions.attempt,
       route: route ?? {},
       tx: runOptions.tx,

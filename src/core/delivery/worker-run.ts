@@ -15,7 +15,7 @@ import type { SignalSource } from './context.js';
 import { type DeliverySettings, runDelivery } from './run.js';
 
 /** One stored delivery as a worker runs it. */
-export interface WorkerRun extends SignalSource {
+export interface WorkerRun {
   readonly service: string;
   /** `'hand-off job'` or `'inbox row'`: names it in the log and the `no_handler` error. */
   readonly what: string;
@@ -23,6 +23,11 @@ export interface WorkerRun extends SignalSource {
   readonly dedupKey: string;
   /** Handler budget in ms (checked below the lease: core/delivery/budget.ts). */
   readonly timeoutMs: number;
+  /**
+   * The engine's run options as given (`signal`): the delivery's upstream, and the object the inbox
+   * finds its open transaction by (`tx(context)`, inbox/run-row.ts): passed as is, never copied.
+   */
+  readonly upstream: SignalSource;
   readonly attempt?: number | undefined;
   readonly waitUntil?: ((work: Promise<unknown>) => void) | undefined;
   readonly route?: RouteSource | undefined;
@@ -65,7 +70,7 @@ export function runInWorker(
       dedupKey,
       startedAt: settings.clock.now(),
       timeoutMs: run.timeoutMs,
-      upstream: run,
+      upstream: run.upstream,
       attempt: run.attempt,
       waitUntil: run.waitUntil,
       route: run.route,

@@ -131,7 +131,7 @@ export function createJobRunner(
       event,
       dedupKey: job.dedupKey,
       timeoutMs,
-      signal: runOptions.signal,
+      upstream: runOptions,
       attempt: runOptions.attempt,
       waitUntil: runOptions.waitUntil,
       route: job.route,
