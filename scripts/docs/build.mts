@@ -57,7 +57,7 @@ export function buildSite(out = join(ROOT, 'site')): BuildResult {
   const errorCodes = new Map(Object.keys(WEBHOOK_ERROR_STATUS).map((code) => [code, `errors.html#${code}`]));
   const rendered = sources.map((s) => ({
     ...s,
-    rendered: renderMarkdown(s.markdown, { source: s.source, page: s.page, pages, errorCodes }),
+    rendered: renderMarkdown(s.markdown, { source: s.source, page: s.page, pages, errorCodes, home }),
   }));
   const sidebar = sidebarOf(rendered, model);
 
@@ -93,6 +93,8 @@ export function buildSite(out = join(ROOT, 'site')): BuildResult {
 }
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+/** Where the site is published (package.json `homepage`), which the README's links name. */
+const home = (JSON.parse(read('package.json')) as { homepage?: string }).homepage;
 
 function referenceIndex(model: ApiEntry[]): string {
   const lines = [

@@ -116,6 +116,11 @@ export interface RenderContext {
   pages: Map<string, string>;
   /** Error code -> its anchor in the site (`errors.html#signature_mismatch`). */
   errorCodes: Map<string, string>;
+  /**
+   * The published site's address (package.json `homepage`): the README links there, so its links work
+   * on npm's page; on the site itself they stay within it, relative.
+   */
+  home?: string;
 }
 
 /** Renders one markdown document for the page `context.page`. */
@@ -190,6 +195,10 @@ function repoPath(href: string, context: RenderContext) {
 
 /** A link's URL in the site, or undefined for a file of the repository that is not a page. */
 function rewriteHref(href: string, context: RenderContext, fromPage: (target: string) => string) {
+  if (context.home && href.startsWith(context.home)) {
+    const [path = '', hash] = href.slice(context.home.length).split('#');
+    return `${fromPage(path || 'index.html')}${hash === undefined ? '' : `#${hash}`}`;
+  }
   if (/^[a-z]+:/i.test(href) || href.startsWith('#') || href.startsWith('//')) return href;
   // Already a page of the site (the generated reference pages link to each other this way).
   if (/^[\w./-]+\.html(#.*)?$/.test(href)) return href;
