@@ -16,7 +16,7 @@ export interface SidebarGroup {
 }
 
 /**
- * Every page's Content-Security-Policy: scripts, styles, the search index and images from the site
+ * Every page's Content-Security-Policy: scripts (the search index is one), styles and images from the site
  * itself only (no inline script or style, no eval), the favicon's `data:` URL, no plugins, no `<base>`,
  * no form posts. A `<meta>` carries it so it holds on any static file server; it comes before every
  * resource of the page.
@@ -26,7 +26,6 @@ export const CONTENT_SECURITY_POLICY = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
-  "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
 ].join('; ');
@@ -60,7 +59,7 @@ export function pageHtml(page: string, rendered: Rendered, sidebar: SidebarGroup
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${root}/assets/site.css">
 <script src="${root}/assets/minisearch.js" defer></script>
-<script type="module" src="${root}/assets/site.js"></script>
+<script src="${root}/assets/site.js" defer></script>
 </head>
 <body data-root="${root}">
 <header class="top">

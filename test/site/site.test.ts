@@ -24,6 +24,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -245,6 +246,34 @@ describe('the docs site in a browser', () => {
       expect(text).toMatch(shows);
     });
   }
+
+  it('searches opened from a file, as the README says to open it: finds an error code and lands on it', async () => {
+    const home = pathToFileURL(join(site, 'dedup.html')).href;
+    await page.goto(home);
+    await page.locator('#search').fill('signature_mismatch');
+    const first = page.locator('#search-results a').first();
+    await first.waitFor();
+    await page.screenshot({ path: join(shots, 'site-search-from-file.png') });
+    const target = pathToFileURL(join(site, 'errors.html')).href;
+    expect(new URL((await first.getAttribute('href')) ?? '', page.url()).href).toBe(
+      `${target}#signature_mismatch`,
+    );
+    await page.locator('#search').press('Enter');
+    await page.waitForURL(`${target}#signature_mismatch`);
+    expect(await violations()).toEqual([]);
+  });
+
+  it('has llms.txt and a Markdown copy of every page, each listed there', () => {
+    const llms = readFileSync(join(site, 'llms.txt'), 'utf8');
+    expect(llms).toMatch(/^# @svc\/webhooks\n\n> Receive /);
+    for (const html of pages) {
+      const copy = html.replace(/\.html$/, '.md');
+      expect(existsSync(join(site, copy)), copy).toBe(true);
+      expect(llms).toContain(`](https://svc.github.io/webhooks/${copy})`);
+    }
+    expect(readFileSync(join(site, 'errors.md'), 'utf8')).toContain('| `signature_mismatch` | 401 |');
+    expect(readFileSync(join(site, 'getting-started.md'), 'utf8')).not.toContain('<!-- shell:');
+  });
 
   it('documents every export of each entry on its reference page, and nothing else', () => {
     for (const file of readdirSync(join(root, 'etc')).filter((f) => f.endsWith('.api.md'))) {
