@@ -54,10 +54,28 @@ export function buildSite(out = join(ROOT, 'site')): BuildResult {
     sources.push({ source: `reference/${entry.id}.md`, page: referencePage(entry), markdown: referenceMarkdown(entry, owners) });
 
   const pages = new Map(sources.map((s) => [s.source, s.page]));
+  // Each export's entry on its first owner's reference page, for the type names of declarations.
+  const typeLinks = new Map<string, string>();
+  for (const entry of model)
+    for (const e of entry.exports) if (!typeLinks.has(e.name)) typeLinks.set(e.name, `${referencePage(entry)}#${e.name}`);
+  // On an entry's own page, its own exports link within the page.
+  const typeLinksOf = (source: string) => {
+    const entry = model.find((m) => `reference/${m.id}.md` === source);
+    if (!entry) return typeLinks;
+    const own = entry.exports.map((e): [string, string] => [e.name, `${referencePage(entry)}#${e.name}`]);
+    return new Map([...typeLinks, ...own]);
+  };
   const errorCodes = new Map(Object.keys(WEBHOOK_ERROR_STATUS).map((code) => [code, `errors.html#${code}`]));
   const rendered = sources.map((s) => ({
     ...s,
-    rendered: renderMarkdown(s.markdown, { source: s.source, page: s.page, pages, errorCodes, home }),
+    rendered: renderMarkdown(s.markdown, {
+      source: s.source,
+      page: s.page,
+      pages,
+      errorCodes,
+      home,
+      ...(s.source.startsWith('reference/') ? { typeLinks: typeLinksOf(s.source) } : {}),
+    }),
   }));
   const sidebar = sidebarOf(rendered, model);
 
@@ -85,7 +103,7 @@ export function buildSite(out = join(ROOT, 'site')): BuildResult {
   copyFileSync(join(ROOT, 'node_modules/minisearch/dist/umd/index.js'), join(out, 'assets/minisearch.js'));
   writeFileSync(
     join(out, 'assets/site.css'),
-    `${read('node_modules/highlight.js/styles/github.css')}\n${read('scripts/docs/assets/site.css')}`,
+    `${read('node_modules/highlight.js/styles/github.css')}\n@media (prefers-color-scheme: dark) {\n${read('node_modules/highlight.js/styles/github-dark.css')}\n}\n${read('scripts/docs/assets/site.css')}`,
   );
   return {
     out,

@@ -49,6 +49,22 @@ export function pageHtml(page: string, rendered: Rendered, sidebar: SidebarGroup
         .map((h) => `<li class="depth-${h.depth}"><a href="#${escapeHtml(h.id)}">${escapeHtml(h.text)}</a></li>`)
         .join('')}</ul></nav>`
     : '';
+  // Previous and next in the sidebar's order (its first link to each page; anchors are not pages).
+  const order = [...new Map(sidebar.flatMap((g) => g.links).filter((l) => !l.url.includes('#')).map((l) => [l.url, l])).values()];
+  const at = order.findIndex((link) => link.url === page);
+  const pager =
+    at === -1
+      ? ''
+      : `<nav class="pager" aria-label="Previous and next">${[
+          [order[at - 1], 'prev', 'Previous'],
+          [order[at + 1], 'next', 'Next'],
+        ]
+          .map(([link, rel, label]) =>
+            link && typeof link === 'object'
+              ? `<a rel="${rel}" href="${escapeHtml(href(link.url))}"><span>${label}</span>${escapeHtml(link.text)}</a>`
+              : '<span></span>',
+          )
+          .join('')}</nav>`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -78,6 +94,7 @@ ${nav}
 <article>
 ${rendered.html}
 </article>
+${pager}
 </main>
 ${toc}
 </div>

@@ -275,6 +275,77 @@ describe('the docs site in a browser', () => {
     expect(readFileSync(join(site, 'getting-started.md'), 'utf8')).not.toContain('<!-- shell:');
   });
 
+  it('reads at 1280 px and on a phone: no hidden sideways scroll, copy buttons, install tabs, previous/next, type links', async () => {
+    await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    try {
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const name of ['index.html', 'inbox.html', 'reference/sqlite.html']) {
+          await page.goto(`${base}/${name}`);
+          const hidden = await page.evaluate(
+            `[...document.querySelectorAll('pre, table')].filter((e) => e.scrollWidth > e.clientWidth + 1 && e.tagName === 'PRE').length`,
+          );
+          expect(hidden, `${name} at ${width} px`).toBe(0);
+          expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), name).toBe(
+            true,
+          );
+        }
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(`${base}/index.html`);
+      expect(
+        await page.locator('article').evaluate((e) => e.getBoundingClientRect().width),
+      ).toBeGreaterThanOrEqual(900);
+      // Install tabs: pnpm chosen here holds on the next page.
+      await page.locator('.install-tabs [role="tab"][data-manager="pnpm"]').first().click();
+      await expect(page.locator('.install-tabs pre:not([hidden]) code').first().textContent()).resolves.toBe(
+        'pnpm add @svc/webhooks zod',
+      );
+      await page.goto(`${base}/getting-started.html`);
+      await expect(page.locator('.install-tabs pre:not([hidden]) code').first().textContent()).resolves.toMatch(
+        /^pnpm add /,
+      );
+      // A copy button copies the block's code, without its own label.
+      await page.locator('article pre:not([hidden]) .copy').nth(1).click();
+      const copied = (await page.evaluate('navigator.clipboard.readText()')) as string;
+      expect(copied).toBe(await page.locator('article pre:not([hidden]) code').nth(1).textContent());
+      expect(copied).not.toContain('Copy');
+      // Previous / next follow the sidebar.
+      await expect(page.locator('.pager a[rel="prev"]').textContent()).resolves.toContain('Overview');
+      await expect(page.locator('.pager a[rel="next"]').getAttribute('href')).resolves.toBe('verify.html');
+      // A type in a declaration links to its entry; an interface shows what it inherits.
+      await page.goto(`${base}/reference/sqlite.html`);
+      await page.locator('a.type-link', { hasText: 'DirectInboxOptions' }).first().click();
+      await page.waitForURL(/reference\/sqlite\.html#DirectInboxOptions$/);
+      await page.goto(`${base}/reference/main.html#MailReceiverOptions`);
+      const options = await page.evaluate(
+        `(() => { let at = document.getElementById('MailReceiverOptions'), text = ''; for (let i = 0; i < 8 && at; i++, at = at.nextElementSibling) text += at.textContent; return text; })()`,
+      );
+      expect(options).toMatch(/secret: [^\n]*\(from ReceiverOptions\)/);
+      // A docs page named in prose is a link.
+      await expect(
+        page.locator('article a[href="../inbox.html"]', { hasText: 'docs/inbox.md' }).count(),
+      ).resolves.toBeGreaterThan(0);
+      for (const scheme of ['light', 'dark'] as const)
+        for (const width of [1280, 390]) {
+          await page.emulateMedia({ colorScheme: scheme });
+          await page.setViewportSize({ width, height: 900 });
+          for (const [name, shot] of [
+            ['index.html', 'landing'],
+            ['inbox.html', 'guide'],
+            ['reference/sqlite.html', 'reference'],
+          ] as const) {
+            await page.goto(`${base}/${name}`);
+            await page.screenshot({ path: join(shots, `site-${shot}-${width}-${scheme}.png`) });
+          }
+        }
+    } finally {
+      await page.emulateMedia({ colorScheme: null });
+      await page.setViewportSize({ width: 1400, height: 900 });
+      await browser.clearPermissions();
+    }
+  });
+
   it('documents every export of each entry on its reference page, and nothing else', () => {
     for (const file of readdirSync(join(root, 'etc')).filter((f) => f.endsWith('.api.md'))) {
       const names = [...readFileSync(join(root, 'etc', file), 'utf8').matchAll(/^## (\S+) \(\w+\)$/gm)].map(

@@ -73,3 +73,49 @@ input.addEventListener('keydown', (event) => {
 document.addEventListener('click', (event) => {
   if (!event.target.closest('.search')) list.hidden = true;
 });
+
+// A copy button on every code block (the text as shown, without the button's own label).
+for (const pre of document.querySelectorAll('article pre')) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'copy';
+  button.textContent = 'Copy';
+  button.setAttribute('aria-label', 'Copy the code');
+  button.addEventListener('click', async () => {
+    const text = pre.querySelector('code')?.textContent ?? '';
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      // No clipboard API (an insecure origin): select the code, so Ctrl-C copies it.
+      getSelection()?.selectAllChildren(pre.querySelector('code') ?? pre);
+    }
+    button.textContent = 'Copied';
+    setTimeout(() => {
+      button.textContent = 'Copy';
+    }, 1500);
+  });
+  pre.append(button);
+}
+
+// npm / pnpm / yarn / bun tabs of install commands; the choice holds on every page.
+const MANAGER_KEY = 'svc-webhooks-docs-manager';
+function choose(manager) {
+  for (const tabs of document.querySelectorAll('.install-tabs')) {
+    if (!tabs.querySelector(`[role="tab"][data-manager="${manager}"]`)) continue;
+    for (const tab of tabs.querySelectorAll('[role="tab"]'))
+      tab.setAttribute('aria-selected', String(tab.dataset.manager === manager));
+    for (const panel of tabs.querySelectorAll('[role="tabpanel"]')) panel.hidden = panel.dataset.manager !== manager;
+  }
+}
+document.addEventListener('click', (event) => {
+  const tab = event.target.closest('.install-tabs [role="tab"]');
+  if (!tab) return;
+  choose(tab.dataset.manager);
+  try {
+    localStorage.setItem(MANAGER_KEY, tab.dataset.manager);
+  } catch {}
+});
+try {
+  const saved = localStorage.getItem(MANAGER_KEY);
+  if (saved) choose(saved);
+} catch {}
