@@ -302,9 +302,9 @@ describe('the docs site in a browser', () => {
         'pnpm add @svc/webhooks zod',
       );
       await page.goto(`${base}/getting-started.html`);
-      await expect(page.locator('.install-tabs pre:not([hidden]) code').first().textContent()).resolves.toMatch(
-        /^pnpm add /,
-      );
+      await expect(
+        page.locator('.install-tabs pre:not([hidden]) code').first().textContent(),
+      ).resolves.toMatch(/^pnpm add /);
       // A copy button copies the block's code, without its own label.
       await page.locator('article pre:not([hidden]) .copy').nth(1).click();
       const copied = (await page.evaluate('navigator.clipboard.readText()')) as string;
