@@ -100,10 +100,14 @@ describe('the AsyncAPI document', () => {
   });
 
   it('a broken document gets error diagnostics: the check can fail', async () => {
-    const broken = structuredClone(document) as { components: { messages: Record<string, unknown> } };
+    const broken = structuredClone(document) as unknown as {
+      components: { messages: Record<string, unknown> };
+    };
     delete broken.components.messages['mail.bounced'];
     expect((await errorsOf(broken)).join('\n')).toMatch(/bounced/);
-    const wrongAction = structuredClone(document) as { operations: Record<string, { action: string }> };
+    const wrongAction = structuredClone(document) as unknown as {
+      operations: Record<string, { action: string }>;
+    };
     wrongAction.operations.receiveMailEvents!.action = 'consume';
     expect(await errorsOf(wrongAction)).not.toEqual([]);
   });

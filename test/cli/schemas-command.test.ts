@@ -3,23 +3,37 @@
  * AsyncAPI document printed or written as files, the same documents the modules build.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventPages } from '../../scripts/docs/events.mjs';
 import { asyncApiDocument } from '../../src/cli/asyncapi.js';
 import { jsonSchemas } from '../../src/cli/json-schemas.js';
 import { exampleDeliveries } from '../../src/cli/schema-examples.js';
-import { buildCli, runCli } from './support/cli.js';
+import { buildCli, runCli, startExampleApp } from './support/cli.js';
+
+const MAIL_SECRET = 'whsec_cli_schemas_mail_0123456789';
+const CRM_SECRET = 'whsec_cli_schemas_crm_0123456789';
 
 let cli: string;
 let dir: string;
+let app: Server;
+let appUrl: string;
+const handled: string[] = [];
 
 beforeAll(async () => {
   cli = await buildCli();
   dir = mkdtempSync(join(tmpdir(), 'svc-cli-schemas-'));
+  ({ server: app, url: appUrl } = await startExampleApp({
+    mailSecret: MAIL_SECRET,
+    crmSecret: CRM_SECRET,
+    print: (line) => handled.push(line),
+  }));
 }, 300_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await new Promise((resolve) => app?.close(resolve));
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -62,4 +76,19 @@ describe('svc-webhooks schemas', () => {
     expect(JSON.parse(run.stdout).error.message).toBe('Unknown format "yaml": use json-schema or asyncapi.');
     expect(readdirSync(dir)).not.toContain('yaml');
   });
+
+  it('the send command of every event page works as written, against the Express example', async () => {
+    const commands = (await eventPages())
+      .map((p) => /^npx svc-webhooks (send .+)$/m.exec(p.markdown)?.[1])
+      .filter((c): c is string => c !== undefined);
+    expect(commands).toHaveLength(26);
+    for (const command of commands) {
+      // The page's URL is the Express example's on port 3000: the same paths, on this test's port.
+      const args = command.replace('http://127.0.0.1:3000', appUrl).split(' ');
+      const env = { SVC_MAIL_WEBHOOK_SECRET: MAIL_SECRET, SVC_CRM_WEBHOOK_SECRET: CRM_SECRET };
+      const run = await runCli(cli, args, { env });
+      expect([command, run.code, run.stderr]).toEqual([command, 0, '']);
+    }
+    expect(handled).toHaveLength(26);
+  }, 300_000);
 });
