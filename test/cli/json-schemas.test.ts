@@ -125,7 +125,7 @@ beforeAll(async () => {
       }),
     ].join('\n'),
   });
-}, 60_000);
+}, 180_000);
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
