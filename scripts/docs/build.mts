@@ -1,7 +1,8 @@
 // `npm run docs`: builds the static documentation site into site/ (git-ignored).
 //   npx tsx scripts/docs/build.mts [--out DIR]
-// Pages: README.md (the home page), every docs/*.md, and one API reference page per public entry of
-// entries.json generated from its JSDoc (scripts/docs/api-model.mts). A sidebar by task
+// Pages: README.md (the home page), every docs/*.md, one page per event of both services
+// (scripts/docs/events.mts), and one API reference page per public entry of entries.json generated
+// from its JSDoc (scripts/docs/api-model.mts). A sidebar by task
 // (scripts/docs/nav.mts), a table of contents per page, and local full-text search (a MiniSearch
 // index built here, loaded by the page). Offline: nothing is fetched. Fails, listing them, when an
 // internal link or anchor of any page (or of the sidebar) does not resolve.
@@ -11,6 +12,7 @@ import MiniSearch from 'minisearch';
 import { WEBHOOK_ERROR_STATUS } from '../../src/shared/errors.ts';
 import { type ApiEntry, apiModel, ROOT } from './api-model.mts';
 import { SEARCH_OPTIONS } from './assets/tokenize.js';
+import { eventPages } from './events.mts';
 import { pageHtml, type SidebarGroup } from './layout.mts';
 import { type Rendered, renderMarkdown, type Section } from './markdown.mts';
 import { NAV } from './nav.mts';
@@ -35,7 +37,7 @@ export interface BuildResult {
   modelMs: number;
 }
 
-export function buildSite(out = join(ROOT, 'site')): BuildResult {
+export async function buildSite(out = join(ROOT, 'site')): Promise<BuildResult> {
   const started = performance.now();
   const docs = readdirSync(join(ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))
@@ -43,6 +45,7 @@ export function buildSite(out = join(ROOT, 'site')): BuildResult {
   const sources: Source[] = [
     { source: 'README.md', page: 'index.html', markdown: read('README.md') },
     ...docs.map((f) => ({ source: `docs/${f}`, page: f.replace(/\.md$/, '.html'), markdown: read(`docs/${f}`) })),
+    ...(await eventPages()),
   ];
   const modelStarted = performance.now();
   const model = apiModel();
@@ -206,7 +209,7 @@ export function brokenLinks(html: Map<string, string>): string[] {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const at = process.argv.indexOf('--out');
-  const result = buildSite(at > 0 ? process.argv[at + 1] : undefined);
+  const result = await buildSite(at > 0 ? process.argv[at + 1] : undefined);
   console.log(
     `docs: ${result.pages.length} pages (${result.referenceEntries} reference pages, ${result.referenceExports} exports) in ${posix.relative(ROOT, result.out) || result.out} in ${(result.ms / 1000).toFixed(1)} s (${(result.modelMs / 1000).toFixed(1)} s of it reading the entries with TypeScript)`,
   );

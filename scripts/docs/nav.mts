@@ -1,7 +1,10 @@
 // The site's sidebar, by task. Items name a markdown file of the repository (and an anchor in it);
 // the build checks that each one resolves. A docs/*.md page named nowhere here is listed under
 // "More guides" by its title, so a new page shows up without editing this file; one line here moves
-// it into a task group.
+// it into a task group. The event reference's pages (scripts/docs/events.mts) are listed by event name.
+import { CRM_EVENT_NAMES } from '../../src/crm/event-names.ts';
+import { MAIL_EVENT_NAMES } from '../../src/mail/event-names.ts';
+import { eventSource } from './events.mts';
 
 export interface NavItem {
   text: string;
@@ -24,6 +27,17 @@ export const NAV: NavGroup[] = [
       { text: 'Events', target: 'docs/events.md' },
       { text: 'Receivers and handlers', target: 'docs/receivers.md' },
     ],
+  },
+  {
+    title: 'Email service events',
+    items: [
+      { text: 'All events', target: 'events/index.md' },
+      ...MAIL_EVENT_NAMES.map((name) => ({ text: name, target: eventSource('mail', name) })),
+    ],
+  },
+  {
+    title: 'CRM events',
+    items: CRM_EVENT_NAMES.map((name) => ({ text: name, target: eventSource('crm', name) })),
   },
   {
     title: 'Receive on…',

@@ -11,9 +11,15 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { crmEnvelopeSchemas, mailPayloadSchemas } from '@svc/webhooks/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../examples/express/server.js';
 import { reachable } from '../package/graph.js';
-import { buildCli, RUN_LIMIT_MS, runCli, supportedNode, supportedNodeMajor } from './support/cli.js';
+import {
+  buildCli,
+  RUN_LIMIT_MS,
+  runCli,
+  startExampleApp,
+  supportedNode,
+  supportedNodeMajor,
+} from './support/cli.js';
 
 const MAIL_SECRET = 'whsec_cli_mail_secret_0123456789';
 const CRM_SECRET = 'whsec_cli_crm_secret_0123456789';
@@ -47,16 +53,12 @@ async function closedPort(): Promise<number> {
 beforeAll(async () => {
   cli = await buildCli();
   dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
-  app = createServer(
-    createApp({
-      mailSecret: MAIL_SECRET,
-      crmSecret: CRM_SECRET,
-      print: (line) => handled.push(line),
-      logger: () => {},
-      captureFile: captureFile(),
-    }),
-  );
-  appUrl = await listen(app);
+  ({ server: app, url: appUrl } = await startExampleApp({
+    mailSecret: MAIL_SECRET,
+    crmSecret: CRM_SECRET,
+    print: (line) => handled.push(line),
+    captureFile: captureFile(),
+  }));
 });
 
 afterAll(async () => {

@@ -294,7 +294,7 @@ describe('the docs site in a browser', () => {
       await page.setViewportSize({ width: 1280, height: 900 });
       await page.goto(`${base}/index.html`);
       expect(
-        await page.locator('article').evaluate((e) => e.getBoundingClientRect().width),
+        await page.evaluate("document.querySelector('article').getBoundingClientRect().width"),
       ).toBeGreaterThanOrEqual(900);
       // Install tabs: pnpm chosen here holds on the next page.
       await page.locator('.install-tabs [role="tab"][data-manager="pnpm"]').first().click();
@@ -481,6 +481,26 @@ describe('the docs site in a browser', () => {
     } finally {
       page.off('pageerror', onError);
     }
+  });
+
+  it('has the event reference: one page per event in the sidebar, its fields, sample, keys and send command', async () => {
+    expect(pages.filter((p) => p.startsWith('events/') && p !== 'events/index.html')).toHaveLength(26);
+    await page.goto(`${base}/events/mail/bounced.html`);
+    const sidebar = (await page.locator('nav.sidebar').textContent()) ?? '';
+    for (const name of ['bounced', 'incident_escalated', 'deal.won', 'score.rule_fired'])
+      expect(sidebar).toContain(name);
+    const article = (await page.locator('article').textContent()) ?? '';
+    for (const text of [
+      'client_id',
+      'X-SvcMAIL-Sig',
+      '"event": "bounced"',
+      'mail:message:bounced:msg_',
+      'npx svc-webhooks send mail bounced --url',
+    ])
+      expect(article).toContain(text);
+    const file = join(shots, 'site-event-bounced.png');
+    await page.screenshot({ path: file, fullPage: true });
+    expect(statSync(file).size).toBeGreaterThan(10_000);
   });
 
   it('screenshots the home page, a quickstart and a reference page', async () => {

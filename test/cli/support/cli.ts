@@ -1,6 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { type AppOptions, createApp } from '../../../examples/express/server.js';
 import { buildDist } from '../../package/dist.js';
 
 /**
@@ -235,4 +238,11 @@ export function startCli(
       });
     },
   };
+}
+
+/** The Express example app (examples/express) on a free port of 127.0.0.1, for the bin to send to. */
+export async function startExampleApp(options: AppOptions): Promise<{ server: Server; url: string }> {
+  const server = createServer(createApp({ logger: () => {}, ...options }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
