@@ -36,41 +36,45 @@ export async function startRedisCluster(): Promise<RedisCluster> {
   const ports: number[] = [];
   try {
     for (let i = 0; i < 3; i++) {
-      const port = await freePort();
-      // Redis 7's --cluster-port sets the bus port explicitly (default port + 10000 may be taken or > 65535).
-      const busPort = await freePort();
-      ports.push(port);
       const nodeDir = join(dir, String(i));
       await run('mkdir', ['-p', nodeDir]);
-      const child = await spawnUntil(
-        'redis-server',
-        [
-          '--port',
-          String(port),
-          '--cluster-port',
-          String(busPort),
-          '--bind',
-          '127.0.0.1',
-          '--dir',
-          nodeDir,
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          join(nodeDir, 'nodes.conf'),
-          '--cluster-node-timeout',
-          '5000',
-          '--save',
-          '',
-          '--appendonly',
-          'no',
-          '--daemonize',
-          'no',
-          '--protected-mode',
-          'no',
-        ],
-        /Ready to accept connections/,
-        'redis-server (cluster node)',
-      );
+      // A port can still be taken between its check and the node's bind: then new ports, a few times.
+      const { child, port } = await withFreshPorts(async () => {
+        const port = await freePort();
+        // Redis 7's --cluster-port sets the bus port explicitly (default port + 10000 may be taken or > 65535).
+        const busPort = await freePort();
+        const child = await spawnUntil(
+          'redis-server',
+          [
+            '--port',
+            String(port),
+            '--cluster-port',
+            String(busPort),
+            '--bind',
+            '127.0.0.1',
+            '--dir',
+            nodeDir,
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            join(nodeDir, 'nodes.conf'),
+            '--cluster-node-timeout',
+            '5000',
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--daemonize',
+            'no',
+            '--protected-mode',
+            'no',
+          ],
+          /Ready to accept connections/,
+          'redis-server (cluster node)',
+        );
+        return { child, port };
+      });
+      ports.push(port);
       children.push(child);
     }
     await run('redis-cli', [
@@ -106,4 +110,15 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       liveDirs.delete(dir);
     },
   };
+}
+
+/** `start()`, again with new ports (up to 5 times) while it fails because a port was taken. */
+async function withFreshPorts<T>(start: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt === 5 || !/Address already in use/.test(String(error))) throw error;
+    }
+  }
 }

@@ -53,13 +53,33 @@ export const redisAvailable = (): boolean => ensureServers().redis || inCI;
 /** Whether Postgres tests run: yes when installed, and always in CI (where a missing server then fails). */
 export const postgresAvailable = (): boolean => ensureServers().postgres || inCI;
 
-/** A free TCP port on 127.0.0.1 (the OS picks it; released just before the server binds it). */
-export function freePort(): Promise<number> {
+/**
+ * A free TCP port on 127.0.0.1 for a server a test starts, released just before that server binds it.
+ * Drawn below the kernel's ephemeral range (32768–60999 on Linux): a port the OS picks for `listen(0)`
+ * is also what it hands the next outgoing connection, and with many tests connecting at once one took
+ * a cluster node's port in that gap. Checked by binding it; the OS's pick if none of 50 draws is free.
+ */
+export async function freePort(): Promise<number> {
+  for (let draw = 0; draw < 50; draw++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await bindable(port)) return port;
+  }
+  return listenedPort(0);
+}
+
+function bindable(port: number): Promise<boolean> {
+  return listenedPort(port).then(
+    () => true,
+    () => false,
+  );
+}
+
+function listenedPort(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
     server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
       server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
     });
