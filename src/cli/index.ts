@@ -2,7 +2,8 @@
 /**
  * @module
  * `svc-webhooks`: send signed test deliveries, verify and replay captured ones, emulate both
- * services locally, recover failed deliveries, look at the database inbox. docs/cli.md describes every command.
+ * services locally, recover failed deliveries, look at the database inbox, create a hand-off engine's
+ * streams or queues. docs/cli.md describes every command.
  */
 import { Command, type CommanderError } from 'commander';
 import { emulateCommand } from './commands/emulate.js';
@@ -12,6 +13,7 @@ import { inboxCommand } from './commands/inbox.js';
 import { recoverCommand } from './commands/recover.js';
 import { replayCommand } from './commands/replay.js';
 import { sendCommand } from './commands/send.js';
+import { setupCommand } from './commands/setup.js';
 import { triggerCommand } from './commands/trigger.js';
 import { verifyCommand } from './commands/verify.js';
 import { EXIT } from './exit-codes.js';
@@ -29,7 +31,7 @@ for (const stream of [process.stdout, process.stderr]) {
 
 const program = new Command('svc-webhooks')
   .description(
-    "The email and CRM services' webhooks from the shell: send, verify, replay, emulate, recover, inbox, list events.",
+    "The email and CRM services' webhooks from the shell: send, verify, replay, emulate, recover, inbox, set up hand-off engines, list events.",
   )
   .version(typeof __CLI_VERSION__ === 'string' ? __CLI_VERSION__ : '0.0.0')
   .showHelpAfterError('(add --help for usage)');
@@ -47,6 +49,7 @@ emulateCommand(program);
 triggerCommand(program);
 recoverCommand(program);
 inboxCommand(program);
+setupCommand(program);
 
 for (const command of program.commands) command.exitOverride(exit);
 

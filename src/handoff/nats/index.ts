@@ -14,5 +14,5 @@ export {
   redriveNatsDeadLetters,
 } from './dead-letters.js';
 export { createNatsHandoff, type NatsHandoff, type NatsHandoffOptions } from './handoff.js';
-export { ensureNatsStreams, type NatsStreamsOptions, type NatsStreamsSetup } from './setup.js';
+export { ensureNatsStreams, type NatsStreamsOptions } from './setup.js';
 export { createNatsWorker, type NatsWorker, type NatsWorkerOptions } from './worker.js';

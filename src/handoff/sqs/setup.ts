@@ -5,17 +5,10 @@
  * worker's start check accepts. Created when missing, compared when present: safe at every deploy,
  * and an existing queue is never changed silently.
  */
-import {
-  CreateQueueCommand,
-  GetQueueAttributesCommand,
-  GetQueueUrlCommand,
-  SetQueueAttributesCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
-import { type Difference, type EnsuredResource, planUpdate } from '../ensure.js';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { EnsuredResource } from '../ensure.js';
 import { optionsInvalid } from '../worker-checks.js';
-
-const FACTORY = 'ensureSqsQueues';
+import { ensureQueue, FACTORY } from './ensure-queue.js';
 
 /**
  * Options of {@link ensureSqsQueues}.
@@ -42,104 +35,6 @@ export interface SqsQueuesOptions {
   maxMessageBytes?: number;
   /** Change an existing queue's differing settings instead of refusing it. Default false. */
   update?: boolean;
-}
-
-/** An SQS error of a queue that is not there (the SDK's name, or the query protocol's code). */
-const missing = (error: unknown) =>
-  ['QueueDoesNotExist', 'AWS.SimpleQueueService.NonExistentQueue'].includes(
-    (error as { name?: string } | null)?.name ?? '',
-  );
-
-interface Wanted {
-  name: string;
-  kind: string;
-  attributes: Record<string, string>;
-  /** The option that asks for an attribute's found value, by attribute. */
-  keep: Record<string, (found: string) => string>;
-}
-
-/** What SQS means by an attribute it does not list (a FIFO queue created without the attribute). */
-const UNLISTED: Record<string, string> = { ContentBasedDeduplication: 'false' };
-
-/** What differs between the attributes found and `wanted`'s. */
-function differences(found: Record<string, string>, wanted: Wanted): Difference[] {
-  const list: Difference[] = [];
-  for (const [setting, value] of Object.entries(wanted.attributes)) {
-    const there = found[setting] ?? UNLISTED[setting] ?? '';
-    const same =
-      setting === 'RedrivePolicy'
-        ? samePolicy(there, value)
-        : there === value || Number(there) === Number(value);
-    if (same) continue;
-    const keep = there === '' ? undefined : wanted.keep[setting]?.(there);
-    list.push({
-      setting,
-      found: there || 'not set',
-      wanted: value,
-      ...(keep ? { keep } : {}),
-      mutable: true,
-    });
-  }
-  return list;
-}
-
-function policyOf(text: string): { deadLetterTargetArn?: unknown; maxReceiveCount?: unknown } {
-  try {
-    return JSON.parse(text || '{}');
-  } catch {
-    return {};
-  }
-}
-
-const samePolicy = (found: string, wanted: string) => {
-  const [a, b] = [policyOf(found), policyOf(wanted)];
-  return (
-    a.deadLetterTargetArn === b.deadLetterTargetArn && Number(a.maxReceiveCount) === Number(b.maxReceiveCount)
-  );
-};
-
-/** Creates the queue, or compares (and with `update` changes) the one there; its URL and ARN. */
-async function ensureQueue(
-  client: Pick<SQSClient, 'send'>,
-  wanted: Wanted,
-  update: boolean,
-): Promise<EnsuredResource & { url: string; arn: string }> {
-  const named = { QueueName: wanted.name };
-  let url = await client.send(new GetQueueUrlCommand(named)).then(
-    (found) => found.QueueUrl,
-    (error: unknown) => {
-      if (missing(error)) return undefined;
-      throw error;
-    },
-  );
-  let created = false;
-  if (url === undefined) {
-    // SQS answers a create of a queue there with the same attributes with its URL, and one with other
-    // attributes (another deploy's, meanwhile) with QueueNameExists: that queue is then compared.
-    const answer = await client
-      .send(new CreateQueueCommand({ ...named, Attributes: wanted.attributes }))
-      .catch((error: unknown) => {
-        if ((error as { name?: string }).name === 'QueueNameExists') return undefined;
-        throw error;
-      });
-    created = answer?.QueueUrl !== undefined;
-    url = answer?.QueueUrl ?? (await client.send(new GetQueueUrlCommand(named))).QueueUrl;
-  }
-  if (!url) throw new Error(`SQS gave no URL for the queue ${wanted.name}`);
-  const { Attributes: found = {} } = await client.send(
-    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }),
-  );
-  const arn = found.QueueArn ?? '';
-  if (created) return { name: wanted.name, outcome: 'created', changed: [], url, arn };
-  const changed = planUpdate(FACTORY, wanted, differences(found, wanted), update);
-  if (changed.length === 0) return { name: wanted.name, outcome: 'unchanged', changed, url, arn };
-  await client.send(
-    new SetQueueAttributesCommand({
-      QueueUrl: url,
-      Attributes: Object.fromEntries(changed.map((setting) => [setting, wanted.attributes[setting]!])),
-    }),
-  );
-  return { name: wanted.name, outcome: 'updated', changed, url, arn };
 }
 
 function whole(name: string, value: unknown, min: number, max: number): number {
@@ -221,10 +116,7 @@ export async function ensureSqsQueues(options: SqsQueuesOptions): Promise<{
     // The worker refuses content-based deduplication: it drops a message sent without an id (a console re-drive).
     ...(fifo ? { FifoQueue: 'true', ContentBasedDeduplication: 'false' } : {}),
   };
-  const keep = {
-    MessageRetentionPeriod: (found: string) => `retentionSeconds: ${found}`,
-    MaximumMessageSize: (found: string) => `maxMessageBytes: ${found}`,
-  };
+  const keep = { MessageRetentionPeriod: 'retentionSeconds', MaximumMessageSize: 'maxMessageBytes' };
   const dead = await ensureQueue(
     client,
     { name: deadLetterQueueName, kind: 'dead-letter queue', attributes: common, keep },
@@ -239,18 +131,8 @@ export async function ensureSqsQueues(options: SqsQueuesOptions): Promise<{
       attributes: { ...common, VisibilityTimeout: String(visibilityTimeoutSeconds), RedrivePolicy: redrive },
       keep: {
         ...keep,
-        VisibilityTimeout: (found) => `visibilityTimeoutSeconds: ${found}`,
-        RedrivePolicy: (found) => {
-          const policy = policyOf(found);
-          const count = Number(policy.maxReceiveCount);
-          const name = String(policy.deadLetterTargetArn ?? '').split(':')[5];
-          return [
-            ...(Number.isSafeInteger(count) && count !== maxReceiveCount
-              ? [`maxReceiveCount: ${count}`]
-              : []),
-            ...(name && policy.deadLetterTargetArn !== dead.arn ? [`deadLetterQueueName: '${name}'`] : []),
-          ].join(', ');
-        },
+        VisibilityTimeout: 'visibilityTimeoutSeconds',
+        RedrivePolicy: 'maxReceiveCount',
       },
     },
     update,

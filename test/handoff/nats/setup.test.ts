@@ -5,37 +5,20 @@
  * unless `update: true` (storage never changes).
  */
 import { jetstream, jetstreamManager, type StreamConfig } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
 import { createNatsHandoff, createNatsWorker, ensureNatsStreams } from '@svc/webhooks/nats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runOneJob } from '../support/one-job.js';
-import {
-  connectNats,
-  createStreams,
-  type NatsServer,
-  natsAvailable,
-  startNats,
-  uniqueNames,
-} from './support.js';
+import { createStreams, natsAvailable, natsForSuite, uniqueNames } from './support.js';
 
 const NANOS = 1_000_000;
 
 describe.runIf(natsAvailable())('ensureNatsStreams', () => {
-  let server: NatsServer;
-  let nc: NatsConnection;
-  beforeAll(async () => {
-    server = await startNats();
-    nc = await connectNats(server.url);
-  });
-  afterAll(async () => {
-    await nc?.close();
-    await server?.close();
-  });
+  const nats = natsForSuite();
 
   /** A JetStream client whose manager records each stream call by name. */
   function recorded() {
     const calls: string[] = [];
-    const js = jetstream(nc);
+    const js = jetstream(nats.nc);
     const manager = async () => {
       const jsm = await js.jetstreamManager();
       const streams = new Proxy(jsm.streams, {
@@ -54,7 +37,7 @@ describe.runIf(natsAvailable())('ensureNatsStreams', () => {
   }
 
   const configOf = async (name: string): Promise<StreamConfig> =>
-    (await (await jetstreamManager(nc)).streams.info(name)).config;
+    (await (await jetstreamManager(nats.nc)).streams.info(name)).config;
 
   it('creates both streams; the worker starts on them without a warning and runs a job; a second run changes nothing', async () => {
     const names = uniqueNames();
@@ -88,7 +71,7 @@ describe.runIf(natsAvailable())('ensureNatsStreams', () => {
     });
 
     // The real worker on what was created: no refusal, no warning, and a job runs to its end.
-    const js = jetstream(nc);
+    const js = jetstream(nats.nc);
     expect(
       await runOneJob(createNatsHandoff({ js, subjectPrefix: names.prefix }), (receiver) =>
         createNatsWorker({ js, receiver, ...options, signals: [] }).start(),
@@ -108,7 +91,7 @@ describe.runIf(natsAvailable())('ensureNatsStreams', () => {
   it('refuses a stream with other settings, changing nothing; update: true changes them; keeping options match', async () => {
     const names = uniqueNames();
     // As NATS creates them by default: a 2-minute window, no max_age.
-    await createStreams(nc, names, 120_000);
+    await createStreams(nats.nc, names, 120_000);
     const options = {
       stream: names.stream,
       deadLetterStream: names.deadLetterStream,
@@ -130,7 +113,7 @@ describe.runIf(natsAvailable())('ensureNatsStreams', () => {
     expect(await configOf(names.stream)).toEqual(before);
 
     // Options that ask for what is there match it, once the window is one the worker takes.
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(nats.nc);
     await jsm.streams.update(names.stream, { duplicate_window: 600_000 * NANOS });
     await jsm.streams.update(names.deadLetterStream, { duplicate_window: 600_000 * NANOS });
     const keeping = recorded();
@@ -139,7 +122,7 @@ describe.runIf(natsAvailable())('ensureNatsStreams', () => {
     ).toMatchObject({ stream: { outcome: 'unchanged' }, deadLetterStream: { outcome: 'unchanged' } });
     expect(keeping.calls).toEqual(['info', 'info']);
 
-    const updated = await ensureNatsStreams({ js: jetstream(nc), ...options, update: true });
+    const updated = await ensureNatsStreams({ js: jetstream(nats.nc), ...options, update: true });
     expect(updated).toEqual({
       stream: { name: names.stream, outcome: 'updated', changed: ['duplicate_window', 'max_age'] },
       deadLetterStream: { name: names.deadLetterStream, outcome: 'updated', changed: ['duplicate_window'] },
@@ -158,7 +141,7 @@ describe.runIf(natsAvailable())('ensureNatsStreams', () => {
 
   it('never changes storage, even with update: true; a missing subject is added only with update: true', async () => {
     const names = uniqueNames();
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(nats.nc);
     await jsm.streams.add({ name: names.stream, subjects: ['elsewhere.>'], storage: 'memory' as never });
     const options = {
       stream: names.stream,
@@ -166,7 +149,7 @@ describe.runIf(natsAvailable())('ensureNatsStreams', () => {
       subjectPrefix: names.prefix,
     };
     for (const update of [false, true]) {
-      const error = await ensureNatsStreams({ js: jetstream(nc), ...options, update }).catch(
+      const error = await ensureNatsStreams({ js: jetstream(nats.nc), ...options, update }).catch(
         (e: unknown) => e,
       );
       expect(error).toMatchObject({ code: 'options_invalid' });
@@ -190,12 +173,12 @@ describe.runIf(natsAvailable())('ensureNatsStreams', () => {
       subjectPrefix: other.prefix,
     };
     await expect(
-      ensureNatsStreams({ js: jetstream(nc), ...otherOptions, maxAgeMs: 0 }),
+      ensureNatsStreams({ js: jetstream(nats.nc), ...otherOptions, maxAgeMs: 0 }),
     ).rejects.toMatchObject({
       code: 'options_invalid',
     });
     expect(
-      await ensureNatsStreams({ js: jetstream(nc), ...otherOptions, maxAgeMs: 0, update: true }),
+      await ensureNatsStreams({ js: jetstream(nats.nc), ...otherOptions, maxAgeMs: 0, update: true }),
     ).toEqual({
       stream: { name: other.stream, outcome: 'updated', changed: ['subjects'] },
       deadLetterStream: { name: other.deadLetterStream, outcome: 'created', changed: [] },
