@@ -6,6 +6,8 @@
  */
 import type { Command } from 'commander';
 import { ensureNatsStreams } from '../../handoff/nats/setup.js';
+import type { SqsCommands } from '../../handoff/sqs/ensure-queue.js';
+import { ensureQueues } from '../../handoff/sqs/setup.js';
 import { durationMs } from '../duration.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { maskUrl } from '../inbox-target.js';
@@ -85,7 +87,7 @@ async function setupNats(out: Output, options: NatsOptions): Promise<ExitCode> {
   }
 }
 
-interface SqsModule {
+interface SqsModule extends SqsCommands {
   SQSClient: new (
     config: Record<string, unknown>,
   ) => { send(command: never): Promise<unknown>; destroy(): void };
@@ -101,17 +103,15 @@ async function setupSqs(out: Output, options: SqsOptions): Promise<ExitCode> {
     maxMessageBytes: whole(options.maxMessageSize, '--max-message-size'),
     update: options.update ?? false,
   };
-  const { SQSClient } = await loadPeer<SqsModule>('@aws-sdk/client-sqs', 'setup sqs needs the AWS SDK');
-  // Loaded here: the module imports @aws-sdk/client-sqs, which a command without SQS never needs.
-  const { ensureSqsQueues } = await import('../../handoff/sqs/setup.js');
-  const client = new SQSClient({
+  const sdk = await loadPeer<SqsModule>('@aws-sdk/client-sqs', 'setup sqs needs the AWS SDK');
+  const client = new sdk.SQSClient({
     ...(options.region ? { region: options.region } : {}),
     // A local SQS (an emulator): every call to it, whatever host its queue URLs name.
     ...(options.endpoint ? { endpoint: options.endpoint, useQueueUrlAsEndpoint: false } : {}),
   });
   const label = options.endpoint ? `SQS at ${maskUrl(options.endpoint)}` : 'SQS';
   try {
-    const setup = await ensureSqsQueues({ client: client as never, ...settings });
+    const setup = await ensureQueues(sdk, { client: client as never, ...settings });
     if (out.json) out.result({ ok: true, ...setup });
     else
       print(out, [

@@ -3,17 +3,28 @@
  * compared attribute by attribute (the redrive policy by its target and count), and changed only
  * with `update` (`SetQueueAttributes` with the differing ones).
  */
-import {
+import type {
   CreateQueueCommand,
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
   SetQueueAttributesCommand,
-  type SQSClient,
+  SQSClient,
 } from '@aws-sdk/client-sqs';
 import { type Difference, type EnsuredResource, planUpdate } from '../ensure.js';
 
 /** The function named in the errors. */
 export const FACTORY = 'ensureSqsQueues';
+
+/**
+ * The SDK's commands the setup sends, passed in rather than imported here: the library passes its
+ * own imports, the `svc-webhooks` bin those of the SDK it loaded (it imports no peer up front).
+ */
+export interface SqsCommands {
+  CreateQueueCommand: typeof CreateQueueCommand;
+  GetQueueAttributesCommand: typeof GetQueueAttributesCommand;
+  GetQueueUrlCommand: typeof GetQueueUrlCommand;
+  SetQueueAttributesCommand: typeof SetQueueAttributesCommand;
+}
 
 /** An SQS error of a queue that is not there (the SDK's name, or the query protocol's code). */
 const missing = (error: unknown) =>
@@ -94,12 +105,13 @@ const samePolicy = (found: string, wanted: string) => {
 
 /** Creates the queue, or compares (and with `update` changes) the one there; its URL and ARN. */
 export async function ensureQueue(
+  sdk: SqsCommands,
   client: Pick<SQSClient, 'send'>,
   wanted: Wanted,
   update: boolean,
 ): Promise<EnsuredResource & { url: string; arn: string }> {
   const named = { QueueName: wanted.name };
-  let url = await client.send(new GetQueueUrlCommand(named)).then(
+  let url = await client.send(new sdk.GetQueueUrlCommand(named)).then(
     (found) => found.QueueUrl,
     (error: unknown) => {
       if (missing(error)) return undefined;
@@ -111,24 +123,24 @@ export async function ensureQueue(
     // SQS answers a create of a queue there with the same attributes with its URL, and one with other
     // attributes (another deploy's, meanwhile) with QueueNameExists: that queue is then compared.
     const answer = await client
-      .send(new CreateQueueCommand({ ...named, Attributes: wanted.attributes }))
+      .send(new sdk.CreateQueueCommand({ ...named, Attributes: wanted.attributes }))
       .catch((error: unknown) => {
         if ((error as { name?: string }).name === 'QueueNameExists') return undefined;
         throw error;
       });
     created = answer?.QueueUrl !== undefined;
-    url = answer?.QueueUrl ?? (await client.send(new GetQueueUrlCommand(named))).QueueUrl;
+    url = answer?.QueueUrl ?? (await client.send(new sdk.GetQueueUrlCommand(named))).QueueUrl;
   }
   if (!url) throw new Error(`SQS gave no URL for the queue ${wanted.name}`);
   const { Attributes: found = {} } = await client.send(
-    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }),
+    new sdk.GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }),
   );
   const arn = found.QueueArn ?? '';
   if (created) return { name: wanted.name, outcome: 'created', changed: [], url, arn };
   const changed = planUpdate(FACTORY, wanted, differences(found, wanted), update);
   if (changed.length === 0) return { name: wanted.name, outcome: 'unchanged', changed, url, arn };
   await client.send(
-    new SetQueueAttributesCommand({
+    new sdk.SetQueueAttributesCommand({
       QueueUrl: url,
       Attributes: Object.fromEntries(changed.map((setting) => [setting, wanted.attributes[setting]!])),
     }),

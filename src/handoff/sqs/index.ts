@@ -13,9 +13,10 @@ export {
   type SqsDeadLetter,
   type SqsDeadLetterOptions,
 } from './dead-letters.js';
+export { ensureSqsQueues } from './ensure-sqs-queues.js';
 export { createSqsHandoff, type SqsHandoff, type SqsHandoffOptions } from './handoff.js';
 export { createSqsLambdaHandler, type SqsLambdaHandlerOptions, type SqsRecordLike } from './lambda.js';
 export { orderingKey } from './message-ids.js';
-export { ensureSqsQueues, type SqsQueuesOptions } from './setup.js';
+export type { SqsQueuesOptions } from './setup.js';
 export { createSqsWorker, type SqsWorker } from './worker.js';
 export type { SqsWorkerOptions } from './worker-options.js';

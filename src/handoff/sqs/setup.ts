@@ -1,5 +1,5 @@
 /**
- * The queues an SQS hand-off needs, in one call: the dead-letter queue, then the work queue with its
+ * The queues an SQS hand-off needs, in one call (`ensureSqsQueues`, ensure-sqs-queues.ts): the dead-letter queue, then the work queue with its
  * redrive policy to it, standard or FIFO (a name ending in `.fifo`, both queues then FIFO, without
  * content-based deduplication), with the settings docs/handoff.md "Amazon SQS" requires and the
  * worker's start check accepts. Created when missing, compared when present: safe at every deploy,
@@ -8,7 +8,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { EnsuredResource } from '../ensure.js';
 import { optionsInvalid } from '../worker-checks.js';
-import { ensureQueue, FACTORY } from './ensure-queue.js';
+import { ensureQueue, FACTORY, type SqsCommands } from './ensure-queue.js';
 
 /**
  * Options of {@link ensureSqsQueues}.
@@ -48,28 +48,11 @@ function whole(name: string, value: unknown, min: number, max: number): number {
 
 const QUEUE_NAME = /^[A-Za-z0-9_-]{1,75}(\.fifo)?$/;
 
-/**
- * Creates the work queue and its dead-letter queue when missing, with the settings the worker accepts
- * at start: a redrive policy to the dead-letter queue (`maxReceiveCount` 10), `VisibilityTimeout` 60 s,
- * 14 days of retention and 1 MiB messages on both; FIFO queues (a name ending in `.fifo`) without
- * content-based deduplication. Idempotent: a queue with those settings is left as it is (no
- * `SetQueueAttributes`), so run it at every deploy. A queue with other settings is refused with
- * `options_invalid` naming each attribute, its value and the fix, and nothing is changed, unless
- * `update: true`. Resolves with both URLs for `createSqsHandoff`, the worker and the dead-letter
- * functions. `svc-webhooks setup sqs` runs it from the shell.
- *
- * @example
- * ```ts
- * import { SQSClient } from '@aws-sdk/client-sqs';
- * import { ensureSqsQueues } from '@svc/webhooks/sqs';
- *
- * const { queueUrl, deadLetterQueueUrl } = await ensureSqsQueues({
- *   client: new SQSClient({}),
- *   queueName: 'crm-webhooks.fifo',
- * });
- * ```
- */
-export async function ensureSqsQueues(options: SqsQueuesOptions): Promise<{
+/** {@link ensureSqsQueues} with the SDK's commands given. */
+export async function ensureQueues(
+  sdk: SqsCommands,
+  options: SqsQueuesOptions,
+): Promise<{
   queueUrl: string;
   deadLetterQueueUrl: string;
   queue: EnsuredResource;
@@ -118,12 +101,14 @@ export async function ensureSqsQueues(options: SqsQueuesOptions): Promise<{
   };
   const keep = { MessageRetentionPeriod: 'retentionSeconds', MaximumMessageSize: 'maxMessageBytes' };
   const dead = await ensureQueue(
+    sdk,
     client,
     { name: deadLetterQueueName, kind: 'dead-letter queue', attributes: common, keep },
     update,
   );
   const redrive = JSON.stringify({ deadLetterTargetArn: dead.arn, maxReceiveCount: String(maxReceiveCount) });
   const work = await ensureQueue(
+    sdk,
     client,
     {
       name: queueName,
