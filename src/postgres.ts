@@ -12,6 +12,7 @@ export type { PostgresQueryable } from './inbox/db.js';
 export { createDirectInbox, type DirectInbox, type DirectInboxOptions } from './inbox/direct.js';
 export type { Inbox, InboxCommonOptions } from './inbox/inbox.js';
 export type { OrderingInput } from './inbox/ordering.js';
+export { drizzleTransactions, kyselyTransactions } from './inbox/orm-transactions.js';
 export { createPostgresInbox, type PostgresInboxOptions } from './inbox/postgres-inbox.js';
 export type { PostgresJsLike, PostgresJsTransactionLike } from './inbox/postgres-js-transactions.js';
 export { postgresJsTransactions } from './inbox/postgres-js-transactions.js';

@@ -10,6 +10,7 @@
 export * from './dedup/sqlite.js';
 export type { SqliteDatabaseLike, SqliteStatementLike } from './dedup/sqlite-driver.js';
 export { createDirectInbox, type DirectInbox, type DirectInboxOptions } from './inbox/direct.js';
+export { drizzleSqliteTransactions } from './inbox/drizzle-sqlite-transactions.js';
 export type { Inbox, InboxCommonOptions } from './inbox/inbox.js';
 export type { OrderingInput } from './inbox/ordering.js';
 export { sqliteInboxDDL } from './inbox/sql.js';

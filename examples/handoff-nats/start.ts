@@ -1,15 +1,16 @@
 /**
  * @module
  * A receiver (node:http) in hand-off mode on NATS JetStream and a worker (a durable pull consumer),
- * in one process for the example. Creates the two streams when missing: `WEBHOOKS` (subjects
- * `webhooks.>`, a 5-minute duplicate window: the worker refuses one under 3 minutes) and
- * `WEBHOOKS_DEAD` (subjects `webhooks-dead.>`).
+ * in one process for the example. `ensureNatsStreams` creates the two streams when missing (and
+ * leaves them as they are when they have the settings it wants): `WEBHOOKS` (subjects `webhooks.>`, a
+ * 5-minute duplicate window: the worker refuses one under 3 minutes) and `WEBHOOKS_DEAD` (subjects
+ * `webhooks-dead.>`).
  */
 import { createServer } from 'node:http';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { createMailReceiver } from '@svc/webhooks';
-import { createNatsHandoff, createNatsWorker } from '@svc/webhooks/nats';
+import { createNatsHandoff, createNatsWorker, ensureNatsStreams } from '@svc/webhooks/nats';
 import { createNodeListener } from '@svc/webhooks/node';
 
 const secret = process.env.SVC_MAIL_WEBHOOK_SECRET;
@@ -18,13 +19,8 @@ if (!secret) {
   process.exit(1);
 }
 const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
-const jsm = await jetstreamManager(nc);
-const streams = [
-  { name: 'WEBHOOKS', subjects: ['webhooks.>'], duplicate_window: 300_000_000_000 },
-  { name: 'WEBHOOKS_DEAD', subjects: ['webhooks-dead.>'] },
-];
-for (const stream of streams) await jsm.streams.info(stream.name).catch(() => jsm.streams.add(stream));
 const js = jetstream(nc);
+await ensureNatsStreams({ js });
 
 const receiving = createMailReceiver({ secret, handoff: createNatsHandoff({ js }) });
 const port = Number(process.env.PORT ?? 3012);

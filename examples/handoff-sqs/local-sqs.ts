@@ -1,9 +1,12 @@
 /**
  * @module
- * A local SQS for trying the example: fauxqs (an SQS emulator) on 127.0.0.1:4566 with the queues the
- * hand-off needs: `webhooks` and its dead-letter queue `webhooks-dead` (redrive after 10 receives).
- * On AWS, create the same two queues (docs/handoff.md "SQS") and skip this file.
+ * A local SQS for trying the example: fauxqs (an SQS emulator) on 127.0.0.1:4566, with the queues the
+ * hand-off needs created by `ensureSqsQueues`: `webhooks` and its dead-letter queue `webhooks-dead`
+ * (redrive after 10 receives, a 60 s visibility timeout, 14 days of retention). On AWS, skip the
+ * emulator: run the same call (or `svc-webhooks setup sqs --queue webhooks`) with your credentials.
  */
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ensureSqsQueues } from '@svc/webhooks/sqs';
 import { startFauxqs } from 'fauxqs';
 
 const server = await startFauxqs({
@@ -11,13 +14,14 @@ const server = await startFauxqs({
   host: 'localhost',
   logger: false,
 });
-const dead = server.createQueue('webhooks-dead');
-const work = server.createQueue('webhooks', {
-  attributes: {
-    VisibilityTimeout: '60',
-    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dead.queueArn, maxReceiveCount: '10' }),
-  },
+const client = new SQSClient({
+  endpoint: server.address,
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  useQueueUrlAsEndpoint: false,
 });
-console.log(`SQS ready at ${server.address}: ${work.queueUrl}`);
+const { queueUrl } = await ensureSqsQueues({ client, queueName: 'webhooks' });
+client.destroy();
+console.log(`SQS ready at ${server.address}: ${queueUrl}`);
 process.once('SIGTERM', () => void server.stop().then(() => process.exit(0)));
 process.once('SIGINT', () => void server.stop().then(() => process.exit(0)));

@@ -1,18 +1,19 @@
 /**
  * The app's database, on PostgreSQL (`DATABASE_URL`) or a SQLite file (`INBOX_FILE`, default
  * `app.sqlite`): a Drizzle database, the webhook inbox in the same database, the inbox worker's
- * transactions (Drizzle's, by the recipes of docs/inbox.md "Transaction adapters"), and the one
+ * transactions (Drizzle's: `drizzleTransactions`, `drizzleSqliteTransactions`), and the one
  * business write the handler makes through `context.tx`.
  */
 import { DatabaseSync } from 'node:sqlite';
 import {
   createPostgresInbox,
+  drizzleTransactions,
   type Inbox,
   type InboxTransactions,
   postgresInboxDDL,
 } from '@svc/webhooks/postgres';
-import { createSqliteInbox, sqliteTransactions } from '@svc/webhooks/sqlite';
-import { type SQL, sql } from 'drizzle-orm';
+import { createSqliteInbox, drizzleSqliteTransactions } from '@svc/webhooks/sqlite';
+import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzlePg, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzleSqlite, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy';
 import pg from 'pg';
@@ -35,11 +36,7 @@ async function onPostgres(url: string): Promise<AppDatabase> {
   const pool = new pg.Pool({ connectionString: url });
   pool.on('error', (error) => console.error('database pool:', error.message));
   await pool.query(BUSINESS);
-  const db = drizzlePg(pool);
-  const transactions: InboxTransactions<PgTx> = {
-    transaction: (work) =>
-      db.transaction((tx) => work(tx, async (text) => (await tx.execute(sql.raw(text))).rows.length)),
-  };
+  const transactions = drizzleTransactions(drizzlePg(pool)); // context.tx is the Drizzle transaction
   const inbox = createPostgresInbox({ client: pool });
   console.error(`PostgreSQL: ${postgresInboxDDL().split('\n')[0]} …`);
   return {
@@ -70,11 +67,7 @@ async function onSqlite(path: string): Promise<AppDatabase> {
   });
   // The worker's transaction is BEGIN IMMEDIATE … COMMIT on the same connection, so the Drizzle
   // database handed to the handler as `context.tx` writes inside it.
-  const onConnection = sqliteTransactions(connection);
-  const transactions: InboxTransactions<SqliteRemoteDatabase> = {
-    locksDatabase: true,
-    transaction: (work) => onConnection.transaction((_connection, execute) => work(db, execute)),
-  };
+  const transactions = drizzleSqliteTransactions(db, connection);
   const inbox = createSqliteInbox({ path });
   return {
     name: `SQLite (${path})`,

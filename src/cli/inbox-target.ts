@@ -9,6 +9,7 @@ import { createPostgresInbox } from '../inbox/postgres-inbox.js';
 import { createSqliteInbox } from '../inbox/sqlite-inbox.js';
 import { isWebhookError } from '../shared/errors.js';
 import { CliError, EXIT } from './exit-codes.js';
+import { loadPeer } from './load-peer.js';
 
 /** The variable read when neither `--database` nor `--file` is given. */
 export const INBOX_ENV = 'SVC_WEBHOOKS_INBOX_DATABASE';
@@ -66,23 +67,8 @@ interface PgModule {
   };
 }
 
-async function loadPg(): Promise<PgModule> {
-  // A variable specifier: `pg` is an optional peer the bin never imports unless a URL asks for it.
-  const name = 'pg';
-  try {
-    const loaded = (await import(name)) as { default?: PgModule } & PgModule;
-    return loaded.default ?? loaded;
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error;
-    throw new CliError(
-      'A PostgreSQL inbox needs the `pg` driver, and it is not installed.',
-      EXIT.usage,
-      'driver_missing',
-      'npm install pg',
-    );
-  }
-}
+/** `pg`, an optional peer the bin loads only when a URL asks for it. */
+const loadPg = () => loadPeer<PgModule>('pg', 'A PostgreSQL inbox needs the `pg` driver');
 
 async function openPostgres(url: string, table: string | undefined): Promise<OpenInbox> {
   const label = maskUrl(url);

@@ -2,8 +2,8 @@
 /**
  * @module
  * `svc-webhooks`: send signed test deliveries, verify and replay captured ones, emulate both
- * services locally, recover failed deliveries, look at the database inbox, publish the event schemas.
- * docs/cli.md describes every command.
+ * services locally, recover failed deliveries, look at the database inbox, create a hand-off engine's
+ * streams or queues, publish the event schemas. docs/cli.md describes every command.
  */
 import { Command, type CommanderError } from 'commander';
 import { emulateCommand } from './commands/emulate.js';
@@ -14,6 +14,7 @@ import { recoverCommand } from './commands/recover.js';
 import { replayCommand } from './commands/replay.js';
 import { schemasCommand } from './commands/schemas.js';
 import { sendCommand } from './commands/send.js';
+import { setupCommand } from './commands/setup.js';
 import { triggerCommand } from './commands/trigger.js';
 import { verifyCommand } from './commands/verify.js';
 import { EXIT } from './exit-codes.js';
@@ -31,7 +32,7 @@ for (const stream of [process.stdout, process.stderr]) {
 
 const program = new Command('svc-webhooks')
   .description(
-    "The email and CRM services' webhooks from the shell: send, verify, replay, emulate, recover, inbox, list events, publish the schemas.",
+    "The email and CRM services' webhooks from the shell: send, verify, replay, emulate, recover, inbox, set up hand-off engines, list events, publish the schemas.",
   )
   .version(typeof __CLI_VERSION__ === 'string' ? __CLI_VERSION__ : '0.0.0')
   .showHelpAfterError('(add --help for usage)');
@@ -50,6 +51,7 @@ triggerCommand(program);
 recoverCommand(program);
 inboxCommand(program);
 schemasCommand(program);
+setupCommand(program);
 
 for (const command of program.commands) command.exitOverride(exit);
 

@@ -1,6 +1,6 @@
 /**
  * The kill test of kill.test.ts with the handlers writing through an ORM's transaction on PostgreSQL,
- * by the recipes of docs/inbox.md: Drizzle (node-postgres) and Kysely (pg). Every delivery ends with
+ * through the library's adapters: `drizzleTransactions` (node-postgres) and `kyselyTransactions` (pg). Every delivery ends with
  * exactly one business row and one `handled` inbox row. `INBOX_KILL_ORM_DELIVERIES` (default 48) and
  * `INBOX_KILL_ORM_KILLS` (default 3) scale it.
  */

@@ -1,7 +1,8 @@
 /**
  * The transaction adapters and recipes of docs/inbox.md "Transaction adapters" on real drivers: on
- * PostgreSQL, Drizzle (node-postgres), Kysely (pg), postgres.js and Prisma 7 (its engine-less client,
- * generated here offline); on a SQLite file, Drizzle (better-sqlite3) and, where the runtime has it,
+ * PostgreSQL, `drizzleTransactions` (node-postgres and postgres.js), `kyselyTransactions` (pg),
+ * `postgresJsTransactions` and the Prisma 7 recipe (its engine-less client, generated here offline);
+ * on a SQLite file, `drizzleSqliteTransactions` (better-sqlite3) and, where the runtime has it,
  * node:sqlite alone and under Drizzle. Handlers write through `context.tx`; each delivery's first run
  * fails after its write, which must roll back with it; each delivery ends with exactly one business
  * row and one handled row after two runs.
@@ -10,10 +11,17 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPostgresInbox, type InboxTransactions, postgresJsTransactions } from '@svc/webhooks/postgres';
+import {
+  createPostgresInbox,
+  drizzleTransactions,
+  type InboxTransactions,
+  kyselyTransactions,
+  postgresJsTransactions,
+} from '@svc/webhooks/postgres';
 import { sql as drizzleSql } from 'drizzle-orm';
-import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
-import { Kysely, sql as kyselySql, PostgresDialect, type Transaction } from 'kysely';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzlePostgresJs } from 'drizzle-orm/postgres-js';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,26 +35,6 @@ import {
 } from './fixtures/prisma.js';
 import { runSqliteCases } from './fixtures/sqlite-orm.js';
 import { uniqueTable } from './support.js';
-
-type DrizzleTx = Parameters<Parameters<NodePgDatabase['transaction']>[0]>[0];
-
-/** docs/inbox.md "Drizzle": the transaction the ORM opens, the inbox's statement run with sql.raw. */
-function drizzleTransactions(db: NodePgDatabase): InboxTransactions<DrizzleTx> {
-  return {
-    transaction: (work) =>
-      db.transaction((tx) => work(tx, async (text) => (await tx.execute(drizzleSql.raw(text))).rows.length)),
-  };
-}
-
-/** docs/inbox.md "Kysely". */
-function kyselyTransactions<DB>(db: Kysely<DB>): InboxTransactions<Transaction<DB>> {
-  return {
-    transaction: (work) =>
-      db
-        .transaction()
-        .execute((trx) => work(trx, async (text) => (await kyselySql.raw(text).execute(trx)).rows.length)),
-  };
-}
 
 /** docs/inbox.md "Prisma": an interactive `$transaction`, the inbox's statement by `$queryRawUnsafe`. */
 function prismaTransactions(prisma: PrismaLike): InboxTransactions<PrismaTx> {
@@ -88,6 +76,18 @@ describe.runIf(postgresAvailable())('inbox with ORM and driver transactions on P
     await exactlyOnce(target, business, drizzleTransactions(drizzle(pool)), (tx, id) =>
       tx.execute(drizzleSql`INSERT INTO ${drizzleSql.identifier(business)} (delivery_id) VALUES (${id})`),
     );
+  });
+
+  it('Drizzle (postgres.js): one business row per delivery, failed runs rolled back', async () => {
+    const business = await businessTable();
+    const sql = postgres(postgresServer.connectionString, { max: 4, onnotice: () => {} });
+    try {
+      await exactlyOnce(target, business, drizzleTransactions(drizzlePostgresJs(sql)), (tx, id) =>
+        tx.execute(drizzleSql`INSERT INTO ${drizzleSql.identifier(business)} (delivery_id) VALUES (${id})`),
+      );
+    } finally {
+      await sql.end();
+    }
   });
 
   it('Kysely (pg): one business row per delivery, failed runs rolled back', async () => {
@@ -134,10 +134,14 @@ describe.runIf(postgresAvailable())('inbox with ORM and driver transactions on P
     }
   }, 300_000);
 
-  it('postgresJsTransactions refuses what is not a postgres.js instance', () => {
-    expect(() => postgresJsTransactions({} as never)).toThrow(
-      expect.objectContaining({ code: 'options_invalid' }),
-    );
+  it('each adapter refuses what is not its driver', () => {
+    const adapters: ((db: never) => unknown)[] = [
+      postgresJsTransactions,
+      drizzleTransactions,
+      kyselyTransactions,
+    ];
+    for (const adapter of adapters)
+      expect(() => adapter({} as never)).toThrow(expect.objectContaining({ code: 'options_invalid' }));
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * `tx(context)` of the inbox worker and of direct mode is typed as the transaction adapter gives it:
- * each adapter of the library, and the ORM recipes of docs/inbox.md (InboxTransactions of your own).
+ * each adapter of the library: the drivers', the ORMs' (Drizzle, Kysely), and an InboxTransactions of your own.
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { createCrmReceiver, type HandlerContext } from '@svc/webhooks';
@@ -9,16 +9,21 @@ import {
   createInboxWorker,
   createPostgresInbox,
   type DirectInbox,
+  drizzleTransactions,
   type InboxTransactions,
   type InboxWorker,
+  kyselyTransactions,
   type PgPoolClientOf,
   type PgQueryable,
   pgTransactions,
   postgresJsTransactions,
 } from '@svc/webhooks/postgres';
-import { createSqliteInbox, sqliteTransactions } from '@svc/webhooks/sqlite';
+import { createSqliteInbox, drizzleSqliteTransactions, sqliteTransactions } from '@svc/webhooks/sqlite';
 import type Database from 'better-sqlite3';
+import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import type { SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy';
 import type { Kysely, Transaction } from 'kysely';
 import type pg from 'pg';
 import type postgres from 'postgres';
@@ -30,11 +35,13 @@ declare const sql: postgres.Sql;
 declare const betterSqlite: Database.Database;
 declare const nodeSqlite: DatabaseSync;
 declare const context: HandlerContext;
-declare function kyselyTransactions<DB>(db: Kysely<DB>): InboxTransactions<Transaction<DB>>;
 type DrizzleTx = Parameters<Parameters<NodePgDatabase['transaction']>[0]>[0];
-declare function drizzleTransactions(db: NodePgDatabase): InboxTransactions<DrizzleTx>;
+type DrizzleJsTx = Parameters<Parameters<PostgresJsDatabase['transaction']>[0]>[0];
 declare const kysely: Kysely<{ won_deals: { deal_id: string } }>;
 declare const drizzle: NodePgDatabase;
+declare const drizzleJs: PostgresJsDatabase;
+declare const drizzleSqlite: BetterSQLite3Database;
+declare const drizzleProxy: SqliteRemoteDatabase;
 
 const receiver = createCrmReceiver({ secret: 'whsec_0123456789abcdef' });
 const inbox = createPostgresInbox({ client: pool });
@@ -78,11 +85,27 @@ describe('tx(context)', () => {
     expectTypeOf(node.tx(context)).toEqualTypeOf<DatabaseSync>();
   });
 
-  it("is the ORM's transaction for the recipes' adapters (Kysely, Drizzle)", () => {
+  it("is the ORM's transaction for the ORM adapters (Kysely, Drizzle)", () => {
     const k = createInboxWorker({ receiver, inbox, transactions: kyselyTransactions(kysely) });
     expectTypeOf(k.tx(context)).toEqualTypeOf<Transaction<{ won_deals: { deal_id: string } }>>();
     const d = createInboxWorker({ receiver, inbox, transactions: drizzleTransactions(drizzle) });
     expectTypeOf(d.tx(context)).toEqualTypeOf<DrizzleTx>();
+    expectTypeOf(drizzleTransactions(drizzleJs)).toEqualTypeOf<InboxTransactions<DrizzleJsTx>>();
+    // @ts-expect-error not a Drizzle database
+    drizzleTransactions(pool);
+    // @ts-expect-error not a Kysely instance
+    kyselyTransactions(drizzle);
+  });
+
+  it('is the Drizzle database for Drizzle on SQLite', () => {
+    const better = createInboxWorker({
+      receiver,
+      inbox: sqliteInbox,
+      transactions: drizzleSqliteTransactions(drizzleSqlite),
+    });
+    expectTypeOf(better.tx(context)).toEqualTypeOf<BetterSQLite3Database>();
+    const proxy = drizzleSqliteTransactions(drizzleProxy, nodeSqlite);
+    expectTypeOf(proxy).toEqualTypeOf<InboxTransactions<SqliteRemoteDatabase>>();
   });
 
   it("direct mode's is typed the same way", () => {

@@ -11,6 +11,7 @@ import type { Clock } from '../../shared/clock.js';
 import { isWebhookError } from '../../shared/errors.js';
 import { CRM_TEST_TOKEN } from '../../testing/api/crm-api.js';
 import { MAIL_TEST_API_KEY } from '../../testing/api/mail-api.js';
+import { durationMs } from '../duration.js';
 import { emulatorClock } from '../emulator-clock.js';
 import { parseService, type Service } from '../events.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
@@ -61,13 +62,6 @@ export function recoverCommand(program: Command): void {
     .option('--dry-run', 'report what would be done; change nothing')
     .option('--max-pages <n>', 'email: list at most n pages (100 records each) per webhook', '1000')
     .action(runAction(recover as never));
-}
-
-function durationMs(value: string, option: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(value.trim());
-  if (!match) throw new CliError(`${option} "${value}" is not a duration like 90s, 3m or 2h.`);
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'ms'];
-  return Math.round(Number(match[1]) * unit);
 }
 
 function createClient(

@@ -4,6 +4,13 @@
  * jobs and consumers filter by service.
  */
 
+/**
+ * The shortest work-stream duplicate window a worker starts with: 3 minutes, above the email
+ * service's retry span (attempts at once, after ~1 and ~2 minutes, each up to 10 s: email-service §6
+ * rule 4) and the CRM's (3 s, crm-service §6 rule 5), with room for "about". docs/handoff.md.
+ */
+export const MIN_DUPLICATE_WINDOW_MS = 180_000;
+
 /** A subject token of `value`: characters NATS treats specially (space, `*`, `>`) become `_`. */
 const token = (value: string): string =>
   value.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^\.|\.$/g, '_') || '_';

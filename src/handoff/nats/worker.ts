@@ -18,16 +18,16 @@ import {
   signalNames,
 } from '../worker-checks.js';
 import { createWorkerLoop } from '../worker-loop.js';
-import { type DeadLetterMeta, deadLetterSubject, encodeLetter, fitsPayload } from './subjects.js';
+import {
+  type DeadLetterMeta,
+  deadLetterSubject,
+  encodeLetter,
+  fitsPayload,
+  MIN_DUPLICATE_WINDOW_MS,
+} from './subjects.js';
 
 const FACTORY = 'createNatsWorker';
 const NANOS = 1_000_000;
-/**
- * The shortest work-stream duplicate window a worker starts with: 3 minutes, above the email
- * service's retry span (attempts at once, after ~1 and ~2 minutes, each up to 10 s: email-service §6
- * rule 4) and the CRM's (3 s, crm-service §6 rule 5), with room for "about". docs/handoff.md.
- */
-const MIN_DUPLICATE_WINDOW_MS = 180_000;
 const decoder = new TextDecoder();
 
 /**

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll } from 'vitest';
 import { freePort, inCI, spawnUntil, stopChild } from '../../support/server-process.js';
 
 function installed(): boolean {
@@ -89,4 +90,18 @@ let sequence = 0;
 export function uniqueNames(): { stream: string; deadLetterStream: string; prefix: string } {
   const n = `${process.pid}_${++sequence}`;
   return { stream: `WEBHOOKS_${n}`, deadLetterStream: `WEBHOOKS_DEAD_${n}`, prefix: `webhooks${n}` };
+}
+
+/** A nats-server and a connection to it for the suite it is called in: started before its tests, closed after. */
+export function natsForSuite(): { readonly server: NatsServer; readonly nc: NatsConnection } {
+  const suite = {} as { server: NatsServer; nc: NatsConnection };
+  beforeAll(async () => {
+    suite.server = await startNats();
+    suite.nc = await connectNats(suite.server.url);
+  });
+  afterAll(async () => {
+    await suite.nc?.close();
+    await suite.server?.close();
+  });
+  return suite;
 }
