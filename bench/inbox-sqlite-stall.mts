@@ -6,7 +6,7 @@
  * (half email, half CRM) over real HTTP (node:http on 127.0.0.1, port 0), IN_FLIGHT at a time, with
  * 0, 1 (mail) and 2 (mail and CRM) workers started. Reported: acknowledgement p50 / p99 / max, the
  * answers other than 200, and the longest event-loop stall (`monitorEventLoopDelay`, 5 ms resolution).
- * Goal (issue 37 item 7): p99 with workers ≤ 2× p99 without, stall ≤ 50 ms.
+ * Goal: p99 with workers ≤ 2× p99 without, stall ≤ 50 ms.
  *
  * Run: `npx tsx bench/inbox-sqlite-stall.mts`. Env: STALL_BENCH_ROUNDS (3), STALL_BENCH_DELIVERIES
  * (120), STALL_BENCH_IN_FLIGHT (8), STALL_BENCH_HANDLER_MS (8).

@@ -1,6 +1,6 @@
 /**
  * A SQLite inbox worker in the receiving process never makes the process wait on SQLite's lock
- * (issue 37 item 7; src/inbox/write-turns.ts), on a real SQLite file with the documented setup
+ * (src/inbox/write-turns.ts), on a real SQLite file with the documented setup
  * (`sqliteTransactions` on a connection of its own). Orders of events, no clocks:
  * - a receipt arriving while a row's transaction holds the write lock is written right after that
  *   row, before the next row of the same drain runs (not after the batch);
