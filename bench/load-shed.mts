@@ -22,7 +22,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent, createServer, request } from 'node:http';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -225,6 +225,7 @@ async function main(): Promise<void> {
   const standard = n === 2000 && capsOption === DEFAULT_CAPS && handlersOption === DEFAULT_HANDLERS && !fresh;
   const dist = await buildDist();
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  const load = loadavg()[0]!.toFixed(1);
   const sections: string[] = [];
   for (const [ioMs, cpuMs] of handlers) {
     const servers = new Map<string, Server>();
@@ -270,7 +271,7 @@ async function main(): Promise<void> {
     [
       '## Shedding load: a burst of 2,000 (`bench/load-shed.mts`)',
       '',
-      `Measured ${new Date().toISOString().slice(0, 10)} on ${machine} (shared with other work). ${n} concurrent signed 1 KB`,
+      `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}, shared with other work (load average ${load} at the start). ${n.toLocaleString('en-US')} concurrent signed 1 KB`,
       'deliveries over as many keep-alive connections (opened before, kept between bursts) at our node:http',
       'listener in a child process (the built package, a mail receiver, its memory store, the default',
       '`timeoutMs` of 9 s). The client runs in the parent process on the same two cores. Median of',

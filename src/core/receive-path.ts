@@ -1,9 +1,9 @@
 /**
- * The receive path, top to bottom: method → the cap on deliveries in flight (shed.ts) → body → size → capture → verify → parse → handlers → dedup
- * key → run the delivery (claim → handlers → settle, delivery/run.ts) or hand it off (the receiver's
- * hand-off step, handoff/job/enqueue.ts, loaded only by receivers with a `handoff` target). Service
- * specifics (header names, parser, dedup key) come in a {@link ServiceSpec}. Never rejects: every
- * path ends in a {@link Verdict}.
+ * The receive path, top to bottom: method → the cap on deliveries in flight (shed.ts) → body → size
+ * → capture → verify → parse → handlers → dedup key → run the delivery (claim → handlers → settle,
+ * delivery/run.ts) or hand it off (the receiver's hand-off step, handoff/job/enqueue.ts, loaded only
+ * by receivers with a `handoff` target). Service specifics (header names, parser, dedup key) come in
+ * a {@link ServiceSpec}. Never rejects: every path ends in a {@link Verdict}.
  */
 
 import { dedupKeyOfDeliveryId } from '../dedup/key-strategy.js';
@@ -276,10 +276,9 @@ export function createReceivePath(
           route: routeOf(input),
         });
       }
-      // Direct mode: the delivery runs now, inside the request (a verdict without a promise when
-      // nothing was pending: returned as is, no await; a promise awaited here, so the slot is held
-      // until it settles).
-      const running = runDelivery(settings, {
+      // Direct mode: the delivery runs now, inside the request. Awaited (a verdict without a promise
+      // too, when nothing was pending), so the slot is held until it settles.
+      return await runDelivery(settings, {
         service,
         event,
         handlers,
@@ -290,7 +289,6 @@ export function createReceivePath(
         waitUntil: input.waitUntil,
         route: input,
       });
-      return running instanceof Promise ? await running : running;
     } catch (error) {
       return unexpected(error);
     } finally {
