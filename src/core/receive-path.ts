@@ -12,7 +12,7 @@ import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { toBytes } from '../verify/bytes.js';
 import { getNodeCrypto } from '../verify/node-crypto.js';
 import { verifyCheckedSync, verifySignature } from '../verify/verify-signature.js';
-import { type DeliverySettings, runDelivery } from './delivery/run.js';
+import { afterDelivery, type DeliverySettings, runDelivery } from './delivery/run.js';
 import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
 import { handleInvalid } from './invalid.js';
 import { emit, errField } from './logger.js';
@@ -87,6 +87,9 @@ export function createReceivePath(
   const firstRawBodyReport = rawBodyReports();
   // Requests between the method check and their verdict: the count `maxInFlight` caps (Infinity: none).
   let inFlight = 0;
+  const release = () => {
+    inFlight--;
+  };
   const shed = createShed({ service, deliveryIdHeader: headerNames.deliveryId, maxInFlight, logger, clock });
 
   /** A reader's refusal (too large, too slow, unreadable, parsed by someone else), logged once. */
@@ -276,9 +279,9 @@ export function createReceivePath(
           route: routeOf(input),
         });
       }
-      // Direct mode: the delivery runs now, inside the request. Awaited (a verdict without a promise
-      // too, when nothing was pending), so the slot is held until it settles.
-      return await runDelivery(settings, {
+      // Direct mode: the delivery runs now, inside the request (a verdict without a promise when
+      // nothing was pending: returned as is, no await). Its slot is given back once it settled.
+      const running = runDelivery(settings, {
         service,
         event,
         handlers,
@@ -289,10 +292,12 @@ export function createReceivePath(
         waitUntil: input.waitUntil,
         route: input,
       });
+      counted = false;
+      return afterDelivery(running, release);
     } catch (error) {
       return unexpected(error);
     } finally {
-      if (counted) inFlight--;
+      if (counted) release();
     }
   };
 }
