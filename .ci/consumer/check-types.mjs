@@ -1,4 +1,4 @@
-// `node check-types.mjs <tsc.js> '<subpaths as JSON>'`: type-checks the installed package as an app
+// `node check-types.mjs <tsc.js> '<subpaths as JSON>' [--without-node]`: type-checks the installed package as an app
 // compiles it, with TypeScript's default `skipLibCheck: false` and no optional peer installed: a module
 // importing every subpath given (ESM, and CJS under nodenext), plus types/inferred.ts, which exports
 // values inferred from each factory and is compiled with `declaration: true`. Once under
@@ -10,7 +10,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const [tsc, subpathsJson] = process.argv.slice(2);
+const [tsc, subpathsJson, mode] = process.argv.slice(2);
+// `--without-node`: @types/node is not installed, so only the entries that .ci/consumer/node-entries.json
+// (the list docs/getting-started.md gives) does not name are compiled, with `types: []`.
+const withoutNode = mode === '--without-node';
+const nodeEntries = withoutNode
+  ? JSON.parse(readFileSync(join(import.meta.dirname, 'node-entries.json'), 'utf8'))
+  : [];
+const version = execFileSync(process.execPath, [tsc, '--version'], { encoding: 'utf8' }).trim();
 const dir = join(import.meta.dirname, 'types');
 const installed = join(import.meta.dirname, 'node_modules/@svc/webhooks');
 const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
@@ -24,6 +31,7 @@ const namesPeer = (subpath) => {
   return peers.find((peer) => new RegExp(`from '${peer}(/[^']*)?'`).test(text));
 };
 const subpaths = JSON.parse(subpathsJson).filter((subpath) => {
+  if (nodeEntries.includes(subpath)) return false;
   const peer = namesPeer(subpath);
   if (peer) console.log(`note: ${subpath} is left out, its declarations import the peer ${peer}`);
   return !peer;
@@ -45,18 +53,21 @@ const common = {
   declaration: true,
   emitDeclarationOnly: true,
   target: 'es2022',
-  types: ['node'],
+  types: withoutNode ? [] : ['node'],
 };
 const nodenext = { module: 'nodenext', moduleResolution: 'nodenext' };
 const bundler = { module: 'esnext', moduleResolution: 'bundler' };
 // [config name, what its ok / FAIL line says, options and files]
+// inferred.ts reaches every entry, those needing Node's types included: not compiled without them.
+const inferred = withoutNode ? [] : ['inferred.ts'];
 const configs = [
-  ['nodenext', 'nodenext', { ...nodenext, files: ['entries.ts', 'entries.cts', 'inferred.ts'] }],
-  ['bundler', 'bundler', { ...bundler, files: ['entries.ts', 'inferred.ts'] }],
+  ['nodenext', 'nodenext', { ...nodenext, files: ['entries.ts', 'entries.cts', ...inferred] }],
+  ['bundler', 'bundler', { ...bundler, files: ['entries.ts', ...inferred] }],
   ['testing-nodenext', 'nodenext, ./testing alone', { ...nodenext, files: ['testing-only.ts'] }],
   ['testing-bundler', 'bundler, ./testing alone', { ...bundler, files: ['testing-only.ts'] }],
 ];
 let failed = false;
+const about = `${version}, ${withoutNode ? 'no @types/node' : '@types/node'}, skipLibCheck false, declaration emit`;
 for (const [name, label, { files, ...options }] of configs) {
   const config = `tsconfig.${name}.json`;
   const entries = files.includes('entries.ts') ? specifiers.length : 1;
@@ -66,11 +77,11 @@ for (const [name, label, { files, ...options }] of configs) {
   );
   try {
     execFileSync(process.execPath, [tsc, '-p', config], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
-    console.log(`ok types (moduleResolution ${label}, skipLibCheck false, declaration emit): ${entries} ${entries === 1 ? 'entry' : 'entries'}`);
+    console.log(`ok types (moduleResolution ${label}, ${about}): ${entries} ${entries === 1 ? 'entry' : 'entries'}`);
   } catch (error) {
     failed = true;
     console.log(`${error.stdout ?? ''}${error.stderr ?? ''}`.trimEnd());
-    console.log(`FAIL types (moduleResolution ${label}, skipLibCheck false, declaration emit)`);
+    console.log(`FAIL types (moduleResolution ${label}, ${about})`);
   }
 }
 process.exitCode = failed ? 1 : 0;

@@ -19,6 +19,8 @@ export interface ApiMember {
   text: string;
   doc: string;
   tags: ApiTag[];
+  /** For a member an interface inherits: the type it is declared on (`ReceiverOptions`). */
+  from?: string;
 }
 
 export interface ApiTag {
@@ -269,8 +271,40 @@ function membersOf(
         : print(m, d.getSourceFile());
       members.push({ name: symbol.name, text, doc, tags });
     }
+    if (ts.isInterfaceDeclaration(d) && d.heritageClauses) members.push(...inheritedMembers(d, members, checker, print));
   }
   return members;
+}
+
+/** The members an interface inherits (through `extends`, `Omit<…>` and the like), after its own. */
+function inheritedMembers(
+  d: ts.InterfaceDeclaration,
+  own: ApiMember[],
+  checker: ts.TypeChecker,
+  print: (node: ts.Node, source: ts.SourceFile) => string,
+): ApiMember[] {
+  const symbol = checker.getSymbolAtLocation(d.name);
+  if (!symbol) return [];
+  const names = new Set(own.map((m) => m.name));
+  const inherited: ApiMember[] = [];
+  for (const property of checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(symbol))) {
+    const declaration = property.declarations?.[0];
+    if (names.has(property.name) || !declaration || (ts.canHaveModifiers(declaration) && isHidden(declaration)))
+      continue;
+    const owner = declaration.parent;
+    const from = ts.isInterfaceDeclaration(owner) || ts.isClassDeclaration(owner) ? owner.name?.text : undefined;
+    const text = ts.isPropertySignature(declaration)
+      ? print(declaration, declaration.getSourceFile())
+      : `${property.name}: ${checker.typeToString(checker.getTypeOfSymbolAtLocation(property, d), d, FORMAT)}`;
+    inherited.push({
+      name: property.name,
+      text,
+      doc: ts.displayPartsToString(property.getDocumentationComment(checker)),
+      tags: property.getJsDocTags(checker).map((tag) => ({ name: tag.name, text: ts.displayPartsToString(tag.text) })),
+      ...(from ? { from } : {}),
+    });
+  }
+  return inherited;
 }
 
 /** Types a declaration names that are declared in this package's src/ and exported by no entry. */

@@ -54,33 +54,56 @@ export function buildSite(out = join(ROOT, 'site')): BuildResult {
     sources.push({ source: `reference/${entry.id}.md`, page: referencePage(entry), markdown: referenceMarkdown(entry, owners) });
 
   const pages = new Map(sources.map((s) => [s.source, s.page]));
+  // Each export's entry on its first owner's reference page, for the type names of declarations.
+  const typeLinks = new Map<string, string>();
+  for (const entry of model)
+    for (const e of entry.exports) if (!typeLinks.has(e.name)) typeLinks.set(e.name, `${referencePage(entry)}#${e.name}`);
+  // On an entry's own page, its own exports link within the page.
+  const typeLinksOf = (source: string) => {
+    const entry = model.find((m) => `reference/${m.id}.md` === source);
+    if (!entry) return typeLinks;
+    const own = entry.exports.map((e): [string, string] => [e.name, `${referencePage(entry)}#${e.name}`]);
+    return new Map([...typeLinks, ...own]);
+  };
   const errorCodes = new Map(Object.keys(WEBHOOK_ERROR_STATUS).map((code) => [code, `errors.html#${code}`]));
   const rendered = sources.map((s) => ({
     ...s,
-    rendered: renderMarkdown(s.markdown, { source: s.source, page: s.page, pages, errorCodes }),
+    rendered: renderMarkdown(s.markdown, {
+      source: s.source,
+      page: s.page,
+      pages,
+      errorCodes,
+      home,
+      ...(s.source.startsWith('reference/') ? { typeLinks: typeLinksOf(s.source) } : {}),
+    }),
   }));
   const sidebar = sidebarOf(rendered, model);
 
   rmSync(out, { recursive: true, force: true });
   const html = new Map<string, string>();
-  for (const { page, rendered: r } of rendered) {
+  for (const { page, markdown, rendered: r } of rendered) {
     const text = pageHtml(page, r, sidebar);
     html.set(page, text);
     mkdirSync(dirname(join(out, page)), { recursive: true });
     writeFileSync(join(out, page), text);
+    // The page as Markdown for machines (llms.txt lists them), its HTML comments dropped.
+    writeFileSync(join(out, markdownCopy(page)), markdown.replace(/<!--[\s\S]*?-->\n?/g, ''));
   }
+  writeFileSync(join(out, 'llms.txt'), llmsTxt(rendered));
   const broken = brokenLinks(html);
   if (broken.length > 0) throw new Error(`docs: ${broken.length} broken internal links:\n  ${broken.join('\n  ')}`);
 
   const search = new MiniSearch<Section & { id: number }>(SEARCH_OPTIONS);
   search.addAll(rendered.flatMap((r) => r.rendered.sections).map((s, id) => ({ ...s, id })));
-  writeFileSync(join(out, 'search-index.json'), JSON.stringify(search));
+  // Scripts, not JSON and modules: a page opened from a file may load a script beside it, but not
+  // fetch a file or import a module (both are blocked there as cross-origin).
+  writeFileSync(join(out, 'search-index.js'), `globalThis.SVC_WEBHOOKS_SEARCH = ${JSON.stringify(JSON.stringify(search))};\n`);
   mkdirSync(join(out, 'assets'), { recursive: true });
-  for (const file of ['site.js', 'tokenize.js']) copyFileSync(join(ASSETS, file), join(out, 'assets', file));
+  writeFileSync(join(out, 'assets/site.js'), classicScript(['tokenize.js', 'site.js']));
   copyFileSync(join(ROOT, 'node_modules/minisearch/dist/umd/index.js'), join(out, 'assets/minisearch.js'));
   writeFileSync(
     join(out, 'assets/site.css'),
-    `${read('node_modules/highlight.js/styles/github.css')}\n${read('scripts/docs/assets/site.css')}`,
+    `${read('node_modules/highlight.js/styles/github.css')}\n@media (prefers-color-scheme: dark) {\n${read('node_modules/highlight.js/styles/github-dark.css')}\n}\n${read('scripts/docs/assets/site.css')}`,
   );
   return {
     out,
@@ -93,6 +116,30 @@ export function buildSite(out = join(ROOT, 'site')): BuildResult {
 }
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+/** Where the Markdown copy of `page` goes: `dedup.html` -> `dedup.md`. */
+const markdownCopy = (page: string) => page.replace(/\.html$/, '.md');
+
+/** llms.txt (llmstxt.org): the package in a line, then every page's Markdown copy with its title. */
+function llmsTxt(pages: Array<{ page: string; rendered: { title: string } }>): string {
+  const { description } = JSON.parse(read('package.json')) as { description: string };
+  const line = ({ page, rendered: r }: (typeof pages)[number]) => `- [${r.title}](${home ?? ''}${markdownCopy(page)})`;
+  const guides = pages.filter((p) => !p.page.startsWith('reference/'));
+  const reference = pages.filter((p) => p.page.startsWith('reference/'));
+  return `# @svc/webhooks\n\n> ${description}\n\n## Docs\n\n${guides.map(line).join('\n')}\n\n## API reference\n\n${reference.map(line).join('\n')}\n`;
+}
+
+/** The page's modules as one classic script: their `import` lines dropped, `export` words removed. */
+function classicScript(files: string[]): string {
+  const code = files
+    .map((file) => read(`scripts/docs/assets/${file}`))
+    .join('\n')
+    .replace(/^import .*;\n/gm, '')
+    .replace(/^export /gm, '');
+  return `(() => {\n${code}})();\n`;
+}
+/** Where the site is published (package.json `homepage`), which the README's links name. */
+const home = (JSON.parse(read('package.json')) as { homepage?: string }).homepage;
 
 function referenceIndex(model: ApiEntry[]): string {
   const lines = [

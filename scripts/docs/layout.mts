@@ -16,7 +16,7 @@ export interface SidebarGroup {
 }
 
 /**
- * Every page's Content-Security-Policy: scripts, styles, the search index and images from the site
+ * Every page's Content-Security-Policy: scripts (the search index is one), styles and images from the site
  * itself only (no inline script or style, no eval), the favicon's `data:` URL, no plugins, no `<base>`,
  * no form posts. A `<meta>` carries it so it holds on any static file server; it comes before every
  * resource of the page.
@@ -26,7 +26,6 @@ export const CONTENT_SECURITY_POLICY = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
-  "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
 ].join('; ');
@@ -50,6 +49,22 @@ export function pageHtml(page: string, rendered: Rendered, sidebar: SidebarGroup
         .map((h) => `<li class="depth-${h.depth}"><a href="#${escapeHtml(h.id)}">${escapeHtml(h.text)}</a></li>`)
         .join('')}</ul></nav>`
     : '';
+  // Previous and next in the sidebar's order (its first link to each page; anchors are not pages).
+  const order = [...new Map(sidebar.flatMap((g) => g.links).filter((l) => !l.url.includes('#')).map((l) => [l.url, l])).values()];
+  const at = order.findIndex((link) => link.url === page);
+  const pager =
+    at === -1
+      ? ''
+      : `<nav class="pager" aria-label="Previous and next">${[
+          [order[at - 1], 'prev', 'Previous'],
+          [order[at + 1], 'next', 'Next'],
+        ]
+          .map(([link, rel, label]) =>
+            link && typeof link === 'object'
+              ? `<a rel="${rel}" href="${escapeHtml(href(link.url))}"><span>${label}</span>${escapeHtml(link.text)}</a>`
+              : '<span></span>',
+          )
+          .join('')}</nav>`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -60,7 +75,7 @@ export function pageHtml(page: string, rendered: Rendered, sidebar: SidebarGroup
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${root}/assets/site.css">
 <script src="${root}/assets/minisearch.js" defer></script>
-<script type="module" src="${root}/assets/site.js"></script>
+<script src="${root}/assets/site.js" defer></script>
 </head>
 <body data-root="${root}">
 <header class="top">
@@ -79,6 +94,7 @@ ${nav}
 <article>
 ${rendered.html}
 </article>
+${pager}
 </main>
 ${toc}
 </div>

@@ -12,6 +12,8 @@ import sql from 'highlight.js/lib/languages/sql';
 import typescript from 'highlight.js/lib/languages/typescript';
 import yaml from 'highlight.js/lib/languages/yaml';
 import { Marked, type Tokens } from 'marked';
+import { linkDocMentions, linkTypeNames } from './html-links.mts';
+import { type InstallTab, installTabs } from './install-tabs.mts';
 
 hljs.registerLanguage('typescript', typescript);
 hljs.registerLanguage('bash', bash);
@@ -116,6 +118,13 @@ export interface RenderContext {
   pages: Map<string, string>;
   /** Error code -> its anchor in the site (`errors.html#signature_mismatch`). */
   errorCodes: Map<string, string>;
+  /** Export name -> its reference entry from the site's root (`reference/sqlite.html#SqliteStore`), to link type names in declarations. */
+  typeLinks?: Map<string, string>;
+  /**
+   * The published site's address (package.json `homepage`): the README links there, so its links work
+   * on npm's page; on the site itself they stay within it, relative.
+   */
+  home?: string;
 }
 
 /** Renders one markdown document for the page `context.page`. */
@@ -141,8 +150,16 @@ export function renderMarkdown(markdown: string, context: RenderContext): Render
         return `<h${depth} id="${escapeHtml(id)}"><a class="anchor" href="#${escapeHtml(id)}" aria-hidden="true">#</a>${inner}</h${depth}>\n`;
       },
       code({ text, lang }) {
+        const tabs = /^(sh|bash|shell)$/.test(lang ?? '') ? installTabs(text) : undefined;
+        if (tabs) return tabbed(tabs);
         const language = LANGUAGES[(lang ?? '').split(/\s/)[0]!.toLowerCase()];
-        const body = language ? hljs.highlight(text, { language, ignoreIllegals: true }).value : escapeHtml(text);
+        let body = language ? hljs.highlight(text, { language, ignoreIllegals: true }).value : escapeHtml(text);
+        const { typeLinks } = context;
+        if (typeLinks && language === 'typescript')
+          body = linkTypeNames(body, (name) => {
+            const url = typeLinks.get(name);
+            return url && `${fromPage(url.split('#')[0]!)}#${url.split('#')[1] ?? ''}`;
+          });
         return `<pre><code class="hljs${language ? ` language-${language}` : ''}">${body}</code></pre>\n`;
       },
       codespan({ text }) {
@@ -179,8 +196,25 @@ export function renderMarkdown(markdown: string, context: RenderContext): Render
   });
 
   const tokens = marked.lexer(markdown);
-  const html = marked.parser(tokens);
+  const html = linkDocMentions(marked.parser(tokens), (mention) => {
+    const page = context.pages.get(mention);
+    return page && fromPage(page);
+  });
   return { html, title: title || context.page, toc, sections: sectionsOf(tokens, context, title) };
+}
+
+/** An install command as npm / pnpm / yarn / bun tabs (site.js switches them; npm shows without it). */
+function tabbed(tabs: InstallTab[]): string {
+  const buttons = tabs
+    .map(({ manager }, i) => `<button type="button" role="tab" aria-selected="${i === 0}" data-manager="${manager}">${manager}</button>`)
+    .join('');
+  const panels = tabs
+    .map(({ manager, command }, i) => {
+      const body = hljs.highlight(command, { language: 'bash', ignoreIllegals: true }).value;
+      return `<pre role="tabpanel" data-manager="${manager}"${i === 0 ? '' : ' hidden'}><code class="hljs language-bash">${body}</code></pre>`;
+    })
+    .join('');
+  return `<div class="install-tabs"><div role="tablist" aria-label="Package manager">${buttons}</div>${panels}</div>\n`;
 }
 
 function repoPath(href: string, context: RenderContext) {
@@ -190,6 +224,10 @@ function repoPath(href: string, context: RenderContext) {
 
 /** A link's URL in the site, or undefined for a file of the repository that is not a page. */
 function rewriteHref(href: string, context: RenderContext, fromPage: (target: string) => string) {
+  if (context.home && href.startsWith(context.home)) {
+    const [path = '', hash] = href.slice(context.home.length).split('#');
+    return `${fromPage(path || 'index.html')}${hash === undefined ? '' : `#${hash}`}`;
+  }
   if (/^[a-z]+:/i.test(href) || href.startsWith('#') || href.startsWith('//')) return href;
   // Already a page of the site (the generated reference pages link to each other this way).
   if (/^[\w./-]+\.html(#.*)?$/.test(href)) return href;

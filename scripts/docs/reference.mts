@@ -61,7 +61,9 @@ function exportMarkdown(e: ApiExport, link: (text: string) => string): string[] 
   if (e.members.some((m) => m.doc)) {
     out.push(e.kind === 'class' ? '**Members**' : '**Properties**', '');
     for (const m of e.members)
-      out.push(`- \`${m.text.replace(/;$/, '').replace(/\s+/g, ' ')}\`${m.doc ? `: ${indent(link(m.doc))}` : ''}${memberDefault(m.tags)}`);
+      out.push(
+        `- \`${m.text.replace(/;$/, '').replace(/\s+/g, ' ')}\`${m.from ? ` (from \`${m.from}\`)` : ''}${m.doc ? `: ${indent(link(m.doc))}` : ''}${memberDefault(m.tags)}`,
+      );
     out.push('');
   }
   for (const example of tags('example')) out.push('**Example**', '', example.text.trim(), '');

@@ -26,4 +26,4 @@ function isReceiver(routes: WebhookRoutes): routes is WebhookReceiverLike {
 
 /** The body of the 404 multi-route adapters answer for a path with no receiver. */
 export const NOT_FOUND_BODY =
-  '{"error":{"code":"not_found","message":"No webhook receiver is mounted at this path."}}';
+  '{"error":{"code":"not_found","message":"No webhook receiver is mounted at this path.","doc_url":"https://svc.github.io/webhooks/errors.html#not_found"}}';

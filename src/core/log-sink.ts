@@ -21,11 +21,17 @@ function sink(write: (entry: LogEntry) => void, verbose: boolean): LogSink {
 // U+2028/U+2029, bidi) escaped too: a header value must not reach a terminal raw.
 const PLAIN = /^[\w.:/@+-]{1,200}$/;
 
+/** How many kinds of failure the default console remembers having printed the stack of. */
+const STACK_KINDS = 256;
+
 /**
  * One console line: `@svc/webhooks WARN <message> key=value …`; an `Error` under `err` is passed
- * after it, so the console prints its stack (and `cause`) below the line.
+ * after it, so the console prints its stack (and `cause`) below the line. With `printed` (the
+ * default console), a stack is printed once per kind of failure (entry message, error name and
+ * message): a failure that repeats on every attempt (a planned outage, a retried job) is one line
+ * each time after the first, naming the error and saying the stack was printed.
  */
-function writeConsole(target: () => Record<LogLevel, Method>, entry: LogEntry): void {
+function writeConsole(target: () => Record<LogLevel, Method>, entry: LogEntry, printed?: Set<string>): void {
   const { level, message, fields } = entry;
   let line = `@svc/webhooks ${level.toUpperCase()} ${message}`;
   let error: Error | undefined;
@@ -40,6 +46,15 @@ function writeConsole(target: () => Record<LogLevel, Method>, entry: LogEntry): 
     line += ` ${name}=${PLAIN.test(text) ? text : escapeInJson(JSON.stringify(text))}`;
   }
   const console = target();
+  if (error && printed) {
+    const kind = `${message}\0${error.name}\0${error.message}`;
+    if (printed.has(kind) || printed.size >= STACK_KINDS) {
+      const text = `${error.name}: ${error.message}`.slice(0, 500);
+      const why = printed.has(kind) ? 'printed the first time' : `not printed past ${STACK_KINDS} kinds`;
+      line += ` err=${escapeInJson(JSON.stringify(text))} (stack ${why})`;
+      error = undefined;
+    } else printed.add(kind);
+  }
   if (error) console[level](line, error);
   else console[level](line);
 }
@@ -85,15 +100,18 @@ function isWinston(logger: LevelLogger): boolean {
 /** The console at the time of the call (so a test's spy or an app's patched console sees it). */
 const currentConsole = () => globalThis.console as unknown as Record<LogLevel, Method>;
 
-/** The default: warnings and errors on the console, one line each. */
-const defaultSink = sink((entry) => writeConsole(currentConsole, entry), false);
+/** The default: warnings and errors on the console, one line each, a kind of failure's stack once. */
+const defaultSink = (): LogSink => {
+  const printed = new Set<string>(); // per receiver: a process may hold several apps' receivers
+  return sink((entry) => writeConsole(currentConsole, entry, printed), false);
+};
 
 /**
  * The {@link LogSink} of the `logger` option, or undefined for `false`; `options_invalid` for
  * anything that is not a function or an object with the four level methods.
  */
 export function toLogSink(factory: string, logger: Logger | false | undefined): LogSink | undefined {
-  if (logger === undefined) return defaultSink;
+  if (logger === undefined) return defaultSink();
   if (logger === false) return undefined;
   if (typeof logger === 'function') return sink((entry) => logger(entry), true);
   const methods = logger as unknown as LevelLogger | null;

@@ -6,7 +6,6 @@
  * a {@link ServiceSpec}. Never rejects: every path ends in a {@link Verdict}.
  */
 
-import { dedupKeyOfDeliveryId } from '../dedup/key-strategy.js';
 import { bodyTooLarge } from '../shared/body-errors.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { toBytes } from '../verify/bytes.js';
@@ -17,6 +16,7 @@ import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
 import { handleInvalid } from './invalid.js';
 import { emit, errField } from './logger.js';
 import type { PipelineOptions } from './pipeline-options.js';
+import { quarantined } from './quarantine.js';
 import { rawBodyReports } from './raw-body-unavailable.js';
 import { readHeader, readHeaderString } from './read-header.js';
 import type { BodyLimits, HeadersInput, ReceiveInput } from './receiver-types.js';
@@ -123,8 +123,8 @@ export function createReceivePath(
   }
 
   /**
-   * With a target that quarantines (the database inbox), an authentic delivery that fails the schema
-   * is stored to re-drive after a fix and acknowledged, instead of refused (docs/inbox.md).
+   * With a target that quarantines (the database inbox), an authentic delivery the receiver cannot run
+   * (core/quarantine.ts) is stored to re-drive after a fix and acknowledged, instead of refused.
    */
   function quarantine(
     error: unknown,
@@ -133,28 +133,17 @@ export function createReceivePath(
     secretIndex: number,
     receivedAt: number,
   ): Promise<Verdict> | undefined {
-    if (!isWebhookError(error) || error.code !== 'invalid_payload') return undefined;
     const { headers } = input;
-    // The event as far as it reads without the schema, keyed by the receiver's own strategy: a body
-    // replayed under fresh ids is one row (docs/security.md "Replay with fresh ids").
-    const read = spec.unvalidated?.(body, headers, secretIndex);
-    const deliveryId = read?.deliveryId ?? readHeaderString(headers, headerNames.deliveryId);
-    const name = read?.name ?? readHeaderString(headers, headerNames.event);
-    if (!deliveryId || !name) return undefined;
-    let dedupKey: string;
-    try {
-      dedupKey = read ? spec.dedupKey(read) : dedupKeyOfDeliveryId(service, deliveryId);
-    } catch {
-      dedupKey = dedupKeyOfDeliveryId(service, deliveryId);
-    }
+    const kept = quarantined(spec, error, body, headers, secretIndex);
+    if (!kept) return undefined;
     return handOff!({
-      event: read ?? ({ deliveryId, name, known: false } as DispatchableEvent),
-      dedupKey,
+      event: kept.event,
+      dedupKey: kept.dedupKey,
       body,
       headers,
       secretIndex,
       receivedAt,
-      quarantine: error,
+      quarantine: kept.error,
       route: routeOf(input),
     });
   }

@@ -43,7 +43,7 @@ export interface ParseCrmEventOptions {
 }
 
 // crm-service §2: the id is a UUID. The 8-4-4-4-12 hex form, any version (as the envelope schema).
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The parse step after the signature was verified: JSON, event name, delivery id, envelope and data

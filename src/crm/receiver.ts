@@ -12,6 +12,7 @@ import { CRM_EVENT_NAMES } from './event-names.js';
 import { type CrmHeaderNames, resolveCrmHeaderNames } from './header-names.js';
 import { crmEventParser } from './parse-event.js';
 import type { CrmEvent, UnknownCrmEvent } from './types.js';
+import { crmUnvalidatedReader } from './unvalidated.js';
 
 /**
  * Default `ttlMs` of the CRM receiver: 1 day. A CRM delivery is attempted at most 3 times, 1 s then
@@ -102,6 +103,7 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
       // email-service §6: its signature header, named here so an email delivery at this route is recognised.
       foreignSignatures: [{ service: 'mail', header: 'x-svcmail-sig' }],
       parse: crmEventParser('createCrmReceiver', { headerNames, maxEventAgeMs, clock }),
+      unvalidated: crmUnvalidatedReader(headerNames),
       dedupKey,
       // crm-service §2: the envelope's tenant_id, compared with the route's tenant (core/route-tenant.ts).
       ...(routeTenant && { tenants: { route: routeTenant, event: (event) => event.tenantId } }),

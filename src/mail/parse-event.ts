@@ -97,9 +97,11 @@ export function mailEventParser(
 }
 
 /**
- * The receiver's read of verified bytes whose payload failed the schema: the event as one this
- * version does not know (payload unvalidated), its name and delivery id read as {@link parseMailEvent}
- * reads them; undefined when they cannot be read. A quarantined delivery is keyed from it.
+ * The receiver's read of verified bytes it cannot run (core/quarantine.ts): the event as one this
+ * version does not know (payload unvalidated), its delivery id read as {@link parseMailEvent} reads
+ * it and its name from the signed body first, then the header (so a header that disagrees with the
+ * body, or a body without `event`, still reads); undefined when they cannot be read. A quarantined
+ * delivery is keyed from it.
  */
 export function mailUnvalidatedReader(
   where: string,
@@ -133,7 +135,7 @@ function readMailEvent(
   if (bodyName !== undefined && typeof bodyName !== 'string') {
     throw new WebhookError('invalid_payload', 'Invalid email service payload: event (invalid_type).');
   }
-  if (bodyName === undefined && settings.requireBodyEvent) {
+  if (bodyName === undefined && settings.requireBodyEvent && validate) {
     // The header is not signed: without the body's own name, a captured `delivered` could be
     // presented as `bounced` (docs/security.md).
     throw new WebhookError(
@@ -141,13 +143,14 @@ function readMailEvent(
       'The email service body has no "event" field, and requireBodyEvent is set: the unsigned header alone is not trusted.',
     );
   }
-  if (headerName !== undefined && bodyName !== undefined && headerName !== bodyName) {
+  if (validate && headerName !== undefined && bodyName !== undefined && headerName !== bodyName) {
     throw new WebhookError(
       'event_mismatch',
       `The ${names.event} header names a different event than the body's "event" field.`,
     );
   }
-  const name = headerName ?? bodyName;
+  // Read without the schema (a quarantined delivery's row), the signed body's name wins.
+  const name = validate ? (headerName ?? bodyName) : (bodyName ?? headerName);
   if (name === undefined || name.length === 0) {
     throw new WebhookError(
       'event_missing',

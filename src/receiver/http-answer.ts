@@ -5,7 +5,7 @@
  */
 
 import { PIPELINE_MESSAGES, type Verdict } from '../core/verdict.js';
-import { WEBHOOK_ERROR_STATUS, WebhookError, type WebhookErrorCode } from '../shared/errors.js';
+import { errorDocUrl, WEBHOOK_ERROR_STATUS, WebhookError, type WebhookErrorCode } from '../shared/errors.js';
 
 /**
  * The HTTP answer to a delivery: never a 3xx (the services do not follow redirects) and never a 2xx
@@ -23,7 +23,7 @@ export interface HttpAnswer {
   readonly status: number;
   /** Lowercase names: `content-type`, and `retry-after` (seconds) or `allow` where they apply. */
   readonly headers: Readonly<Record<string, string>>;
-  /** Small JSON text: `{"ok":true,…}` or `{"error":{"code","message"}}`. */
+  /** Small JSON text: `{"ok":true,…}` or `{"error":{"code","message","doc_url"}}`. */
   readonly body: string;
 }
 
@@ -48,7 +48,7 @@ function bodyOf(code: WebhookErrorCode, message: string): string {
   const cacheKey = `${code}\u0000${message}`;
   let body = bodies.get(cacheKey);
   if (body === undefined) {
-    body = JSON.stringify({ error: { code, message } });
+    body = JSON.stringify({ error: { code, message, doc_url: errorDocUrl(code) } });
     if (bodies.size < CACHE_LIMIT) bodies.set(cacheKey, body);
   }
   return body;

@@ -199,10 +199,21 @@ export class WebhookError extends Error {
     if (options.resetAt !== undefined) this.resetAt = options.resetAt;
   }
 
-  /** The JSON body a receiver sends back: `{ error: { code, message } }`. */
-  toJSON(): { error: { code: WebhookErrorCode; message: string } } {
-    return { error: { code: this.code, message: this.message } };
+  /**
+   * The JSON body a receiver sends back: `{ error: { code, message, doc_url } }`, `doc_url` the code's
+   * entry on the documentation site's errors page.
+   */
+  toJSON(): { error: { code: WebhookErrorCode; message: string; doc_url: string } } {
+    return { error: { code: this.code, message: this.message, doc_url: errorDocUrl(this.code) } };
   }
+}
+
+/** The documentation site's errors page (package.json `homepage` + `errors.html`). */
+const ERRORS_PAGE = 'https://svc.github.io/webhooks/errors.html';
+
+/** Where `code` is explained, with its fix: the `doc_url` of an error answer. */
+export function errorDocUrl(code: string): string {
+  return `${ERRORS_PAGE}#${code}`;
 }
 
 /**

@@ -129,6 +129,7 @@ export function conformance(target: () => ConformanceTarget, options: Conformanc
           error: {
             code: 'body_too_large',
             message: `The body exceeds this receiver's limit of ${maxBodyBytes} bytes (option maxBodyBytes).`,
+            doc_url: 'https://svc.github.io/webhooks/errors.html#body_too_large',
           },
         });
     });
@@ -146,6 +147,7 @@ export function conformance(target: () => ConformanceTarget, options: Conformanc
           error: {
             code: 'body_too_large',
             message: `The body exceeds this receiver's limit of ${maxBodyBytes} bytes (option maxBodyBytes).`,
+            doc_url: 'https://svc.github.io/webhooks/errors.html#body_too_large',
           },
         });
         // The server answered while the upload was still going: it stopped reading.

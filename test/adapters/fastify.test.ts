@@ -66,6 +66,7 @@ describe('Fastify plugin bodyLimit', () => {
       error: {
         code: 'body_too_large',
         message: "The body exceeds this receiver's limit of 100 bytes (option maxBodyBytes).",
+        doc_url: 'https://svc.github.io/webhooks/errors.html#body_too_large',
       },
     });
     await target.close();

@@ -145,6 +145,7 @@ describe.each(SHAPES)('createLambdaHandler with %s events', (_label, build) => {
         error: {
           code: 'body_too_large',
           message: `The body exceeds this receiver's limit of ${MAX} bytes (option maxBodyBytes).`,
+          doc_url: 'https://svc.github.io/webhooks/errors.html#body_too_large',
         },
       });
     }

@@ -100,6 +100,29 @@ describe('without a logger', () => {
     );
   });
 
+  it('a failure that repeats prints its stack once, then one line per attempt naming the error', async () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const receiver = createMailReceiver({ secret: MAIL_SECRET }).on('opened', () => {
+      throw new Error('planned outage');
+    });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect((await deliver(receiver, mailDelivery('opened'))).status).toBe(500);
+    }
+    const calls = error.mock.calls.filter(([line]) => String(line).includes('webhook handler threw'));
+    expect(calls).toHaveLength(3);
+    expect((calls[0]![1] as Error).message).toBe('planned outage');
+    for (const call of calls.slice(1)) {
+      expect(call).toHaveLength(1);
+      expect(call[0]).toMatch(/ err="Error: planned outage" \(stack printed the first time\)$/);
+    }
+    // Another kind of failure has its own first stack.
+    const other = createMailReceiver({ secret: MAIL_SECRET }).on('opened', () => {
+      throw new Error('another outage');
+    });
+    await deliver(other, mailDelivery('opened'));
+    expect((error.mock.calls.at(-1)![1] as Error).message).toBe('another outage');
+  });
+
   it('a handler log.warn reaches the console with the delivery fields; log.info does not', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const info = vi.spyOn(console, 'info').mockImplementation(() => {});

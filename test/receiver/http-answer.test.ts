@@ -21,6 +21,7 @@ describe('httpAnswer', () => {
       error: {
         code: 'handler_failed',
         message: 'The webhook handler failed; the delivery will run again on retry.',
+        doc_url: 'https://svc.github.io/webhooks/errors.html#handler_failed',
       },
     });
     const store = failed(

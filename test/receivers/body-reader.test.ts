@@ -132,6 +132,7 @@ describe('ReceiveInput.body as a reader', () => {
       error: {
         code: 'body_too_large',
         message: "The body exceeds this receiver's limit of 16 bytes (option maxBodyBytes).",
+        doc_url: 'https://svc.github.io/webhooks/errors.html#body_too_large',
       },
     });
   });

@@ -11,8 +11,15 @@ export const CRM_RETRY_GAPS_MS = [1_000, 2_000] as const;
 /** CRM per-attempt answer limit (crm-service §8). */
 export const CRM_ATTEMPT_TIMEOUT_MS = 10_000;
 
-/** Delivers `delivery` to `url` on the CRM's schedule; returns each attempt's status (0: no answer). */
-export async function deliverOnCrmSchedule(url: string, delivery: Delivery): Promise<number[]> {
+/**
+ * Delivers `delivery` to `url` on the CRM's schedule; returns each attempt's status (0: no answer).
+ * `onAnswer` hears each attempt's status as it comes (attempt 0 first).
+ */
+export async function deliverOnCrmSchedule(
+  url: string,
+  delivery: Delivery,
+  onAnswer?: (attempt: number, status: number) => void,
+): Promise<number[]> {
   const statuses: number[] = [];
   for (let attempt = 0; attempt < 3; attempt++) {
     let status = 0;
@@ -29,6 +36,7 @@ export async function deliverOnCrmSchedule(url: string, delivery: Delivery): Pro
       status = 0;
     }
     statuses.push(status);
+    onAnswer?.(attempt, status);
     if (status >= 200 && status < 300) break;
     const gap = CRM_RETRY_GAPS_MS[attempt];
     if (gap !== undefined) await sleep(gap);

@@ -73,7 +73,13 @@ function json(outcome: Delivered): unknown {
 function expectError(outcome: Delivered, status: number, code: string): void {
   expect(outcome.status).toBe(status);
   expect(outcome.code).toBe(code);
-  expect(json(outcome)).toEqual({ error: { code, message: expect.any(String) } });
+  expect(json(outcome)).toEqual({
+    error: {
+      code,
+      message: expect.any(String),
+      doc_url: `https://svc.github.io/webhooks/errors.html#${code}`,
+    },
+  });
 }
 
 /** A real Postgres store whose database is closed: every call fails. */
@@ -298,7 +304,9 @@ describe.each(harnesses)('$name receiver status policy', (h) => {
     expect(runs).toBe(2);
   });
 
-  it('dedup store unreachable -> 503, fail closed: no handler runs', async () => {
+  // PGlite boots a whole PostgreSQL in WebAssembly first: seconds, more on a loaded machine. The
+  // bound is for a hang only; nothing here is timed.
+  it('dedup store unreachable -> 503, fail closed: no handler runs', { timeout: 120_000 }, async () => {
     const receiver = h.create({ dedup: await unreachableStore() });
     const phases: string[] = [];
     receiver.onError((_error, info) => void phases.push(info.phase));

@@ -8,6 +8,7 @@
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createCrmReceiver, type DedupStore } from '@svc/webhooks';
 import { createNodeListener } from '@svc/webhooks/node';
 import { createPostgresStore } from '@svc/webhooks/postgres';
@@ -59,13 +60,22 @@ function stallScenarios(name: string, backend: () => Promise<Backend>): void {
         expect(await deliverOnCrmSchedule(url, crmDelivery('deal.won'))).toEqual([200]);
         const deliveries = Array.from({ length: DELIVERIES }, () => crmDelivery('deal.won'));
         pause();
-        const resumed = new Promise<void>((resolve) =>
-          setTimeout(() => {
-            resume();
-            resolve();
-          }, stallMs),
+        // The store stays stopped for stallMs and until every first attempt was answered: on a slow
+        // machine an attempt can reach the store later than stallMs after the pause, and must still
+        // meet the stall.
+        let firstAnswers = 0;
+        let allFirstAnswered = () => {};
+        const firstAnswered = new Promise<void>((resolve) => {
+          allFirstAnswered = resolve;
+        });
+        const resumed = Promise.all([firstAnswered, sleep(stallMs)]).then(resume);
+        const statuses = await Promise.all(
+          deliveries.map((delivery) =>
+            deliverOnCrmSchedule(url, delivery, (attempt) => {
+              if (attempt === 0 && ++firstAnswers === DELIVERIES) allFirstAnswered();
+            }),
+          ),
         );
-        const statuses = await Promise.all(deliveries.map((delivery) => deliverOnCrmSchedule(url, delivery)));
         await resumed;
         // The first attempt met the stall and was refused (503); a retry got it through.
         for (const attempts of statuses) {

@@ -125,6 +125,27 @@ describe('the docs renderer given hostile Markdown', () => {
   });
 });
 
+describe("links to the published site's address (the README's, for npm's page)", () => {
+  const home = 'https://svc.github.io/webhooks/';
+  const at = (page: string, markdown: string) =>
+    renderMarkdown(markdown, { source: 'README.md', page, pages: new Map(), errorCodes: new Map(), home })
+      .html;
+
+  it('stay within the site, relative to the page', () => {
+    expect(at('index.html', `[inbox](${home}inbox.html#the-worker)`)).toContain(
+      '<a href="inbox.html#the-worker">',
+    );
+    expect(at('reference/index.html', `[inbox](${home}inbox.html)`)).toContain('<a href="../inbox.html">');
+    expect(at('index.html', `[home](${home})`)).toContain('<a href="index.html">');
+  });
+
+  it('leave other absolute links as they are', () => {
+    expect(at('index.html', '[code](https://github.com/svc/webhooks/tree/main/etc)')).toContain(
+      'href="https://github.com/svc/webhooks/tree/main/etc"',
+    );
+  });
+});
+
 describe('the docs renderer given the docs', () => {
   it('drops the comment markers CI reads and renders the block after them', () => {
     const html = render(

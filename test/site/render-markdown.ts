@@ -8,6 +8,7 @@ export interface RenderContext {
   page: string;
   pages: Map<string, string>;
   errorCodes: Map<string, string>;
+  home?: string;
 }
 
 const loaded = (await import(new URL('../../scripts/docs/markdown.mts', import.meta.url).href)) as {

@@ -24,6 +24,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -245,6 +246,105 @@ describe('the docs site in a browser', () => {
       expect(text).toMatch(shows);
     });
   }
+
+  it('searches opened from a file, as the README says to open it: finds an error code and lands on it', async () => {
+    const home = pathToFileURL(join(site, 'dedup.html')).href;
+    await page.goto(home);
+    await page.locator('#search').fill('signature_mismatch');
+    const first = page.locator('#search-results a').first();
+    await first.waitFor();
+    await page.screenshot({ path: join(shots, 'site-search-from-file.png') });
+    const target = pathToFileURL(join(site, 'errors.html')).href;
+    expect(new URL((await first.getAttribute('href')) ?? '', page.url()).href).toBe(
+      `${target}#signature_mismatch`,
+    );
+    await page.locator('#search').press('Enter');
+    await page.waitForURL(`${target}#signature_mismatch`);
+    expect(await violations()).toEqual([]);
+  });
+
+  it('has llms.txt and a Markdown copy of every page, each listed there', () => {
+    const llms = readFileSync(join(site, 'llms.txt'), 'utf8');
+    expect(llms).toMatch(/^# @svc\/webhooks\n\n> Receive /);
+    for (const html of pages) {
+      const copy = html.replace(/\.html$/, '.md');
+      expect(existsSync(join(site, copy)), copy).toBe(true);
+      expect(llms).toContain(`](https://svc.github.io/webhooks/${copy})`);
+    }
+    expect(readFileSync(join(site, 'errors.md'), 'utf8')).toContain('| `signature_mismatch` | 401 |');
+    expect(readFileSync(join(site, 'getting-started.md'), 'utf8')).not.toContain('<!-- shell:');
+  });
+
+  it('reads at 1280 px and on a phone: no hidden sideways scroll, copy buttons, install tabs, previous/next, type links', async () => {
+    await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    try {
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const name of ['index.html', 'inbox.html', 'reference/sqlite.html']) {
+          await page.goto(`${base}/${name}`);
+          const hidden = await page.evaluate(
+            `[...document.querySelectorAll('pre, table')].filter((e) => e.scrollWidth > e.clientWidth + 1 && e.tagName === 'PRE').length`,
+          );
+          expect(hidden, `${name} at ${width} px`).toBe(0);
+          expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), name).toBe(
+            true,
+          );
+        }
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(`${base}/index.html`);
+      expect(
+        await page.locator('article').evaluate((e) => e.getBoundingClientRect().width),
+      ).toBeGreaterThanOrEqual(900);
+      // Install tabs: pnpm chosen here holds on the next page.
+      await page.locator('.install-tabs [role="tab"][data-manager="pnpm"]').first().click();
+      await expect(page.locator('.install-tabs pre:not([hidden]) code').first().textContent()).resolves.toBe(
+        'pnpm add @svc/webhooks zod',
+      );
+      await page.goto(`${base}/getting-started.html`);
+      await expect(page.locator('.install-tabs pre:not([hidden]) code').first().textContent()).resolves.toMatch(
+        /^pnpm add /,
+      );
+      // A copy button copies the block's code, without its own label.
+      await page.locator('article pre:not([hidden]) .copy').nth(1).click();
+      const copied = (await page.evaluate('navigator.clipboard.readText()')) as string;
+      expect(copied).toBe(await page.locator('article pre:not([hidden]) code').nth(1).textContent());
+      expect(copied).not.toContain('Copy');
+      // Previous / next follow the sidebar.
+      await expect(page.locator('.pager a[rel="prev"]').textContent()).resolves.toContain('Overview');
+      await expect(page.locator('.pager a[rel="next"]').getAttribute('href')).resolves.toBe('verify.html');
+      // A type in a declaration links to its entry; an interface shows what it inherits.
+      await page.goto(`${base}/reference/sqlite.html`);
+      await page.locator('a.type-link', { hasText: 'DirectInboxOptions' }).first().click();
+      await page.waitForURL(/reference\/sqlite\.html#DirectInboxOptions$/);
+      await page.goto(`${base}/reference/main.html#MailReceiverOptions`);
+      const options = await page.evaluate(
+        `(() => { let at = document.getElementById('MailReceiverOptions'), text = ''; for (let i = 0; i < 8 && at; i++, at = at.nextElementSibling) text += at.textContent; return text; })()`,
+      );
+      expect(options).toMatch(/secret: [^\n]*\(from ReceiverOptions\)/);
+      // A docs page named in prose is a link.
+      await expect(
+        page.locator('article a[href="../inbox.html"]', { hasText: 'docs/inbox.md' }).count(),
+      ).resolves.toBeGreaterThan(0);
+      for (const scheme of ['light', 'dark'] as const)
+        for (const width of [1280, 390]) {
+          await page.emulateMedia({ colorScheme: scheme });
+          await page.setViewportSize({ width, height: 900 });
+          for (const [name, shot] of [
+            ['index.html', 'landing'],
+            ['inbox.html', 'guide'],
+            ['reference/sqlite.html', 'reference'],
+          ] as const) {
+            await page.goto(`${base}/${name}`);
+            await page.screenshot({ path: join(shots, `site-${shot}-${width}-${scheme}.png`) });
+          }
+        }
+    } finally {
+      await page.emulateMedia({ colorScheme: null });
+      await page.setViewportSize({ width: 1400, height: 900 });
+      await browser.clearPermissions();
+    }
+  });
 
   it('documents every export of each entry on its reference page, and nothing else', () => {
     for (const file of readdirSync(join(root, 'etc')).filter((f) => f.endsWith('.api.md'))) {
