@@ -25,6 +25,8 @@ export interface PipelineOptions {
   readonly storeTimeoutMs: number;
   readonly maxBodyBytes: number;
   readonly bodyTimeoutMs: number;
+  /** Option `maxInFlight`: past this many requests awaiting their verdict, 503 `overloaded`; Infinity for none. */
+  readonly maxInFlight: number;
   /** Undefined when silenced (`logger: false`). */
   readonly logger: LogSink | undefined;
   readonly telemetry: Telemetry | undefined;

@@ -1,9 +1,9 @@
 /**
- * The receive path, top to bottom: method → body → size → capture → verify → parse → handlers → dedup
- * key → run the delivery (claim → handlers → settle, delivery/run.ts) or hand it off (the receiver's
- * hand-off step, handoff/job/enqueue.ts, loaded only by receivers with a `handoff` target). Service
- * specifics (header names, parser, dedup key) come in a {@link ServiceSpec}. Never rejects: every
- * path ends in a {@link Verdict}.
+ * The receive path, top to bottom: method → the cap on deliveries in flight (shed.ts) → body → size
+ * → capture → verify → parse → handlers → dedup key → run the delivery (claim → handlers → settle,
+ * delivery/run.ts) or hand it off (the receiver's hand-off step, handoff/job/enqueue.ts, loaded only
+ * by receivers with a `handoff` target). Service specifics (header names, parser, dedup key) come in
+ * a {@link ServiceSpec}. Never rejects: every path ends in a {@link Verdict}.
  */
 
 import { bodyTooLarge } from '../shared/body-errors.js';
@@ -11,7 +11,7 @@ import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { toBytes } from '../verify/bytes.js';
 import { getNodeCrypto } from '../verify/node-crypto.js';
 import { verifyCheckedSync, verifySignature } from '../verify/verify-signature.js';
-import { type DeliverySettings, runDelivery } from './delivery/run.js';
+import { afterDelivery, type DeliverySettings, runDelivery } from './delivery/run.js';
 import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
 import { handleInvalid } from './invalid.js';
 import { emit, errField } from './logger.js';
@@ -24,6 +24,7 @@ import { report } from './report.js';
 import { type SecretRequest, verifyForRoute } from './route-secrets.js';
 import { checkTenant } from './route-tenant.js';
 import type { ServiceSpec } from './service-spec.js';
+import { createShed } from './shed.js';
 import { signatureRefusal } from './signature-refusal.js';
 import { accepted, failed, refused, type Verdict, verdictOfError } from './verdict.js';
 
@@ -76,6 +77,7 @@ export function createReceivePath(
   handOff: HandOff | undefined,
 ): Receive {
   const { secrets, routeSecrets, maxBodyBytes, bodyTimeoutMs, logger, clock, capture, timeoutMs } = options;
+  const { maxInFlight } = options;
   const { service, headerNames } = spec;
   const reporter = settings;
   const limits: BodyLimits = Object.freeze({ maxBodyBytes, bodyTimeoutMs });
@@ -83,6 +85,12 @@ export function createReceivePath(
   // only with one.
   const syncVerify = getNodeCrypto() !== null;
   const firstRawBodyReport = rawBodyReports();
+  // Requests between the method check and their verdict: the count `maxInFlight` caps (Infinity: none).
+  let inFlight = 0;
+  const release = () => {
+    inFlight--;
+  };
+  const shed = createShed({ service, deliveryIdHeader: headerNames.deliveryId, maxInFlight, logger, clock });
 
   /** A reader's refusal (too large, too slow, unreadable, parsed by someone else), logged once. */
   function unreadable(error: unknown): Verdict {
@@ -142,6 +150,7 @@ export function createReceivePath(
 
   // One async function from the request to the verdict; whatever throws ends in `unexpected`.
   return async function receive(input: ReceiveInput): Promise<Verdict> {
+    let counted = false;
     try {
       const { method, headers } = input;
       // Wrong method first, before the body is read: nothing else about the request matters.
@@ -150,6 +159,11 @@ export function createReceivePath(
           service,
           new WebhookError('method_not_allowed', 'Webhook deliveries are POST requests.'),
         );
+      // Past the cap, 503 at once: the body unread, so the deliveries in flight keep the event loop.
+      // The slot is given back in `finally`, on every path to the verdict (docs/receivers.md).
+      if (inFlight >= maxInFlight) return shed(headers);
+      inFlight++;
+      counted = true;
       let body: Uint8Array;
       if (typeof input.body === 'function') {
         try {
@@ -255,8 +269,8 @@ export function createReceivePath(
         });
       }
       // Direct mode: the delivery runs now, inside the request (a verdict without a promise when
-      // nothing was pending: returned as is, no await).
-      return runDelivery(settings, {
+      // nothing was pending: returned as is, no await). Its slot is given back once it settled.
+      const running = runDelivery(settings, {
         service,
         event,
         handlers,
@@ -267,8 +281,12 @@ export function createReceivePath(
         waitUntil: input.waitUntil,
         route: input,
       });
+      counted = false;
+      return afterDelivery(running, release);
     } catch (error) {
       return unexpected(error);
+    } finally {
+      if (counted) release();
     }
   };
 }

@@ -137,6 +137,7 @@ export const PIPELINE_MESSAGES: Partial<Record<WebhookErrorCode, string>> = {
   handler_failed: 'The webhook handler failed; the delivery will run again on retry.',
   handler_timeout: 'The webhook handler did not finish in time; retry later.',
   handoff_unavailable: 'The queue did not confirm the delivery; retry later.',
+  overloaded: 'The receiver has too many deliveries in flight; retry later.',
   internal_error: 'The request failed; retry later.',
 };
 

@@ -1,9 +1,10 @@
 /**
  * The metrics of the OpenTelemetry entry: `messaging.process.duration` (histogram, seconds) for every
- * delivery whose handlers run here, `svc_webhooks.deliveries` (counter) for every outcome, and
- * `svc_webhooks.dead_letters` (counter) for the jobs a worker dead-lettered. The instruments follow
- * the meter provider registered when a delivery is recorded, so a provider registered after the
- * receiver was created is used; with none (the API's no-op meter) nothing is built per delivery.
+ * delivery whose handlers run here (not one shed past `maxInFlight`), `svc_webhooks.deliveries`
+ * (counter) for every outcome, and `svc_webhooks.dead_letters` (counter) for the jobs a worker
+ * dead-lettered. The instruments follow the meter provider registered when a delivery is recorded, so
+ * a provider registered after the receiver was created is used; with none (the API's no-op meter)
+ * nothing is built per delivery.
  */
 import {
   type Attributes,
@@ -82,7 +83,10 @@ export function createMeters(
       if (event !== undefined) attributes[ATTR.destination] = event;
       if (outcome.code !== undefined) attributes[ATTR.errorType] = outcome.code;
       recorded.deliveries.add(1, attributes);
-      if (operation === 'process') recorded.duration.record(outcome.durationMs / 1_000, attributes);
+      // A delivery shed past `maxInFlight` was not processed: a burst of them would fill the
+      // histogram with zeros just when its tail matters.
+      if (operation === 'process' && outcome.code !== 'overloaded')
+        recorded.duration.record(outcome.durationMs / 1_000, attributes);
     },
     deadLetter({ service, code }) {
       const recorded = current();

@@ -37,6 +37,11 @@ export const DEFAULT_LEASE_MS = 30_000;
  * Default `storeTimeoutMs`: a dedup store call not answered in 2 s counts as failed (503).
  */
 export const DEFAULT_STORE_TIMEOUT_MS = 2_000;
+/**
+ * Default `maxInFlight`: 256 deliveries awaiting their answer. Measured in docs/benchmarks.md ("Shedding
+ * load"): a burst of 2,000 with a handler of a few ms of I/O and some CPU.
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 256;
 /** Defaults of a `secret` function: a 2 s bound per call; answers reused 60 s, for 1 000 routes. */
 const SECRET_DEFAULTS = { timeoutMs: 2_000, cacheMs: 60_000, cacheEntries: 1_000 };
 
@@ -44,7 +49,7 @@ const SECRET_DEFAULTS = { timeoutMs: 2_000, cacheMs: 60_000, cacheEntries: 1_000
  * Options both `createMailReceiver` and `createCrmReceiver` take, in three groups:
  * - **the four to set first**: `secret` (required), `dedup`, `handoff`, `logger`;
  * - **limits**, whose defaults fit the senders' 10-second window: `timeoutMs`, `maxBodyBytes`,
- *   `bodyTimeoutMs`, `leaseMs`, `ttlMs`, `storeTimeoutMs`;
+ *   `bodyTimeoutMs`, `maxInFlight`, `leaseMs`, `ttlMs`, `storeTimeoutMs`;
  * - **tests and tooling**: `clock`, `capture`.
  *
  * Each service adds its own (`dedupKey`, `headerNames`, `maxEventAgeMs`; mail `requireBodyEvent`).
@@ -106,6 +111,13 @@ export interface ReceiverOptions {
    * answered 408 `body_timeout` and the connection closed. Default 5 000.
    */
   bodyTimeoutMs?: number;
+  /**
+   * Most deliveries in flight at once (from the method check to the verdict: direct mode's handlers,
+   * a hand-off or inbox acknowledgement); past it a request is answered 503 `overloaded` with
+   * `Retry-After: 1` at once, before its body is read, so a burst does not slow every delivery past the
+   * senders' 10 s. Default 256; `false` for no cap. Handlers still running past `timeoutMs` no longer count.
+   */
+  maxInFlight?: number | false;
   /** How long a claim holds before another attempt may take it over, in ms. Default 30 000. */
   leaseMs?: number;
   /** How long a completed delivery is remembered, in ms. Default per service (mail 90 days, crm 1 day). */
@@ -174,6 +186,7 @@ export function resolveOptions(
     // With a hand-off engine that carries less (a message size limit), its limit is the default.
     maxBodyBytes = Math.min(DEFAULT_MAX_BODY_BYTES, handoffBodyLimit(options.handoff)),
     bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
+    maxInFlight = DEFAULT_MAX_IN_FLIGHT,
     logger,
     clock = systemClock,
     capture,
@@ -194,6 +207,12 @@ export function resolveOptions(
   positiveInteger(factory, 'storeTimeoutMs', storeTimeoutMs);
   positiveInteger(factory, 'maxBodyBytes', maxBodyBytes);
   positiveInteger(factory, 'bodyTimeoutMs', bodyTimeoutMs);
+  if (maxInFlight !== false && !(Number.isSafeInteger(maxInFlight) && maxInFlight > 0)) {
+    throw new WebhookError(
+      'options_invalid',
+      `${factory}: maxInFlight must be a positive whole number, or false for no cap (got ${String(maxInFlight)}).`,
+    );
+  }
   if (leaseMs <= timeoutMs) {
     // A lease that ends while its handler may still run lets a retry run the handler a second time.
     throw new WebhookError(
@@ -271,6 +290,7 @@ export function resolveOptions(
     storeTimeoutMs,
     maxBodyBytes,
     bodyTimeoutMs,
+    maxInFlight: maxInFlight === false ? Number.POSITIVE_INFINITY : maxInFlight,
     logger: sink,
     onOutcome,
     telemetry,

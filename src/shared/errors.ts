@@ -55,6 +55,8 @@ export const WEBHOOK_ERROR_STATUS = {
   handler_timeout: 503,
   // Hand-off mode (docs/handoff.md): the queue engine did not confirm the write in time.
   handoff_unavailable: 503,
+  // More deliveries in flight than the receiver's `maxInFlight`: answered at once, the body unread.
+  overloaded: 503,
   // Reported to onError/the logger only (the sender already got its answer).
   lease_lost: 500,
   internal_error: 500,
@@ -112,6 +114,8 @@ const RETRYABLE: ReadonlySet<WebhookErrorCode> = new Set<WebhookErrorCode>([
   'handler_failed',
   'handler_timeout',
   'handoff_unavailable',
+  // Shed past `maxInFlight`: the same delivery succeeds once the burst has passed.
+  'overloaded',
   // A `secret` function that threw or hung: it may answer next time.
   'secret_unavailable',
   'lease_lost',

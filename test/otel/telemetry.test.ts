@@ -193,6 +193,44 @@ describe('direct mode', () => {
     const durations = await points('messaging.process.duration');
     expect(durations.reduce((sum, point) => sum + (point.value as Histogram).count, 0)).toBe(3);
   });
+
+  it('metrics: a delivery shed past maxInFlight counts in svc_webhooks.deliveries, not in the duration', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered!: () => void;
+    const running = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const receiver = receiverWith({ maxInFlight: 1 }).on('bounced', async () => {
+      entered();
+      await held;
+    });
+    const first = deliver(receiver, mailDelivery('bounced'));
+    await running;
+    expect((await deliver(receiver, mailDelivery('bounced'))).status).toBe(503);
+    release();
+    await first;
+    const shed = (await points('svc_webhooks.deliveries')).find(
+      (point) => point.attributes['error.type'] === 'overloaded',
+    );
+    expect(shed).toMatchObject({
+      value: 1,
+      attributes: {
+        'messaging.system': 'mail',
+        'messaging.operation.name': 'process',
+        'svc_webhooks.verdict': 'failed',
+      },
+    });
+    // Its body was never read: no event name. And no processing time: a burst shed would fill the
+    // histogram with zeros just when its tail matters.
+    expect(shed!.attributes['messaging.destination.name']).toBeUndefined();
+    const durations = await points('messaging.process.duration');
+    expect(
+      durations.map((point) => [point.attributes['svc_webhooks.verdict'], (point.value as Histogram).count]),
+    ).toEqual([['handled', 1]]);
+  });
 });
 
 describe('hand-off', () => {

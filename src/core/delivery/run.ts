@@ -15,7 +15,8 @@
  * a deadline entry, a race or a lease turn, since nothing it waits for can outlast the deadline. Any
  * other claim (a store over the network, a database inbox row given as `Delivery.held`) is awaited,
  * raced against the deadline. One lifecycle either way. Measured in docs/benchmarks.md ("Fast and
- * plain").
+ * plain"). The receive path reads the same fork once more, here too ({@link afterDelivery}): to give
+ * back its in-flight slot (`maxInFlight`) when the verdict is in, without a promise when there is none.
  */
 
 import type { ClaimAnswer, Claims, ClaimTerms, Held, Settled } from '../../dedup/claims.js';
@@ -305,6 +306,30 @@ export function runDelivery(settings: DeliverySettings, delivery: Delivery): Ver
   return claims
     .claim(delivery.dedupKey, run)
     .then((answer) => (answer.status === 'claimed' ? hold(run, delivery, answer) : unclaimed(run, answer)));
+}
+
+/**
+ * `running` (what {@link runDelivery} returned), `settled()` called once its verdict is in: at once for
+ * a verdict without a promise (no await, no allocation), when the promise settles otherwise.
+ */
+export function afterDelivery(
+  running: Verdict | Promise<Verdict>,
+  settled: () => void,
+): Verdict | Promise<Verdict> {
+  if (!(running instanceof Promise)) {
+    settled();
+    return running;
+  }
+  return running.then(
+    (verdict) => {
+      settled();
+      return verdict;
+    },
+    (error: unknown) => {
+      settled();
+      throw error;
+    },
+  );
 }
 
 /** A claim that lets no handler run: a failed store (fail closed), a duplicate, or busy elsewhere. */
