@@ -1,0 +1,65 @@
+import { dedupKeyOfDeliveryId } from '../dedup/key-strategy.js';
+import type { DedupStore } from '../dedup/types.js';
+import { WebhookError } from '../shared/errors.js';
+import type { DeliveryHolder } from './reconcile-types.js';
+
+/**
+ * Options of {@link createStoreHolder}.
+ *
+ * @example
+ * ```ts
+ * const options: StoreHolderOptions = { dedupKey: 'delivery-id', probeLeaseMs: 5_000 };
+ * ```
+ */
+export interface StoreHolderOptions {
+  /**
+   * The receiver's dedup key strategy. Only `'delivery-id'` (the default) keys a record by what the
+   * delivery log shows; with `'message-event'` or a function, the key cannot be told from the log,
+   * and the call throws `options_invalid` (use the inbox, or a holder of your own).
+   */
+  dedupKey?: string | ((...args: never[]) => string);
+  /** How long a probe holds a key it finds free before it lets go (it releases it at once). Default 5 000. */
+  probeLeaseMs?: number;
+}
+
+/**
+ * What a receiver's dedup store holds, as a reconciler asks it. The `DedupStore` contract has no read,
+ * so each key is probed with a claim: `completed` (handled) and `in_progress` (being handled) are held;
+ * a key the probe could claim was never handled (or its handler failed) and is released at once. Run
+ * it on deliveries the service no longer retries (the reconciler does: `settleMs`), or a retry that
+ * meets the probe's short lease is answered busy and retried later.
+ *
+ * @example
+ * ```ts
+ * import { createMailClient, createReconciler, createStoreHolder } from '@svc/webhooks/manage';
+ * import { createRedisStore } from '@svc/webhooks/redis';
+ *
+ * const store = createRedisStore({ url: process.env.REDIS_URL! });
+ * const client = createMailClient({ baseUrl: 'https://api.svcmail.example', apiKey: process.env.SVC_MAIL_API_KEY! });
+ * createReconciler({ client, holder: createStoreHolder(store), lock: store }).start();
+ * ```
+ */
+export function createStoreHolder(store: DedupStore, options: StoreHolderOptions = {}): DeliveryHolder {
+  const { dedupKey = 'delivery-id', probeLeaseMs = 5_000 } = options;
+  if (dedupKey !== 'delivery-id') {
+    throw new WebhookError(
+      'options_invalid',
+      "createStoreHolder: with a dedup key other than 'delivery-id' the store's records cannot be found from the delivery log's ids; reconcile against the inbox, or pass a holder of your own.",
+    );
+  }
+  if (!Number.isSafeInteger(probeLeaseMs) || probeLeaseMs < 1) {
+    throw new WebhookError('options_invalid', 'createStoreHolder: probeLeaseMs must be a whole number ≥ 1.');
+  }
+  return {
+    async held(service, deliveryIds) {
+      const held = new Set<string>();
+      for (const deliveryId of new Set(deliveryIds)) {
+        const key = dedupKeyOfDeliveryId(service, deliveryId);
+        const probe = await store.claim(key, { leaseMs: probeLeaseMs });
+        if (probe.status === 'claimed') await store.release(key, probe.token);
+        else held.add(deliveryId);
+      }
+      return held;
+    },
+  };
+}
