@@ -33,8 +33,9 @@ export interface StoreHolderOptions {
  * ```ts
  * import { createMailClient, createReconciler, createStoreHolder } from '@svc/webhooks/manage';
  * import { createRedisStore } from '@svc/webhooks/redis';
+ * import { Redis } from 'ioredis';
  *
- * const store = createRedisStore({ url: process.env.REDIS_URL! });
+ * const store = createRedisStore({ client: new Redis(process.env.REDIS_URL!) });
  * const client = createMailClient({ baseUrl: 'https://api.svcmail.example', apiKey: process.env.SVC_MAIL_API_KEY! });
  * createReconciler({ client, holder: createStoreHolder(store), lock: store }).start();
  * ```

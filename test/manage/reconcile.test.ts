@@ -4,7 +4,7 @@
  * APIs, themselves behind real HTTP servers, and compare with the receivers' dedup store.
  */
 import type { DedupStore, LogEntry } from '@svc/webhooks';
-import { createCrmReceiver, createMailReceiver, createMemoryStore, type MailEventName } from '@svc/webhooks';
+import { createCrmReceiver, createMailReceiver, createMemoryStore } from '@svc/webhooks';
 import { createExpressMiddleware } from '@svc/webhooks/express';
 import {
   createCrmClient,

@@ -61,7 +61,10 @@ function printPass(out: Output, report: ReconcileReport): void {
   }
   const c = out.color;
   const head = `${report.finishedAt} ${report.service} ${report.window.from} to ${report.window.to}:`;
-  if (report.status === 'skipped') return out.line(c.dim(`${head} skipped: ${report.reason}`));
+  if (report.status === 'skipped') {
+    out.line(c.dim(`${head} skipped: ${report.reason}`));
+    return;
+  }
   const stopped = report.error
     ? c.red(` (${report.status}: ${report.error.code}: ${visible(report.error.message)})`)
     : '';
