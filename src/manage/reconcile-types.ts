@@ -35,47 +35,34 @@ export interface ReconcilerOptions {
   client: MailClient | CrmClient;
   /** What the receiver holds: a database inbox, `createStoreHolder(store)`, or your own. */
   holder: DeliveryHolder;
-  /**
-   * Where reconcilers of one service take turns: any `DedupStore` the app already has (the dedup
-   * store, or one in the inbox's database). A pass claims its window there, so two reconcilers never
-   * work one window at once, and each delivery it resends is marked there, so it is resent once.
-   */
+  /** A `DedupStore` the app has: passes claim their window and mark each resend there. */
   lock: DedupStore;
-  /** Time between passes, in ms; the windows are aligned to it. Default 600 000 (10 minutes). */
+  /** Time between passes, in ms; windows align to it. Default 600 000. */
   everyMs?: number;
-  /**
-   * How far back a pass looks, in ms. Default 86 400 000 (a day). With a dedup store as the holder, keep
-   * it under the receiver's `ttlMs` (mail 90 days, CRM a day): a record that expired looks missing.
-   */
+  /** How far back a pass looks, in ms (under the receiver's `ttlMs` with a store holder). Default a day. */
   lookbackMs?: number;
-  /**
-   * Deliveries whose last attempt is younger than this are left to the next pass: the service may
-   * still retry them (email-service §6 rule 4: attempts at 0, ~1 and ~2 minutes). Default 180 000.
-   */
+  /** Deliveries last tried this recently are left to the service's retries. Default 180 000. */
   settleMs?: number;
   /** Only these webhooks. Default: every webhook the credential lists. */
   webhookIds?: readonly string[];
   /** Email: reactivate a paused webhook (it sends nothing while paused). Default true. */
   reactivate?: boolean;
-  /** Email: at most this many pages of 100 attempt records per webhook and pass. Default 1000. */
+  /** Email: pages of 100 attempt records per webhook and pass, at most. Default 1000. */
   maxPages?: number;
   /** Time and timers of the schedule and the backoff. Default the wall clock. */
   clock?: Clock;
-  /** Waits after a pass could not reach the service: `initialMs`, doubled each time, up to `maxMs`. */
+  /** After an unreachable pass: `initialMs` (5 000), doubled each time, up to `maxMs`. */
   backoff?: { initialMs?: number; maxMs?: number };
-  /** How long a pass holds its window before another reconciler may take it over. Default 300 000. */
+  /** How long a pass's claim of its window holds unless renewed. Default 300 000. */
   lockLeaseMs?: number;
-  /** Where the reports and the backoff notes go (a receiver's `logger` forms). Default the console, warnings up. */
+  /** A receiver's `logger` forms. Default the console (warnings and errors). */
   logger?: Logger | false;
-  /** Called with each pass's report: count it, alert on it. */
+  /** Each pass's report. */
   onReport?: (report: ReconcileReport) => void;
 }
 
 /**
- * What a pass did with one delivery the receiver does not hold: `recovered` (resent, and the receiver
- * holds it now), `resent` (resent; not held yet when checked), `still_failing` (resent; the receiver
- * answered non-2xx), `not_recoverable` (the CRM, which has no resend route; a record gone; a refused
- * reactivation), `skipped` (the pass stopped first, or another reconciler is resending it).
+ * What a pass did with a missing delivery (docs/manage.md "Reconcile on a schedule").
  *
  * @example
  * ```ts
@@ -114,15 +101,15 @@ export interface ReconcileItem {
  * ```
  */
 export interface ReconcileCounts {
-  /** Deliveries in the window the receiver did not hold, each counted by one pass only. */
+  /** Not held by the receiver (each counted by one pass). */
   foundMissing: number;
   /** Resends made. */
   resent: number;
-  /** Resent deliveries the receiver now holds (this pass's, or an earlier pass's that arrived since). */
+  /** Resent and now held (this pass's, or an earlier one's). */
   recovered: number;
-  /** Missing deliveries no resend can bring (CRM, a record gone, a refused reactivation). */
+  /** Missing and not resendable (CRM, a record gone, a refused reactivation). */
   notRecoverable: number;
-  /** Spans of the window the service no longer shows (CRM: beyond the 50 most recent; email: 90 days). */
+  /** Spans the service no longer shows. */
   historyGap: number;
 }
 
@@ -136,27 +123,23 @@ export interface ReconcileCounts {
  */
 export interface ReconcileReport {
   service: 'mail' | 'crm';
-  /** The deliveries a pass looks at: first attempt at or after `from`, last attempt before `to` (ISO). */
+  /** First attempt at or after `from`, last before `to` (ISO). */
   window: { from: string; to: string };
   startedAt: string;
   finishedAt: string;
-  /**
-   * `done`; `skipped` (another reconciler works or worked this window: `reason` says which);
-   * `unreachable` (the service did not answer: the next pass comes after a backoff); `stopped` (a
-   * failure that concerns every call, such as a refused credential, or a rate limit past the cap).
-   */
+  /** `skipped`: another reconciler has the window (`reason`); `unreachable`: backing off. */
   status: 'done' | 'skipped' | 'unreachable' | 'stopped';
   reason: string | null;
   counts: ReconcileCounts;
-  /** Every delivery found missing by this pass, oldest first. */
+  /** Oldest first. */
   missing: ReconcileItem[];
-  /** Deliveries an earlier pass resent that the receiver holds now (counted as recovered). */
+  /** Resent by an earlier pass, held now. */
   arrived: string[];
   /** Email webhooks the pass reactivated. */
   reactivated: string[];
   gaps: Array<RecoveryGap & { webhookId: string }>;
-  /** Why the pass did not finish (`unreachable`, `stopped`). */
+
   error: { code: WebhookErrorCode | 'aborted'; message: string } | null;
-  /** When the next pass runs, epoch ms (null when the reconciler is not started or stopping). */
+  /** Epoch ms; null outside the schedule. */
   nextRunAt: number | null;
 }

@@ -17,15 +17,10 @@ function positive(name: string, value: number): number {
 }
 
 /**
- * Checks, on a schedule, that every delivery the service made reached the receiver, and fixes what
- * did not. Each pass reads the service's delivery log for a window (deliveries first tried in the
- * last `lookbackMs` and no longer retried by the service), asks the `holder` which ones the receiver
- * holds, and for every other one: email, resends it once through the retry route (oldest first, the
- * client pacing itself to the rate limits; a paused webhook reactivated first; the holder asked again
- * right before each resend); CRM, reports it with its id and event (the CRM has no resend route,
- * crm-service §4) and the span its 50-delivery history no longer shows. A pass claims its window in
- * `lock`, so two reconcilers never work one window at once, and marks each delivery it resends there,
- * so a delivery is resent once. A service that does not answer is retried after a backoff.
+ * Checks on a schedule that every delivery the service made reached the receiver: each pass compares
+ * a window of the delivery log with the `holder`; email deliveries missing are resent once (a paused
+ * webhook reactivated first), CRM ones reported. Passes take turns in `lock` (docs/manage.md
+ * "Reconcile on a schedule").
  *
  * @example
  * ```ts

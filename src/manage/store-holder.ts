@@ -23,11 +23,8 @@ export interface StoreHolderOptions {
 }
 
 /**
- * What a receiver's dedup store holds, as a reconciler asks it. The `DedupStore` contract has no read,
- * so each key is probed with a claim: `completed` (handled) and `in_progress` (being handled) are held;
- * a key the probe could claim was never handled (or its handler failed) and is released at once. Run
- * it on deliveries the service no longer retries (the reconciler does: `settleMs`), or a retry that
- * meets the probe's short lease is answered busy and retried later.
+ * A receiver's dedup store as a reconciler's holder. The contract has no read, so each key is probed
+ * with a short claim: completed or in progress is held; a free key is released at once.
  *
  * @example
  * ```ts
