@@ -21,15 +21,8 @@ export type {
   MailWebhook,
   UpdateMailWebhook,
 } from './mail-types.js';
-export type {
-  DeliveryHolder,
-  ReconcileCounts,
-  ReconcileItem,
-  ReconcileOutcome,
-  ReconcileReport,
-  ReconcilerOptions,
-} from './reconcile-types.js';
-export { createReconciler, type Reconciler } from './reconciler.js';
+export type { DeliveryHolder, ReconcileItem, ReconcileReport, ReconcilerOptions } from './reconcile-types.js';
+export { createReconciler } from './reconciler.js';
 export { recoverFailedDeliveries } from './recovery.js';
 export type {
   RecoveryGap,
@@ -41,4 +34,4 @@ export type {
   WebhookRecovery,
 } from './recovery-types.js';
 export type { RetryResult } from './retry-result.js';
-export { createStoreHolder, type StoreHolderOptions } from './store-holder.js';
+export { createStoreHolder } from './store-holder.js';

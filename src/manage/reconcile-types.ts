@@ -62,16 +62,6 @@ export interface ReconcilerOptions {
 }
 
 /**
- * What a pass did with a missing delivery (docs/manage.md "Reconcile on a schedule").
- *
- * @example
- * ```ts
- * const lost = report.missing.filter((item) => item.outcome === ('not_recoverable' satisfies ReconcileOutcome));
- * ```
- */
-export type ReconcileOutcome = 'recovered' | 'resent' | 'still_failing' | 'not_recoverable' | 'skipped';
-
-/**
  * One delivery of the service's log that the receiver does not hold.
  *
  * @example
@@ -85,32 +75,12 @@ export interface ReconcileItem {
   event: string | null;
   /** ISO time of its latest attempt before the pass. */
   lastAttemptAt: string | null;
-  outcome: ReconcileOutcome;
+  /** What the pass did with it (docs/manage.md "Reconcile on a schedule"). */
+  outcome: 'recovered' | 'resent' | 'still_failing' | 'not_recoverable' | 'skipped';
   /** The resend's HTTP status at the receiver, when one was made. */
   statusCode?: number | null;
   reason?: string;
   code?: WebhookErrorCode;
-}
-
-/**
- * The counts of a pass: what to put on a dashboard.
- *
- * @example
- * ```ts
- * const { foundMissing, recovered }: ReconcileCounts = report.counts;
- * ```
- */
-export interface ReconcileCounts {
-  /** Not held by the receiver (each counted by one pass). */
-  foundMissing: number;
-  /** Resends made. */
-  resent: number;
-  /** Resent and now held (this pass's, or an earlier one's). */
-  recovered: number;
-  /** Missing and not resendable (CRM, a record gone, a refused reactivation). */
-  notRecoverable: number;
-  /** Spans the service no longer shows. */
-  historyGap: number;
 }
 
 /**
@@ -130,7 +100,19 @@ export interface ReconcileReport {
   /** `skipped`: another reconciler has the window (`reason`); `unreachable`: backing off. */
   status: 'done' | 'skipped' | 'unreachable' | 'stopped';
   reason: string | null;
-  counts: ReconcileCounts;
+  /** What to put on a dashboard. */
+  counts: {
+    /** Not held by the receiver (each counted by one pass). */
+    foundMissing: number;
+    /** Resends made. */
+    resent: number;
+    /** Resent and now held (this pass's, or an earlier one's). */
+    recovered: number;
+    /** Missing and not resendable (CRM, a record gone, a refused reactivation). */
+    notRecoverable: number;
+    /** Spans the service no longer shows. */
+    historyGap: number;
+  };
   /** Oldest first. */
   missing: ReconcileItem[];
   /** Resent by an earlier pass, held now. */

@@ -40,7 +40,14 @@ function positive(name: string, value: number): number {
  * process.once('SIGTERM', () => void reconciler.stop());
  * ```
  */
-export function createReconciler(options: ReconcilerOptions) {
+export function createReconciler(options: ReconcilerOptions): {
+  /** Runs one pass now (or joins the one running) and resolves its report. */
+  runOnce(): Promise<ReconcileReport>;
+  /** Starts the schedule: a pass now, then one every `everyMs` (after a backoff when unreachable). */
+  start(): void;
+  /** Stops the schedule; resolves once a running pass has finished. */
+  stop(): Promise<void>;
+} {
   const {
     client,
     holder,
@@ -153,15 +160,12 @@ export function createReconciler(options: ReconcilerOptions) {
   }
 
   return {
-    /** Runs one pass now (or joins the one running) and resolves its report. */
     runOnce,
-    /** Starts the schedule: a pass now, then one every `everyMs` (after a backoff when unreachable). */
     start(): void {
       if (started) return;
       started = true;
       timer = timers.set(tick, 0);
     },
-    /** Stops the schedule; resolves once a running pass has finished. */
     async stop(): Promise<void> {
       started = false;
       if (timer !== undefined) timers.clear(timer);
@@ -170,16 +174,3 @@ export function createReconciler(options: ReconcilerOptions) {
     },
   };
 }
-
-/**
- * A reconciler: `start()` / `stop()` its schedule, or `runOnce()`.
- *
- * @example
- * ```ts
- * async function check(reconciler: Reconciler) {
- *   const report = await reconciler.runOnce();
- *   if (report.counts.notRecoverable > 0) alert(report.missing);
- * }
- * ```
- */
-export type Reconciler = ReturnType<typeof createReconciler>;

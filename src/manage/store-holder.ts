@@ -4,25 +4,6 @@ import { WebhookError } from '../shared/errors.js';
 import type { DeliveryHolder } from './reconcile-types.js';
 
 /**
- * Options of {@link createStoreHolder}.
- *
- * @example
- * ```ts
- * const options: StoreHolderOptions = { dedupKey: 'delivery-id', probeLeaseMs: 5_000 };
- * ```
- */
-export interface StoreHolderOptions {
-  /**
-   * The receiver's dedup key strategy. Only `'delivery-id'` (the default) keys a record by what the
-   * delivery log shows; with `'message-event'` or a function, the key cannot be told from the log,
-   * and the call throws `options_invalid` (use the inbox, or a holder of your own).
-   */
-  dedupKey?: string | ((...args: never[]) => string);
-  /** How long a probe holds a key it finds free before it lets go (it releases it at once). Default 5 000. */
-  probeLeaseMs?: number;
-}
-
-/**
  * A receiver's dedup store as a reconciler's holder. The contract has no read, so each key is probed
  * with a short claim: completed or in progress is held; a free key is released at once.
  *
@@ -37,7 +18,19 @@ export interface StoreHolderOptions {
  * createReconciler({ client, holder: createStoreHolder(store), lock: store }).start();
  * ```
  */
-export function createStoreHolder(store: DedupStore, options: StoreHolderOptions = {}): DeliveryHolder {
+export function createStoreHolder(
+  store: DedupStore,
+  options: {
+    /**
+     * The receiver's dedup key strategy. Only `'delivery-id'` (the default) keys a record by what the
+     * delivery log shows; with `'message-event'` or a function, the key cannot be told from the log,
+     * and the call throws `options_invalid` (use the inbox, or a holder of your own).
+     */
+    dedupKey?: string | ((...args: never[]) => string);
+    /** How long a probe holds a key it finds free before it lets go (it releases it at once). Default 5 000. */
+    probeLeaseMs?: number;
+  } = {},
+): DeliveryHolder {
   const { dedupKey = 'delivery-id', probeLeaseMs = 5_000 } = options;
   if (dedupKey !== 'delivery-id') {
     throw new WebhookError(
