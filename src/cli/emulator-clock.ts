@@ -5,8 +5,10 @@ import { CliError, EXIT } from './exit-codes.js';
 import { readEmulatorJson } from './http.js';
 import { describeFetchError } from './output.js';
 
-/** The emulator's clock, read once and then followed at its speed. */
-export async function emulatorClock(base: string): Promise<Clock & { speed: number }> {
+/** The emulator's clock, read once and then followed at its speed (its time, waits and timers). */
+export async function emulatorClock(
+  base: string,
+): Promise<Required<Pick<Clock, 'now' | 'sleep' | 'setTimeout' | 'clearTimeout'>> & { speed: number }> {
   let state: { now: number; wallNow?: unknown; speed: number };
   const sent = Date.now();
   try {
@@ -31,5 +33,6 @@ export async function emulatorClock(base: string): Promise<Clock & { speed: numb
   const local = typeof wallNow === 'number' && wallNow >= sent && wallNow <= received;
   // A wait ends once this clock has moved by the time asked (see createScaledClock).
   const clock = createScaledClock(speed, systemClock.now, { at: now, wall: local ? wallNow : received });
-  return { speed, now: clock.now, sleep: clock.sleep };
+  const { setTimeout, clearTimeout } = clock;
+  return { speed, now: clock.now, sleep: clock.sleep, setTimeout, clearTimeout };
 }

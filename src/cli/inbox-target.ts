@@ -4,6 +4,9 @@
  * message: every error about the target names it masked.
  */
 import { existsSync, statSync } from 'node:fs';
+import { createPostgresStore } from '../dedup/postgres.js';
+import { createSqliteStore } from '../dedup/sqlite.js';
+import type { DedupStore } from '../dedup/types.js';
 import type { Inbox } from '../inbox/inbox.js';
 import { createPostgresInbox } from '../inbox/postgres-inbox.js';
 import { createSqliteInbox } from '../inbox/sqlite-inbox.js';
@@ -28,6 +31,8 @@ export interface OpenInbox {
   label: string;
   /** The PostgreSQL URL (to scrub its password from a driver's messages); empty for a file. */
   url: string;
+  /** A dedup store in the same database (`reconcile` takes turns there), created on first call. */
+  lock(): DedupStore;
   close(): Promise<void>;
 }
 
@@ -81,7 +86,10 @@ async function openPostgres(url: string, table: string | undefined): Promise<Ope
   const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
   pool.on('error', () => {}); // an idle connection's failure surfaces on the next query
   const inbox = createPostgresInbox({ client: pool, callTimeoutMs: 10_000, ...(table ? { table } : {}) });
-  return { inbox, label, url, close: () => pool.end() };
+  let store: DedupStore | undefined;
+  const lock = () =>
+    (store ??= createPostgresStore({ client: pool, createTable: true, callTimeoutMs: 10_000 }));
+  return { inbox, label, url, lock, close: () => pool.end() };
 }
 
 function openFile(path: string, table: string | undefined): OpenInbox {
@@ -89,7 +97,13 @@ function openFile(path: string, table: string | undefined): OpenInbox {
   if (!existsSync(path) || !statSync(path).isFile())
     throw new CliError(`No SQLite file at ${path}.`, EXIT.usage, 'file_missing');
   const inbox = createSqliteInbox({ path, callTimeoutMs: 10_000, ...(table ? { table } : {}) });
-  return { inbox, label: path, url: '', close: () => inbox.close() };
+  let store: (DedupStore & { close(): Promise<void> }) | undefined;
+  const lock = () => (store ??= createSqliteStore({ path }));
+  const close = async () => {
+    await store?.close();
+    await inbox.close();
+  };
+  return { inbox, label: path, url: '', lock, close };
 }
 
 async function open(options: TargetOptions, env: NodeJS.ProcessEnv): Promise<OpenInbox> {

@@ -2,14 +2,15 @@
 /**
  * @module
  * `svc-webhooks`: send signed test deliveries, verify and replay captured ones, emulate both
- * services locally, recover failed deliveries, look at the database inbox, create a hand-off engine's
- * streams or queues, publish the event schemas. docs/cli.md describes every command.
+ * services locally, recover failed deliveries, reconcile on a schedule, look at the database inbox,
+ * create a hand-off engine's streams or queues, publish the event schemas. docs/cli.md describes every command.
  */
 import { Command, type CommanderError } from 'commander';
 import { emulateCommand } from './commands/emulate.js';
 import { eventsCommand } from './commands/events.js';
 import { fixturesCommand } from './commands/fixtures.js';
 import { inboxCommand } from './commands/inbox.js';
+import { reconcileCommand } from './commands/reconcile.js';
 import { recoverCommand } from './commands/recover.js';
 import { replayCommand } from './commands/replay.js';
 import { schemasCommand } from './commands/schemas.js';
@@ -32,7 +33,7 @@ for (const stream of [process.stdout, process.stderr]) {
 
 const program = new Command('svc-webhooks')
   .description(
-    "The email and CRM services' webhooks from the shell: send, verify, replay, emulate, recover, inbox, set up hand-off engines, list events, publish the schemas.",
+    "The email and CRM services' webhooks from the shell: send, verify, replay, emulate, recover, reconcile, inbox, set up hand-off engines, list events, publish the schemas.",
   )
   .version(typeof __CLI_VERSION__ === 'string' ? __CLI_VERSION__ : '0.0.0')
   .showHelpAfterError('(add --help for usage)');
@@ -49,6 +50,7 @@ replayCommand(program);
 emulateCommand(program);
 triggerCommand(program);
 recoverCommand(program);
+reconcileCommand(program);
 inboxCommand(program);
 schemasCommand(program);
 setupCommand(program);

@@ -9,6 +9,7 @@ import type { DeliveryInbox, InboxReceipt } from '../receiver/inbox-receipt.js';
 import type { Clock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import type { DbRow, InboxDb } from './db.js';
+import { heldDeliveries } from './held.js';
 import { boundedKey, defaultOrderingKey, eventTime, type OrderingInput, storedKey } from './ordering.js';
 import { toDetail, toRow } from './rows.js';
 import { completeStatement, inboxStatements, notifyChannel, ROW_COLUMNS } from './sql.js';
@@ -49,6 +50,14 @@ export interface Inbox extends HandoffTarget {
   list(options?: InboxListOptions): Promise<InboxPage>;
   /** One row with its body and headers, or `undefined`. */
   show(id: number): Promise<InboxRowDetail | undefined>;
+  /**
+   * The ids among `deliveryIds` of `service` (`'mail'`, `'crm'`) that have a row, whatever its status:
+   * the deliveries the receiver stored. What a reconciler (`createReconciler` of
+   * `@svc/webhooks/manage`) compares the service's delivery log with; the inbox itself is its
+   * `holder`. Rows are found by the `'delivery-id'` dedup key (the unique index), and the ids left by
+   * the row's delivery id.
+   */
+  held(service: string, deliveryIds: readonly string[]): Promise<Set<string>>;
   /**
    * Moves rows back to `received` (attempts reset) so the worker runs them again: one row by `id`, or
    * every `failed`, `dead`, `quarantined` or `superseded` row matching the filter. Never a `handled`
@@ -263,6 +272,8 @@ export function createInbox(
       const [row] = await db.query(sql.show, [id]);
       return row ? toDetail(row) : undefined;
     },
+
+    held: (service, deliveryIds) => heldDeliveries(db, sql.table, service, deliveryIds),
 
     async redrive(target) {
       const params: unknown[] = [clock.now()];

@@ -2,7 +2,8 @@
  * @module
  * `@svc/webhooks/manage`: typed clients of the two services' webhook-management APIs (fetch only, any
  * runtime; timeouts, `AbortSignal`, rate-limit backoff, errors as `WebhookError` from the root entry)
- * and `recoverFailedDeliveries`, which re-drives the deliveries that failed during an outage.
+ * and `recoverFailedDeliveries`, which re-drives the deliveries that failed during an outage;
+ * `createReconciler`, which checks on a schedule that every delivery reached the receiver.
  */
 
 export { type CrmClient, type CrmClientOptions, createCrmClient } from './crm-client.js';
@@ -20,6 +21,8 @@ export type {
   MailWebhook,
   UpdateMailWebhook,
 } from './mail-types.js';
+export type { DeliveryHolder, ReconcileItem, ReconcileReport, ReconcilerOptions } from './reconcile-types.js';
+export { createReconciler } from './reconciler.js';
 export { recoverFailedDeliveries } from './recovery.js';
 export type {
   RecoveryGap,
@@ -31,3 +34,4 @@ export type {
   WebhookRecovery,
 } from './recovery-types.js';
 export type { RetryResult } from './retry-result.js';
+export { createStoreHolder } from './store-holder.js';

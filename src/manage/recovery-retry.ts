@@ -1,4 +1,4 @@
-import { isWebhookError, type WebhookErrorCode } from '../shared/errors.js';
+import { isWebhookError, type WebhookError, type WebhookErrorCode } from '../shared/errors.js';
 import type { MailClient } from './mail-client.js';
 import type { RecoveryItem, RecoveryOutcome, RecoveryReport } from './recovery-types.js';
 
@@ -17,6 +17,30 @@ export function stopFor(error: unknown, signal: AbortSignal | undefined): Stop {
   if (signal?.aborted) return { code: 'aborted', message: 'The run was aborted.' };
   if (isWebhookError(error)) return { code: error.code, message: error.message };
   throw error;
+}
+
+// A reactivation refused for one webhook (deleted meanwhile, a conflict, a refused body).
+const PER_WEBHOOK: readonly WebhookErrorCode[] = ['not_found', 'conflict', 'request_invalid'];
+
+/**
+ * Reactivates a paused email webhook (email-service §3: `PATCH`, `{ status: 'active' }`). A refusal
+ * that concerns this webhook alone is `refused` (its deliveries cannot be resent; the run goes on);
+ * any other failure stops the run.
+ */
+export async function reactivate(
+  client: MailClient,
+  webhookId: string,
+  signal: AbortSignal | undefined,
+): Promise<{ refused: WebhookError | null; stop: Stop | null }> {
+  try {
+    await client.reactivateWebhook(webhookId, signal ? { signal } : {});
+    return { refused: null, stop: null };
+  } catch (error) {
+    if (isWebhookError(error) && !signal?.aborted && PER_WEBHOOK.includes(error.code)) {
+      return { refused: error, stop: null };
+    }
+    return { refused: null, stop: stopFor(error, signal) };
+  }
 }
 
 /** `entry`, not tried. */

@@ -1,11 +1,8 @@
-import { isWebhookError, WebhookError, type WebhookErrorCode } from '../shared/errors.js';
+import { WebhookError, type WebhookErrorCode } from '../shared/errors.js';
 import { toEpochMs } from './normalize.js';
 import { planCrm, planMail, type WebhookPlan } from './recovery-plan.js';
-import { fileItems, resend, type Stop, skip, stopFor } from './recovery-retry.js';
+import { fileItems, reactivate as reactivateWebhook, resend, type Stop, skip } from './recovery-retry.js';
 import type { RecoveryItem, RecoveryOptions, RecoveryReport } from './recovery-types.js';
-
-// A reactivation refused for one webhook (deleted meanwhile, a conflict, a refused body).
-const PER_WEBHOOK: readonly WebhookErrorCode[] = ['not_found', 'conflict', 'request_invalid'];
 
 /**
  * Finds and re-drives the deliveries that failed since `since`, within the service's rate limits (the
@@ -91,16 +88,12 @@ export async function recoverFailedDeliveries(options: RecoveryOptions): Promise
       giveUp('the webhook is paused and reactivate is false');
       continue;
     }
-    if (!dryRun && !stop) {
-      try {
-        await client.reactivateWebhook(plan.recovery.webhookId, call);
-        plan.recovery.reactivated = true;
-      } catch (error) {
-        // Deleted or refused for this webhook alone: its deliveries cannot be resent; go on.
-        if (isWebhookError(error) && !signal?.aborted && PER_WEBHOOK.includes(error.code)) {
-          giveUp(`reactivation failed: ${error.message}`, error.code);
-        } else stop = stopFor(error, signal);
-      }
+    if (!dryRun && !stop && client.service === 'mail') {
+      const answer = await reactivateWebhook(client, plan.recovery.webhookId, signal);
+      // Deleted or refused for this webhook alone: its deliveries cannot be resent; go on.
+      if (answer.refused) giveUp(`reactivation failed: ${answer.refused.message}`, answer.refused.code);
+      else if (answer.stop) stop = answer.stop;
+      else plan.recovery.reactivated = true;
     }
     onProgress?.({
       phase: 'reactivate',

@@ -3,43 +3,28 @@
  * service's management API or a running emulator, with progress on stderr and the report.
  */
 import type { Command } from 'commander';
-import { createCrmClient } from '../../manage/crm-client.js';
-import { createMailClient } from '../../manage/mail-client.js';
 import { recoverFailedDeliveries } from '../../manage/recovery.js';
 import type { RecoveryProgress, RecoveryReport } from '../../manage/recovery-types.js';
-import type { Clock } from '../../shared/clock.js';
 import { isWebhookError } from '../../shared/errors.js';
-import { CRM_TEST_TOKEN } from '../../testing/api/crm-api.js';
-import { MAIL_TEST_API_KEY } from '../../testing/api/mail-api.js';
 import { durationMs } from '../duration.js';
 import { emulatorClock } from '../emulator-clock.js';
-import { parseService, type Service } from '../events.js';
+import { parseService } from '../events.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
-import { parseUrl } from '../http.js';
+import { type ApiOptions, apiBase, createClient } from '../manage-client.js';
 import type { Output, Progress } from '../output.js';
 import { printReport } from '../recover-report.js';
 import { runAction, withJson } from '../run-action.js';
 import { collectSet } from '../set-fields.js';
 
-interface RecoverOptions {
+interface RecoverOptions extends ApiOptions {
   service?: string;
   since?: string;
-  baseUrl?: string;
-  emulator?: string;
-  apiKey?: string;
-  token?: string;
   webhook: string[];
   settle: string;
   dryRun?: boolean;
   reactivate: boolean;
   maxPages: string;
 }
-
-/** Environment variables of the management credentials and base URLs. */
-const ENV = {
-  mail: { url: 'SVC_MAIL_API_URL', credential: 'SVC_MAIL_API_KEY' },
-  crm: { url: 'SVC_CRM_API_URL', credential: 'SVC_CRM_TOKEN' },
-} as const;
 
 /** Registers `recover`. */
 export function recoverCommand(program: Command): void {
@@ -64,47 +49,6 @@ export function recoverCommand(program: Command): void {
     .action(runAction(recover as never));
 }
 
-function createClient(
-  service: Service,
-  options: RecoverOptions,
-  base: string,
-  clock: Clock | undefined,
-  out: Output,
-) {
-  const common = {
-    baseUrl: base.replace(/\/$/, ''),
-    ...(clock ? { clock } : {}),
-    onRateLimit: (wait: { waitMs: number; reason: string }) =>
-      out.note(
-        `rate limited (${wait.reason === '429' ? '429' : 'no calls left'}): waiting ${Math.ceil(wait.waitMs / 1000)} s`,
-      ),
-  };
-  if (service === 'mail') {
-    const apiKey =
-      options.apiKey ??
-      process.env[ENV.mail.credential] ??
-      (options.emulator ? MAIL_TEST_API_KEY : undefined);
-    if (!apiKey)
-      throw new CliError(
-        'No email API key.',
-        EXIT.usage,
-        'credential_missing',
-        `Pass --api-key or set ${ENV.mail.credential}.`,
-      );
-    return createMailClient({ ...common, apiKey });
-  }
-  const token =
-    options.token ?? process.env[ENV.crm.credential] ?? (options.emulator ? CRM_TEST_TOKEN : undefined);
-  if (!token)
-    throw new CliError(
-      'No CRM token.',
-      EXIT.usage,
-      'credential_missing',
-      `Pass --token or set ${ENV.crm.credential}.`,
-    );
-  return createCrmClient({ ...common, token });
-}
-
 async function recover(out: Output, options: RecoverOptions): Promise<ExitCode> {
   const service = parseService(options.service);
   const since = options.since!;
@@ -116,16 +60,7 @@ async function recover(out: Output, options: RecoverOptions): Promise<ExitCode> 
   if (!Number.isSafeInteger(maxPages) || maxPages < 1) {
     throw new CliError(`--max-pages must be a whole number of at least 1 (got ${options.maxPages}).`);
   }
-  const baseOption = options.emulator ?? options.baseUrl ?? process.env[ENV[service].url];
-  if (!baseOption) {
-    throw new CliError(
-      'No API address.',
-      EXIT.usage,
-      'url_missing',
-      `Pass --base-url, --emulator, or set ${ENV[service].url}.`,
-    );
-  }
-  const base = parseUrl(baseOption, options.emulator ? '--emulator' : '--base-url');
+  const base = apiBase(service, options);
   const clock = options.emulator ? await emulatorClock(base) : undefined;
   const client = createClient(service, options, base, clock, out);
 

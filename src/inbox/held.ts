@@ -1,0 +1,60 @@
+/**
+ * Which of a service's deliveries an inbox holds: the read behind `inbox.held`, what a reconciler of
+ * `@svc/webhooks/manage` compares the service's delivery log with.
+ */
+import { dedupKeyOfDeliveryId } from '../dedup/key-strategy.js';
+import { WebhookError } from '../shared/errors.js';
+import type { InboxDb } from './db.js';
+
+// One statement shape per column, whatever the number of ids (padded): SQLite keeps a bounded cache
+// of prepared statements, and a list of every length would turn it over.
+const CHUNK = 50;
+
+async function found(db: InboxDb, text: (list: string) => string, first: unknown[], values: string[]) {
+  const out: string[] = [];
+  for (let at = 0; at < values.length; at += CHUNK) {
+    const chunk = values.slice(at, at + CHUNK);
+    const padded = [...chunk, ...Array<string>(CHUNK - chunk.length).fill(chunk[0]!)];
+    const list = padded.map((_, i) => `$${first.length + i + 1}`).join(', ');
+    for (const row of await db.query(text(list), [...first, ...padded])) out.push(String(row.delivery_id));
+  }
+  return out;
+}
+
+/**
+ * The ids among `deliveryIds` of `service` that have a row, whatever its status: the receiver stored
+ * the delivery (a row is written before the service is answered), so it is the inbox's to run. Found
+ * by the `'delivery-id'` dedup key first (the table's unique index); the ids left are looked up by
+ * the row's `delivery_id`, which also finds the first delivery of a key of another strategy.
+ */
+export async function heldDeliveries(
+  db: InboxDb,
+  table: string,
+  service: string,
+  deliveryIds: readonly string[],
+): Promise<Set<string>> {
+  if (typeof service !== 'string' || service.includes('\u0000'))
+    throw new WebhookError('options_invalid', 'inbox.held: `service` must be a string without U+0000.');
+  // No stored id holds U+0000 (PostgreSQL text cannot), so such an id is simply not held.
+  const ids = [...new Set(deliveryIds)].filter((id) => typeof id === 'string' && !id.includes('\u0000'));
+  const held = new Set<string>();
+  if (ids.length === 0) return held;
+  const keys = ids.map((id) => dedupKeyOfDeliveryId(service, id));
+  const byKey = await found(
+    db,
+    (list) => `SELECT delivery_id FROM ${table} WHERE service = $1 AND dedup_key IN (${list})`,
+    [service],
+    keys,
+  );
+  for (const id of byKey) held.add(id);
+  const left = ids.filter((id) => !held.has(id));
+  if (left.length === 0) return held;
+  const byId = await found(
+    db,
+    (list) => `SELECT delivery_id FROM ${table} WHERE service = $1 AND delivery_id IN (${list})`,
+    [service],
+    left,
+  );
+  for (const id of byId) held.add(id);
+  return held;
+}
