@@ -10,4 +10,6 @@ export {
 } from './crm/data-fields.js';
 export { crmAnyEnvelopeSchema } from './crm/envelope.js';
 export { crmDataSchemas, crmEnvelopeSchema, crmEnvelopeSchemas } from './crm/schemas.js';
+export { jsonSchemas, type WebhookJsonSchemas } from './json-schemas.js';
 export { mailEventSchema, mailPayloadSchemas } from './mail/schemas.js';
+export type { JsonSchema } from './shared/json-schema.js';

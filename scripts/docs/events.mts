@@ -6,7 +6,7 @@
 // `svc-webhooks send` command. Nothing is read from the specs at build time.
 import { CRM_EVENT_DESCRIPTIONS, CRM_EVENT_MEANINGS, CRM_EVENT_NAMES } from '../../src/crm/event-names.js';
 import { crmDedupKeyOf } from '../../src/crm/dedup-key.js';
-import { jsonSchemas } from '../../src/cli/json-schemas.js';
+import { jsonSchemas } from '../../src/json-schemas.js';
 import { EXAMPLE_SECRET, exampleDeliveries } from '../../src/cli/schema-examples.js';
 import { defaultOrderingKey } from '../../src/inbox/ordering.js';
 import { mailDedupKeyOf } from '../../src/mail/dedup-key.js';

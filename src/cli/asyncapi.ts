@@ -4,10 +4,10 @@
  */
 import { CRM_EVENT_DESCRIPTIONS, CRM_EVENT_NAMES } from '../crm/event-names.js';
 import { CRM_HEADER_NAMES } from '../crm/header-names.js';
+import { jsonSchemas } from '../json-schemas.js';
 import { MAIL_EVENT_DESCRIPTIONS, MAIL_EVENT_NAMES } from '../mail/event-names.js';
 import { MAIL_HEADER_NAMES } from '../mail/header-names.js';
 import type { JsonSchema } from '../shared/json-schema.js';
-import { jsonSchemas } from './json-schemas.js';
 
 /** One example delivery: its headers as sent and its JSON body. */
 export interface AsyncApiExample {

@@ -1,10 +1,20 @@
 // A zod schema as JSON Schema, by zod's own conversion (`toJSONSchema`) with the options every
-// published schema shares. Reached only from `svc-webhooks schemas` (src/cli/json-schemas.ts): the
-// receivers never convert anything.
+// published schema shares. Reached only from `svc-webhooks schemas` and `jsonSchemas()` of
+// `@svc/webhooks/schemas` (src/json-schemas.ts): the receivers never convert anything.
 import type * as z from 'zod';
 import { looseObject, registry, string, toJSONSchema } from 'zod';
 
-/** A JSON Schema (draft 2020-12): plain JSON. */
+/**
+ * A JSON Schema (draft 2020-12): plain JSON.
+ *
+ * @example
+ * ```ts
+ * import { jsonSchemas, type JsonSchema } from '@svc/webhooks/schemas';
+ *
+ * const bounced: JsonSchema = jsonSchemas().mail.payloads.bounced;
+ * console.log(bounced.title); // MailBouncedPayload
+ * ```
+ */
 export type JsonSchema = { [keyword: string]: unknown };
 
 // The formats draft 2020-12 defines. zod names some checks as a `format` of its own (`includes` for

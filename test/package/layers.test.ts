@@ -22,6 +22,8 @@ const FLOORS: Record<string, number> = {
   receiver: 4,
   mail: 5,
   crm: 5,
+  // Both services' JSON Schemas, converted from their zod schemas (`./schemas`, the CLI's `schemas`).
+  'json-schemas': 5.5,
   adapters: 6,
   handoff: 6,
   // The database inbox: a hand-off engine whose queue is the app's own table (docs/inbox.md).
