@@ -11,7 +11,8 @@
 // compiled again. Wrong options, wrong imports and wrong calls of the API remain errors.
 //
 // A block in the docs that is deliberately not a whole program can opt out with ```ts nocheck; JSDoc
-// blocks cannot.
+// blocks cannot. A .ts file that a docs shell block writes with a heredoc (`cat > app.ts <<'TS'`) is
+// compiled as a block too.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -81,9 +82,34 @@ export function examplesInSource(file: string, text: string): Example[] {
   return out;
 }
 
-/** The ```ts blocks of one Markdown file. */
+/**
+ * The TypeScript files that the shell blocks of a Markdown page write with a heredoc
+ * (`cat > server.ts <<'TS'` … `TS`): the page shows the file once, CI runs it, and this compiles it.
+ */
+function heredocs(file: string, lines: string[]): Example[] {
+  const out: Example[] = [];
+  let inShell = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (/^\s*```/.test(line)) {
+      inShell = !inShell && /^\s*```(?:sh|bash|shell)\s*$/.test(line);
+      continue;
+    }
+    const open = inShell ? /^\s*cat\s*>\s*\S+\.tsx?\s*<<-?\s*'?(\w+)'?\s*$/.exec(line) : null;
+    if (!open) continue;
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && lines[end]!.trim() !== open[1]) end++;
+    out.push({ file, line: start + 1, code: lines.slice(start, end).join('\n') });
+    i = end;
+  }
+  return out;
+}
+
+/** The ```ts blocks of one Markdown file, and the TypeScript files its shell blocks write. */
 export function examplesInMarkdown(file: string, text: string): Example[] {
-  return fences(file, text.split('\n'), 0, true);
+  const lines = text.split('\n');
+  return [...fences(file, lines, 0, true), ...heredocs(file, lines)];
 }
 
 function walk(dir: string): string[] {

@@ -34,8 +34,9 @@
 //       started in the background of the session, in its directory and with its variables; the
 //       next block waits for TEXT. A server that exits first fails.
 //   <!-- shell: needs postgres; server, ready when "TEXT" -->
-//       the same, with a throwaway PostgreSQL first on 127.0.0.1:5432 (user postgres, no password),
-//       for a block whose prose asks for "a PostgreSQL you can write to".
+//   <!-- shell: needs postgres; ready when "TEXT" -->
+//       either of the above, with a throwaway PostgreSQL first on 127.0.0.1:5432 (user postgres, no
+//       password), for a block whose prose asks for "a PostgreSQL you can write to".
 // Whatever a file's blocks started runs until the end of the file.
 // A marker anywhere else, or with a clause other than these, fails the run.
 //
@@ -134,7 +135,8 @@ function applyMarker(block: Block, body: string): string | undefined {
     else return `unknown shell marker clause "${clause}"`;
   }
   if (block.server && !block.ready) return 'a server marker needs `ready when "TEXT"`';
-  if (block.needsPostgres && !block.server) return '`needs postgres` goes with `server, ready when "TEXT"`';
+  if (block.needsPostgres && !block.ready)
+    return '`needs postgres` goes with `ready when "TEXT"` (or `server, ready when "TEXT"`)';
   return undefined;
 }
 

@@ -23,6 +23,7 @@ export const NAV: NavGroup[] = [
     items: [
       { text: 'Overview', target: 'README.md' },
       { text: 'Getting started', target: 'docs/getting-started.md' },
+      { text: 'Complete apps', target: 'docs/apps.md' },
       { text: 'Verify a signature', target: 'docs/verify.md' },
       { text: 'Events', target: 'docs/events.md' },
       { text: 'Receivers and handlers', target: 'docs/receivers.md' },

@@ -139,4 +139,31 @@ describe('example extraction', () => {
       { file: 'docs/t.md', line: 3, code: 'a();' },
     ]);
   });
+
+  it("finds the .ts files that shell blocks write with a heredoc (`cat > app.ts <<'TS'`)", () => {
+    const text = [
+      '# T',
+      '```sh',
+      'mkdir app',
+      "cat > app.ts <<'TS'",
+      'b();',
+      'c();',
+      'TS',
+      'npx tsx app.ts',
+      '```',
+    ];
+    const other = [
+      '```sh',
+      "cat > notes.txt <<'EOF'",
+      'd();',
+      'EOF',
+      '```',
+      '```ts nocheck',
+      "cat > x.ts <<'TS'",
+      '```',
+    ];
+    expect(examplesInMarkdown('docs/t.md', [...text, ...other].join('\n'))).toEqual([
+      { file: 'docs/t.md', line: 5, code: 'b();\nc();' },
+    ]);
+  });
 });
