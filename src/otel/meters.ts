@@ -1,7 +1,8 @@
 /**
  * The metrics of the OpenTelemetry entry: `messaging.process.duration` (histogram, seconds) for every
  * delivery whose handlers run here, `svc_webhooks.deliveries` (counter) for every outcome, and
- * `svc_webhooks.dead_letters` (counter) for the jobs a worker dead-lettered. The instruments follow
+ * `svc_webhooks.dead_letters` (counter) for the jobs a worker dead-lettered, and `svc_webhooks.drift`
+ * (counter) for each payload path or event this version does not know. The instruments follow
  * the meter provider registered when a delivery is recorded, so a provider registered after the
  * receiver was created is used; with none (the API's no-op meter) nothing is built per delivery.
  */
@@ -13,6 +14,7 @@ import {
   type MeterProvider,
   metrics,
 } from '@opentelemetry/api';
+import { rememberDrift } from '../core/drift.js';
 import type { Outcome } from '../core/outcome.js';
 import type { WebhookErrorCode } from '../shared/errors.js';
 import { ATTR, DURATION_BUCKETS, METRIC, SCOPE, SCOPE_VERSION } from './names.js';
@@ -21,6 +23,7 @@ interface Instruments {
   readonly duration: Histogram;
   readonly deliveries: Counter;
   readonly deadLetters: Counter;
+  readonly drift: Counter;
 }
 
 /** What the telemetry records: an outcome, and a dead letter. */
@@ -61,6 +64,10 @@ export function createMeters(
               description: 'Hand-off jobs a worker dead-lettered.',
               unit: '{job}',
             }),
+            drift: meter.createCounter(METRIC.drift, {
+              description: 'Payload paths and events this version does not know, by service, event and path.',
+              unit: '{path}',
+            }),
           };
     return instruments;
   }
@@ -83,6 +90,7 @@ export function createMeters(
       if (outcome.code !== undefined) attributes[ATTR.errorType] = outcome.code;
       recorded.deliveries.add(1, attributes);
       if (operation === 'process') recorded.duration.record(outcome.durationMs / 1_000, attributes);
+      if (outcome.drift) countDrift(recorded.drift, outcome.service, event, outcome.drift);
     },
     deadLetter({ service, code }) {
       const recorded = current();
@@ -92,4 +100,17 @@ export function createMeters(
       recorded.deadLetters.add(1, attributes);
     },
   };
+}
+
+/**
+ * One count per drifted path. Paths come from signed bodies: past the per-process bound of remembered
+ * paths (core/drift.ts), a new one is counted as `_other` instead of making a new time series.
+ */
+function countDrift(counter: Counter, service: string, event: string | undefined, drift: readonly string[]) {
+  for (const path of drift) {
+    const known = rememberDrift(service, event ?? '', path) !== 'full';
+    const attributes: Attributes = { [ATTR.system]: service, [ATTR.driftPath]: known ? path : '_other' };
+    if (event !== undefined) attributes[ATTR.destination] = event;
+    counter.add(1, attributes);
+  }
 }
