@@ -21,6 +21,8 @@ import {
 import { createOtelTelemetry } from '@svc/webhooks/otel';
 import { createMailEmitter, type Overrides } from '@svc/webhooks/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { rememberDrift } from '../../src/core/drift.js';
+import type { HandoffJob } from '../../src/handoff/job/types.js';
 import { CRM_SECRET, crmDelivery, deliver, mailDelivery } from './support.js';
 
 class TestReader extends MetricReader {
@@ -141,5 +143,42 @@ describe('payload drift', () => {
     );
     await deliver(receiver, crmDelivery('deal.won'));
     expect(outcomes.map(({ drift }) => drift)).toEqual([['data.owner'], undefined]);
+  });
+
+  it('hand-off mode: the drift is the enqueue outcome’s, counted once at receipt', async () => {
+    const outcomes: Outcome[] = [];
+    const jobs: HandoffJob[] = [];
+    const emitter = createMailEmitter({ handler: (request) => receiver.handle(request) });
+    const { secret } = emitter.createWebhook({
+      url: 'https://hooks.example.com/mail',
+      events: ['delivered'],
+    });
+    const receiver = createMailReceiver({
+      secret,
+      logger: false,
+      onOutcome: (outcome) => void outcomes.push(outcome),
+      handoff: {
+        async enqueue(job) {
+          jobs.push(job);
+          return 'enqueued' as const;
+        },
+      },
+    });
+    await emitter.emit('delivered', { queued_by: 'x' } as Overrides<MailPayloadOf<'delivered'>>);
+    expect(jobs).toHaveLength(1);
+    expect(outcomes.map(({ mode, kind, drift }) => ({ mode, kind, drift }))).toEqual([
+      { mode: 'enqueue', kind: 'queued', drift: ['queued_by'] },
+    ]);
+  });
+
+  // Last: it fills this process's set of remembered paths.
+  it('past 1,000 remembered paths in the process, a new path is counted as _other and not logged', async () => {
+    const { emitter, logs, reader } = setUp();
+    for (let i = 0; i < 1_000; i++) rememberDrift('filler', 'e', `p${i}`);
+    await emitter.emit('delivered', { brand_new: 1 } as Overrides<MailPayloadOf<'delivered'>>);
+    expect(logs.filter(({ fields }) => 'path' in fields)).toEqual([]);
+    expect(
+      (await driftPoints(reader)).map(({ attributes }) => attributes['svc_webhooks.drift.path']),
+    ).toEqual(['_other']);
   });
 });
