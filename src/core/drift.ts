@@ -4,10 +4,9 @@
  * payload; this names it before something fails on it (docs/observability.md "Payload drift"). Paths
  * only, never values; arrays collapse to `items[]`, record values to `map.*`; an event this version
  * does not know is the one path `""`. Everything a signed body controls here is bounded: depth, paths
- * per delivery, key length, and the per-process set of paths already logged.
+ * per delivery, key length (and in drift-log.ts the per-process set of paths already logged).
  */
 import type { $ZodType } from 'zod/v4/core';
-import { emit, type LogSink } from './logger.js';
 import { truncateUntrusted } from './untrusted.js';
 
 /** Nesting walked below the payload's root; deeper values are not looked at. */
@@ -16,8 +15,6 @@ const MAX_DEPTH = 8;
 const MAX_PATHS = 64;
 /** Characters of one key in a path; a longer key is cut. */
 const MAX_KEY_CHARS = 64;
-/** (service, event, path) triples remembered per process for the log line and metric attributes. */
-const MAX_SEEN = 1_000;
 
 /** The drift of an event this version does not know: the event itself. */
 export const UNKNOWN_EVENT_DRIFT: readonly string[] = Object.freeze(['']);
@@ -135,46 +132,4 @@ function walkUnion(
     if (mine.length === 0) return;
   }
   for (const each of best ?? NONE) add(found, each);
-}
-
-/**
- * Remembers the (service, event, path) triples seen in this process, at most {@link MAX_SEEN}: what
- * is logged once, and what may name a metric attribute.
- */
-const seen = new Set<string>();
-
-/**
- * Whether (service, event, path) is remembered, remembering it when there is room: `'new'` the first
- * time, `'seen'` after, `'full'` when it is new but the set is full.
- */
-export function rememberDrift(service: string, event: string, path: string): 'new' | 'seen' | 'full' {
-  const key = `${service}\u0000${event}\u0000${path}`;
-  if (seen.has(key)) return 'seen';
-  if (seen.size >= MAX_SEEN) return 'full';
-  seen.add(key);
-  return 'new';
-}
-
-/**
- * Logs `warn` once per process for each (service, event, path) of a delivery's drift: names only,
- * never values. `event` is the event name as received (cut like every untrusted name).
- */
-export function logDrift(
-  logger: LogSink | undefined,
-  service: string,
-  event: string,
-  drift: readonly string[],
-): void {
-  const name = truncateUntrusted(event);
-  for (const path of drift) {
-    if (rememberDrift(service, name, path) !== 'new') continue;
-    emit(
-      logger,
-      'warn',
-      path === ''
-        ? 'webhook event is one this version does not know'
-        : 'webhook payload has a field this version does not know',
-      { service, event: name, path },
-    );
-  }
 }

@@ -12,7 +12,7 @@ import { toBytes } from '../verify/bytes.js';
 import { getNodeCrypto } from '../verify/node-crypto.js';
 import { verifyCheckedSync, verifySignature } from '../verify/verify-signature.js';
 import { type DeliverySettings, runDelivery } from './delivery/run.js';
-import { logDrift } from './drift.js';
+import { logDrift } from './drift-log.js';
 import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
 import { handleInvalid } from './invalid.js';
 import { emit, errField } from './logger.js';

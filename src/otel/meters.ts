@@ -14,7 +14,7 @@ import {
   type MeterProvider,
   metrics,
 } from '@opentelemetry/api';
-import { rememberDrift } from '../core/drift.js';
+import { rememberDrift } from '../core/drift-log.js';
 import type { Outcome } from '../core/outcome.js';
 import type { WebhookErrorCode } from '../shared/errors.js';
 import { ATTR, DURATION_BUCKETS, METRIC, SCOPE, SCOPE_VERSION } from './names.js';

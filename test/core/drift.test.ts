@@ -6,7 +6,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { array, looseObject, nullable, optional, record, string, union, unknown } from 'zod/mini';
-import { rememberDrift, UNKNOWN_EVENT_DRIFT, unknownPaths } from '../../src/core/drift.js';
+import { UNKNOWN_EVENT_DRIFT, unknownPaths } from '../../src/core/drift.js';
+import { rememberDrift } from '../../src/core/drift-log.js';
 import { crmDrift } from '../../src/crm/parse-schemas.js';
 import { mailDrift } from '../../src/mail/parse-schemas.js';
 

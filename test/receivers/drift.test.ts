@@ -21,7 +21,7 @@ import {
 import { createOtelTelemetry } from '@svc/webhooks/otel';
 import { createMailEmitter, type Overrides } from '@svc/webhooks/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rememberDrift } from '../../src/core/drift.js';
+import { rememberDrift } from '../../src/core/drift-log.js';
 import type { HandoffJob } from '../../src/handoff/job/types.js';
 import { CRM_SECRET, crmDelivery, deliver, mailDelivery } from './support.js';
 
