@@ -49,6 +49,12 @@ export interface Outcome {
   readonly attempt: number | undefined;
   /** Whether it was a copy of a delivery already handled (or a job already enqueued): nothing ran. */
   readonly duplicate: boolean;
+  /**
+   * Payload drift, at receipt only (not in a worker): the JSON paths of the payload its schema does
+   * not know (`data.new_field`, arrays as `items[]`), or `['']` for an event this version does not
+   * know; never values. Undefined when there was none (docs/observability.md "Payload drift").
+   */
+  readonly drift?: readonly string[] | undefined;
 }
 
 const preciseNow = (): number => performance.now();
@@ -64,6 +70,7 @@ export function outcomeOf(
   mode: Outcome['mode'],
   durationMs: number,
   attempt: number | undefined,
+  drift?: readonly string[],
 ): Outcome {
   const failure = verdict.kind === 'refused' || verdict.kind === 'failed';
   return {
@@ -76,6 +83,7 @@ export function outcomeOf(
     durationMs,
     attempt,
     duplicate: verdict.kind === 'duplicate',
+    ...(drift && { drift }),
   };
 }
 

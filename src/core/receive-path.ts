@@ -12,6 +12,7 @@ import { toBytes } from '../verify/bytes.js';
 import { getNodeCrypto } from '../verify/node-crypto.js';
 import { verifyCheckedSync, verifySignature } from '../verify/verify-signature.js';
 import { afterDelivery, type DeliverySettings, runDelivery } from './delivery/run.js';
+import { logDrift } from './drift-log.js';
 import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
 import { handleInvalid } from './invalid.js';
 import { emit, errField } from './logger.js';
@@ -28,8 +29,17 @@ import { createShed } from './shed.js';
 import { signatureRefusal } from './signature-refusal.js';
 import { accepted, failed, refused, type Verdict, verdictOfError } from './verdict.js';
 
-/** The receive function of a receiver. */
-export type Receive = (input: ReceiveInput) => Promise<Verdict>;
+/**
+ * The receive function of a receiver. `facts`, when given (by the outcome reporting of
+ * receiver/observe.ts), gets what the verdict does not carry: the delivery's payload drift.
+ */
+export type Receive = (input: ReceiveInput, facts?: DeliveryFacts) => Promise<Verdict>;
+
+/** What the receive path tells its observer about one delivery besides the verdict. */
+export interface DeliveryFacts {
+  /** The payload's unknown paths (core/drift.ts), when it had any. */
+  drift?: readonly string[];
+}
 
 /** A verified, parsed delivery with its dedup key, as the pipeline hands it to a hand-off step. */
 export interface VerifiedDelivery<E extends DispatchableEvent = DispatchableEvent> {
@@ -149,7 +159,7 @@ export function createReceivePath(
   }
 
   // One async function from the request to the verdict; whatever throws ends in `unexpected`.
-  return async function receive(input: ReceiveInput): Promise<Verdict> {
+  return async function receive(input: ReceiveInput, facts?: DeliveryFacts): Promise<Verdict> {
     let counted = false;
     try {
       const { method, headers } = input;
@@ -231,6 +241,12 @@ export function createReceivePath(
       if (spec.tenants) {
         const wrong = checkTenant(spec, reporter, event, input);
         if (wrong) return verdictOfError(service, wrong, { deliveryId, event: name });
+      }
+      // Fields or an event this version does not know: logged once per process, counted per delivery.
+      const drift = spec.drift?.(event);
+      if (drift !== undefined && drift.length > 0) {
+        logDrift(logger, service, name, drift);
+        if (facts) facts.drift = drift;
       }
       const handlers = registry.handlersFor(event);
       // Hand-off mode enqueues even then: the workers' registrations decide (handoff/job/run-job.ts).

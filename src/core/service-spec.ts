@@ -28,6 +28,11 @@ export interface ServiceSpec<E extends DispatchableEvent = DispatchableEvent> {
    * neither can be read.
    */
   unvalidated?(body: Uint8Array, headers: HeadersInput, secretIndex: number): E | undefined;
+  /**
+   * The paths of a parsed event's payload its schema does not know, or `[""]` for an event this
+   * version does not know (core/drift.ts). Never throws.
+   */
+  drift?(event: E): readonly string[];
   /** The namespaced dedup key (`mail:…`, `crm:…`); may throw (a user's key function). */
   dedupKey(event: E): string;
   /**

@@ -1,4 +1,5 @@
 import type { $ZodType } from 'zod/v4/core';
+import { UNKNOWN_EVENT_DRIFT, unknownPaths } from '../core/drift.js';
 import { miniSchemaApi, onFirstUse } from '../shared/mini-parse.js';
 import {
   buildCrmAnyEnvelopeSchema,
@@ -20,3 +21,13 @@ export const crmParseSchemas = /* @__PURE__ */ onFirstUse(() => {
   const anyEnvelope: $ZodType = buildCrmAnyEnvelopeSchema(miniSchemaApi);
   return { byName, anyEnvelope };
 });
+
+/** The receiver's drift step (core/drift.ts): the envelope's paths its event's schema does not know. */
+export function crmDrift(event: {
+  readonly known: boolean;
+  readonly name: string;
+  readonly envelope: unknown;
+}) {
+  const schema = event.known ? crmParseSchemas().byName.get(event.name) : undefined;
+  return schema === undefined ? UNKNOWN_EVENT_DRIFT : unknownPaths(schema, event.envelope);
+}

@@ -11,6 +11,7 @@ import { type CrmDedupKey, crmDedupKeyOf } from './dedup-key.js';
 import { CRM_EVENT_NAMES } from './event-names.js';
 import { type CrmHeaderNames, resolveCrmHeaderNames } from './header-names.js';
 import { crmEventParser } from './parse-event.js';
+import { crmDrift } from './parse-schemas.js';
 import type { CrmEvent, UnknownCrmEvent } from './types.js';
 import { crmUnvalidatedReader } from './unvalidated.js';
 
@@ -103,6 +104,7 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
       // email-service §6: its signature header, named here so an email delivery at this route is recognised.
       foreignSignatures: [{ service: 'mail', header: 'x-svcmail-sig' }],
       parse: crmEventParser('createCrmReceiver', { headerNames, maxEventAgeMs, clock }),
+      drift: crmDrift,
       unvalidated: crmUnvalidatedReader(headerNames),
       dedupKey,
       // crm-service §2: the envelope's tenant_id, compared with the route's tenant (core/route-tenant.ts).

@@ -10,6 +10,7 @@ import { type MailDedupKey, mailDedupKeyOf } from './dedup-key.js';
 import { MAIL_EVENT_NAMES } from './event-names.js';
 import { type MailHeaderNames, resolveMailHeaderNames } from './header-names.js';
 import { mailEventParser, mailUnvalidatedReader } from './parse-event.js';
+import { mailDrift } from './parse-schemas.js';
 import type { MailEvent, MailWebhookEvent, UnknownMailEvent } from './types.js';
 
 /**
@@ -100,6 +101,7 @@ export function createMailReceiver(options: MailReceiverOptions): MailReceiver {
       parse: mailEventParser('createMailReceiver', { headerNames, requireBodyEvent, maxEventAgeMs, clock }),
       unvalidated: mailUnvalidatedReader('createMailReceiver', { headerNames, requireBodyEvent, clock }),
       dedupKey: dedupKey as (event: MailWebhookEvent) => string,
+      drift: mailDrift,
     },
     resolved,
   );

@@ -1,9 +1,10 @@
 /**
  * The metrics of the OpenTelemetry entry: `messaging.process.duration` (histogram, seconds) for every
  * delivery whose handlers run here (not one shed past `maxInFlight`), `svc_webhooks.deliveries`
- * (counter) for every outcome, and `svc_webhooks.dead_letters` (counter) for the jobs a worker
- * dead-lettered. The instruments follow the meter provider registered when a delivery is recorded, so
- * a provider registered after the receiver was created is used; with none (the API's no-op meter)
+ * (counter) for every outcome, `svc_webhooks.dead_letters` (counter) for the jobs a worker
+ * dead-lettered, and `svc_webhooks.drift` (counter) for each payload path or event this version does
+ * not know. The instruments follow the meter provider registered when a delivery is recorded, so a
+ * provider registered after the receiver was created is used; with none (the API's no-op meter)
  * nothing is built per delivery.
  */
 import {
@@ -14,6 +15,7 @@ import {
   type MeterProvider,
   metrics,
 } from '@opentelemetry/api';
+import { rememberDrift } from '../core/drift-log.js';
 import type { Outcome } from '../core/outcome.js';
 import type { WebhookErrorCode } from '../shared/errors.js';
 import { ATTR, DURATION_BUCKETS, METRIC, SCOPE, SCOPE_VERSION } from './names.js';
@@ -22,6 +24,7 @@ interface Instruments {
   readonly duration: Histogram;
   readonly deliveries: Counter;
   readonly deadLetters: Counter;
+  readonly drift: Counter;
 }
 
 /** What the telemetry records: an outcome, and a dead letter. */
@@ -62,6 +65,10 @@ export function createMeters(
               description: 'Hand-off jobs a worker dead-lettered.',
               unit: '{job}',
             }),
+            drift: meter.createCounter(METRIC.drift, {
+              description: 'Payload paths and events this version does not know, by service, event and path.',
+              unit: '{path}',
+            }),
           };
     return instruments;
   }
@@ -87,6 +94,7 @@ export function createMeters(
       // histogram with zeros just when its tail matters.
       if (operation === 'process' && outcome.code !== 'overloaded')
         recorded.duration.record(outcome.durationMs / 1_000, attributes);
+      if (outcome.drift) countDrift(recorded.drift, outcome.service, event, outcome.drift);
     },
     deadLetter({ service, code }) {
       const recorded = current();
@@ -96,4 +104,17 @@ export function createMeters(
       recorded.deadLetters.add(1, attributes);
     },
   };
+}
+
+/**
+ * One count per drifted path. Paths come from signed bodies: past the per-process bound of remembered
+ * paths (core/drift.ts), a new one is counted as `_other` instead of making a new time series.
+ */
+function countDrift(counter: Counter, service: string, event: string | undefined, drift: readonly string[]) {
+  for (const path of drift) {
+    const known = rememberDrift(service, event ?? '', path) !== 'full';
+    const attributes: Attributes = { [ATTR.system]: service, [ATTR.driftPath]: known ? path : '_other' };
+    if (event !== undefined) attributes[ATTR.destination] = event;
+    counter.add(1, attributes);
+  }
 }

@@ -22,6 +22,7 @@ export const ATTR = {
   attempt: 'svc_webhooks.attempt',
   inboxStatus: 'svc_webhooks.inbox.status',
   inboxName: 'svc_webhooks.inbox.name',
+  driftPath: 'svc_webhooks.drift.path',
 } as const;
 
 export const METRIC = {
@@ -31,6 +32,8 @@ export const METRIC = {
   deliveries: 'svc_webhooks.deliveries',
   /** Counter: hand-off jobs a worker dead-lettered. */
   deadLetters: 'svc_webhooks.dead_letters',
+  /** Counter: payload paths (and events) this version does not know, per delivery. */
+  drift: 'svc_webhooks.drift',
 } as const;
 
 /** The gauges of a database inbox's depth (inbox-metrics.ts). */

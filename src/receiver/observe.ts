@@ -7,7 +7,7 @@
  */
 
 import { durationClock, outcomeOf, reportOutcome } from '../core/outcome.js';
-import type { Receive } from '../core/receive-path.js';
+import type { DeliveryFacts, Receive } from '../core/receive-path.js';
 import type { ReceiveInput } from '../core/receiver-types.js';
 import { type Telemetry, type TraceStart, telemetryEnabled, traced } from '../core/telemetry.js';
 import type { Verdict } from '../core/verdict.js';
@@ -29,10 +29,11 @@ export function observeReceive(service: string, options: ResolvedOptions, receiv
   const start: TraceStart = Object.freeze({ service, operation: enqueues ? 'send' : 'process' });
   async function observedReceive(input: ReceiveInput, recording: Telemetry | undefined): Promise<Verdict> {
     const startedAt = now();
+    const facts: DeliveryFacts = {};
     const verdict = recording
-      ? await traced(recording, start, () => receive(input), logger)
-      : await receive(input);
-    const outcome = outcomeOf(verdict, mode, now() - startedAt, undefined);
+      ? await traced(recording, start, () => receive(input, facts), logger)
+      : await receive(input, facts);
+    const outcome = outcomeOf(verdict, mode, now() - startedAt, undefined, facts.drift);
     reportOutcome(onOutcome, recording, logger, outcome);
     return verdict;
   }
