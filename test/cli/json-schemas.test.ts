@@ -14,8 +14,8 @@ import { createFixtures } from '@svc/webhooks/testing';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonSchemas } from '../../src/json-schemas.js';
 import { exampleDeliveries } from '../../src/cli/schema-examples.js';
+import { jsonSchemas } from '../../src/json-schemas.js';
 import type { JsonSchema } from '../../src/shared/json-schema.js';
 
 const schemas = jsonSchemas();

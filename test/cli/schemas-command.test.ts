@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventPages } from '../../scripts/docs/events.mjs';
 import { asyncApiDocument } from '../../src/cli/asyncapi.js';
-import { jsonSchemas } from '../../src/json-schemas.js';
 import { exampleDeliveries } from '../../src/cli/schema-examples.js';
+import { jsonSchemas } from '../../src/json-schemas.js';
 import { buildCli, runCli, startExampleApp } from './support/cli.js';
 
 const MAIL_SECRET = 'whsec_cli_schemas_mail_0123456789';

@@ -6,9 +6,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { jsonSchemas } from '../../json-schemas.js';
 import { asyncApiDocument } from '../asyncapi.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
-import { jsonSchemas } from '../../json-schemas.js';
 import type { Output } from '../output.js';
 import { runAction, withJson } from '../run-action.js';
 import { exampleDeliveries } from '../schema-examples.js';
