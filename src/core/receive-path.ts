@@ -170,7 +170,7 @@ export function createReceivePath(
           new WebhookError('method_not_allowed', 'Webhook deliveries are POST requests.'),
         );
       // Past the cap, 503 at once: the body unread, so the deliveries in flight keep the event loop.
-      // The slot is given back in `finally`, on every path to the verdict (docs/receivers.md).
+      // The slot is given back in `finally`, on every path to the verdict (docs/receivers-handlers.md "Shedding load").
       if (inFlight >= maxInFlight) return shed(headers);
       inFlight++;
       counted = true;

@@ -49,7 +49,7 @@ export interface CrmReceiverOptions extends ReceiverOptions {
    * delivery whose envelope's `tenant_id` is another is refused with 403 `tenant_mismatch` before
    * any handler runs or anything is handed off, and again in hand-off workers (the job carries its
    * route). With a secret per tenant, a tenant can sign a body naming any tenant: this is the check
-   * that it named itself (docs/receivers.md "Bind a route to its tenant"). Synchronous, called once
+   * that it named itself (docs/receivers-tenants.md "Bind a route to its tenant"). Synchronous, called once
    * per verified delivery; what it throws is 500 `internal_error`. Default: no binding.
    */
   routeTenant?: (route: SecretRequest) => string | undefined;
