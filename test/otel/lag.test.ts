@@ -299,7 +299,12 @@ describe('queue wait', () => {
     const jobs: unknown[] = [];
     const receiver = createMailReceiver({
       secret: MAIL_SECRET,
-      handoff: { enqueue: async (job) => void jobs.push(structuredClone(job)) ?? 'enqueued' },
+      handoff: {
+        enqueue: async (job) => {
+          jobs.push(structuredClone(job));
+          return 'enqueued';
+        },
+      },
       clock,
       logger: false,
       telemetry: createOtelTelemetry({ meterProvider }),
