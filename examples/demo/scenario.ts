@@ -178,10 +178,11 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
       everyMs: 10 * 60_000,
       logger: false,
     });
+    print(`[${time()}] mail    reconciler pass: the email delivery log against what the app acknowledged`);
     const report = await reconciler.runOnce();
     const { counts } = report;
     print(
-      `[${time()}] mail    reconcile ${report.window.from.slice(11, 16)}–${report.window.to.slice(11, 16)} (a day back): ${report.status}; webhook reactivated ${report.reactivated.length}; found missing ${counts.foundMissing}, resent ${counts.resent}, recovered ${counts.recovered}, not recoverable ${counts.notRecoverable}, history gap ${counts.historyGap}`,
+      `[${time()}] mail    reconcile ${report.window.from.slice(0, 16).replace('T', ' ')} → ${report.window.to.slice(0, 16).replace('T', ' ')}: ${report.status}; webhook reactivated ${report.reactivated.length}; found missing ${counts.foundMissing}, resent ${counts.resent}, recovered ${counts.recovered}, not recoverable ${counts.notRecoverable}, history gap ${counts.historyGap}`,
     );
     print(`[${time()}] mail    webhook ${mail.getWebhook(mailHook.id).status} again`);
     await mail.emit('opened');

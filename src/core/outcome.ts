@@ -13,14 +13,18 @@ import type { Verdict } from './verdict.js';
 /**
  * One delivery's outcome, given to the `onOutcome` option once per delivery: in direct mode, at
  * enqueue in hand-off mode, and for every job run in a hand-off worker. Plain data, for counters and
- * histograms of your own (the `./otel` entry records the same as OpenTelemetry metrics).
+ * histograms of your own (the `./otel` entry records the same as OpenTelemetry metrics), with the
+ * delivery's lag: `eventAgeMs` and `clockAhead` at receipt, `queueWaitMs` in a worker, `handlerMs`,
+ * and `endToEndMs` once handled (docs/observability.md "Lag").
  *
  * @example
  * ```ts
  * import { createMailReceiver, type Outcome } from '@svc/webhooks';
  *
- * const onOutcome = ({ service, kind, code, durationMs }: Outcome) =>
+ * const onOutcome = ({ service, kind, code, durationMs, endToEndMs }: Outcome) => {
  *   metrics.histogram('webhooks.duration', durationMs, { service, kind, code: code ?? 'none' });
+ *   if (endToEndMs !== undefined) metrics.histogram('webhooks.end_to_end', endToEndMs, { service });
+ * };
  * const receiver = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET!, onOutcome });
  * ```
  */
