@@ -1,9 +1,9 @@
 /**
  * Lag as numbers (docs/observability.md "Lag"), on virtual clocks, read back from the real
  * OpenTelemetry SDK's in-memory metric exporter: the email emitter's retries give an event its age
- * at receipt, a row that waited while no inbox worker ran and an SQS job (fauxqs) that waited for its
- * worker give their queue wait, and a signed timestamp ahead of the receiver's clock is counted as 0
- * and flagged. Every expected value is a span of the virtual clock, so they are exact.
+ * at receipt, a row that waited while no inbox worker ran, an SQS job (fauxqs) that waited for its
+ * worker and a BullMQ job (a real redis-server) retried after a failed run give their queue wait, and
+ * a signed timestamp ahead of the receiver's clock is counted as 0 and flagged. Every expected value is a span of the virtual clock, so they are exact.
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -16,15 +16,20 @@ import {
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
 import { createCrmReceiver, createMailReceiver, type Outcome } from '@svc/webhooks';
+import { createBullmqHandoff, createBullmqWorker } from '@svc/webhooks/bullmq';
 import { createOtelTelemetry } from '@svc/webhooks/otel';
 import { createInboxWorker } from '@svc/webhooks/sqlite';
 import { createSqsHandoff, createSqsWorker } from '@svc/webhooks/sqs';
 import { createMailEmitter, createVirtualClock } from '@svc/webhooks/testing';
+import { Queue } from 'bullmq';
 import type { FauxqsServer } from 'fauxqs';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQueues, sqsClient, startSqs } from '../handoff/sqs/support.js';
 import { sqliteDatabase, uniqueTable } from '../inbox/support.js';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
+import { createManualClock } from '../support/clock.js';
+import { redisAvailable, startRedis } from '../support/servers.js';
 
 const MINUTE = 60_000;
 // The boundaries the entry asks for (explicitBucketBoundaries advice), written out independently.
@@ -318,5 +323,68 @@ describe('queue wait', () => {
     expect(verdict).toMatchObject({ kind: 'refused', code: 'job_invalid' });
     expect(await histogram('svc_webhooks.queue.wait')).toEqual([]);
     await stop();
+  });
+});
+
+describe.runIf(redisAvailable())('queue wait on BullMQ (a real redis-server)', () => {
+  it('a job whose first run failed: the second run’s wait counts from the receipt, the failed run and the backoff included', async () => {
+    const redis = await startRedis();
+    const connection = new Redis(redis.port, '127.0.0.1', { maxRetriesPerRequest: null });
+    const queueName = `lag-${process.pid}`;
+    const queue = new Queue(queueName, { connection });
+    // Moved by hand: 3 minutes before the worker starts, 1 more minute after the failed run.
+    const clock = createManualClock(Date.parse('2024-05-01T10:00:00.123Z'));
+    const { meterProvider, histogram, stop } = metered();
+    const outcomes: Outcome[] = [];
+    let handled!: () => void;
+    const done = new Promise<void>((resolve) => {
+      handled = resolve;
+    });
+    let fail = true;
+    const receiver = createMailReceiver({
+      secret: MAIL_SECRET,
+      handoff: createBullmqHandoff({ queue, backoffMs: 10 }),
+      clock,
+      logger: false,
+      telemetry: createOtelTelemetry({ meterProvider }),
+      onOutcome: (outcome) => {
+        outcomes.push(outcome);
+        if (outcome.mode === 'worker' && outcome.kind === 'failed') clock.advance(MINUTE);
+        if (outcome.kind === 'handled') handled();
+      },
+    }).on('opened', () => {
+      if (fail) {
+        fail = false;
+        throw new Error('database down');
+      }
+    });
+    try {
+      expect((await deliver(receiver, mailDelivery('opened'))).status).toBe(200);
+      clock.advance(3 * MINUTE);
+      const worker = createBullmqWorker(receiver, { queueName, connection, shutdownSignals: [] });
+      try {
+        await done;
+      } finally {
+        await worker.close();
+      }
+      expect(outcomes.map((o) => [o.mode, o.kind, o.attempt, o.queueWaitMs, o.endToEndMs])).toEqual([
+        ['enqueue', 'queued', undefined, undefined, undefined],
+        ['worker', 'failed', 1, 3 * MINUTE, undefined],
+        ['worker', 'handled', 2, 4 * MINUTE, 4 * MINUTE],
+      ]);
+      expect((await histogram('svc_webhooks.queue.wait')).map(summary)).toEqual([
+        {
+          attributes: { 'messaging.system': 'mail', 'messaging.destination.name': 'opened' },
+          count: 2,
+          sum: 420,
+          boundaries: BOUNDARIES,
+        },
+      ]);
+    } finally {
+      await stop();
+      await queue.close();
+      connection.disconnect();
+      await redis.close();
+    }
   });
 });
