@@ -105,6 +105,8 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
       foreignSignatures: [{ service: 'mail', header: 'x-svcmail-sig' }],
       parse: crmEventParser('createCrmReceiver', { headerNames, maxEventAgeMs, clock }),
       drift: crmDrift,
+      // crm-service §2: every envelope carries its signed `timestamp`.
+      timestamp: (event) => event.timestamp,
       unvalidated: crmUnvalidatedReader(headerNames),
       dedupKey,
       // crm-service §2: the envelope's tenant_id, compared with the route's tenant (core/route-tenant.ts).

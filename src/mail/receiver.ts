@@ -102,6 +102,8 @@ export function createMailReceiver(options: MailReceiverOptions): MailReceiver {
       unvalidated: mailUnvalidatedReader('createMailReceiver', { headerNames, requireBodyEvent, clock }),
       dedupKey: dedupKey as (event: MailWebhookEvent) => string,
       drift: mailDrift,
+      // email-service §6: the payload's `timestamp` (opened, unsubscribed, clicked; some sending events).
+      timestamp: (event) => (event.payload as { timestamp?: unknown } | null)?.timestamp,
     },
     resolved,
   );

@@ -10,6 +10,7 @@ import { runBudget } from '../core/delivery/budget.js';
 import type { DeliverySettings } from '../core/delivery/run.js';
 import { runInWorker } from '../core/delivery/worker-run.js';
 import type { DispatchableEvent, HandlerRegistry } from '../core/handler-registry.js';
+import { type DeliveryFacts, eventTimeOf } from '../core/lag.js';
 import type { PipelineOptions } from '../core/pipeline-options.js';
 import { type SecretRequest, verifyForRoute } from '../core/route-secrets.js';
 import { checkTenant } from '../core/route-tenant.js';
@@ -64,7 +65,7 @@ export type RowRunOptions = RunJobOptions & {
 /** The two runs of a receiver over the inbox. */
 export interface InboxRuns {
   /** A row a worker claimed: authenticated and parsed again, then run (`job_invalid` if it is not authentic). */
-  stored(row: StoredDelivery, options: RowRunOptions): Promise<Verdict>;
+  stored(row: StoredDelivery, options: RowRunOptions, facts?: DeliveryFacts): Promise<Verdict>;
   /** Direct mode: the request's own parse, run in the request (`route`: `context.route`). */
   parsed(
     event: DispatchableEvent,
@@ -138,6 +139,7 @@ export function createInboxRuns(
     dedupKey: string,
     runOptions: RowRunOptions,
     route: SecretRequest | null,
+    facts: DeliveryFacts | undefined,
   ): Promise<Verdict> {
     // With no handler here the row is `dead`, to re-drive after the deploy that registers one.
     const { timeoutMs = leaseMs - 1_000 } = runOptions;
@@ -152,6 +154,7 @@ export function createInboxRuns(
       route: route ?? {},
       tx: runOptions.tx,
       hold: runOptions.hold,
+      facts,
     });
   }
 
@@ -161,9 +164,10 @@ export function createInboxRuns(
     runOptions: RowRunOptions,
     traceparent: string | undefined,
     route: SecretRequest | null,
+    facts?: DeliveryFacts,
   ): Promise<Verdict> {
     if (!telemetry || !telemetryEnabled(telemetry, logger, service))
-      return run(event, dedupKey, runOptions, route);
+      return run(event, dedupKey, runOptions, route, facts);
     const { deliveryId, name } = event;
     const start = {
       service,
@@ -175,13 +179,13 @@ export function createInboxRuns(
     return traced(
       telemetry,
       { ...start, traceparent },
-      () => run(event, dedupKey, runOptions, route),
+      () => run(event, dedupKey, runOptions, route, facts),
       logger,
     );
   }
 
   return {
-    async stored(row, runOptions) {
+    async stored(row, runOptions, facts) {
       // A budget the lease does not outlast: the worker's mistake, retried (runJob never rejects).
       const budget = runBudget(runOptions.timeoutMs, leaseMs);
       if (typeof budget !== 'number') return failed(service, budget.code, budget);
@@ -203,7 +207,12 @@ export function createInboxRuns(
       if (wrong) return verdictOfError(service, wrong, { deliveryId: event.deliveryId, event: event.name });
       // The trace context is not signed: only a value of the W3C form is continued.
       const traceparent = validTraceparent(row.traceparent ?? undefined);
-      return observed(event, row.dedupKey, runOptions, traceparent, row.route);
+      if (facts) {
+        // The row's receipt, written by the receiver that stored it (the app's own database).
+        facts.receivedAt = row.receivedAt;
+        facts.eventAt = eventTimeOf(spec.timestamp?.(event));
+      }
+      return observed(event, row.dedupKey, runOptions, traceparent, row.route, facts);
     },
     parsed: (event, dedupKey, runOptions, route) => observed(event, dedupKey, runOptions, undefined, route),
   };
