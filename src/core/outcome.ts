@@ -55,6 +55,8 @@ export interface Outcome {
    * know; never values. Undefined when there was none (docs/observability.md "Payload drift").
    */
   readonly drift?: readonly string[] | undefined;
+  /** `true` when the payload failed its schema and the receiver's `repair` made it valid (at receipt, or a re-driven inbox row). */
+  readonly repaired?: true | undefined;
 }
 
 const preciseNow = (): number => performance.now();
@@ -71,6 +73,7 @@ export function outcomeOf(
   durationMs: number,
   attempt: number | undefined,
   drift?: readonly string[],
+  repaired?: true,
 ): Outcome {
   const failure = verdict.kind === 'refused' || verdict.kind === 'failed';
   return {
@@ -84,6 +87,7 @@ export function outcomeOf(
     attempt,
     duplicate: verdict.kind === 'duplicate',
     ...(drift && { drift }),
+    ...(repaired && { repaired }),
   };
 }
 

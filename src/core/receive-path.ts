@@ -21,6 +21,7 @@ import { quarantined } from './quarantine.js';
 import { rawBodyReports } from './raw-body-unavailable.js';
 import { readHeader, readHeaderString } from './read-header.js';
 import type { BodyLimits, HeadersInput, ReceiveInput } from './receiver-types.js';
+import { wasRepaired } from './repair.js';
 import { report } from './report.js';
 import { type SecretRequest, verifyForRoute } from './route-secrets.js';
 import { checkTenant } from './route-tenant.js';
@@ -39,6 +40,8 @@ export type Receive = (input: ReceiveInput, facts?: DeliveryFacts) => Promise<Ve
 export interface DeliveryFacts {
   /** The payload's unknown paths (core/drift.ts), when it had any. */
   drift?: readonly string[];
+  /** Set when the payload failed its schema and the app's `repair` made it valid (core/repair.ts). */
+  repaired?: true;
 }
 
 /** A verified, parsed delivery with its dedup key, as the pipeline hands it to a hand-off step. */
@@ -237,6 +240,11 @@ export function createReceivePath(
         });
       }
       const { deliveryId, name } = event;
+      // The app's repair made it valid: said without values, at info (one line per delivery).
+      if (wasRepaired(event)) {
+        emit(logger, 'info', 'webhook payload repaired by the app', { service, deliveryId, event: name });
+        if (facts) facts.repaired = true;
+      }
       // A route bound to a tenant takes no other tenant's body (CRM routeTenant), handlers or not.
       if (spec.tenants) {
         const wrong = checkTenant(spec, reporter, event, input);

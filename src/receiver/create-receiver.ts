@@ -22,7 +22,7 @@ import { rememberBodyLimits } from './body-limits.js';
 import { toResponse } from './http-answer.js';
 import { createInboxHandOff, deliveryInboxOf } from './inbox-receipt.js';
 import { createInboxRuns, type InboxRuns, isStoredDelivery, type RowRunOptions } from './inbox-runs.js';
-import { observeReceive, observeRunJob } from './observe.js';
+import { observeReceive, observeRunJob, type RunJobWithFacts } from './observe.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import { RequestInput } from './request-input.js';
 
@@ -125,9 +125,10 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
     createReceivePath(spec as ServiceSpec, options, registry, settings, handOff),
   );
   let jobRunner: Promise<HandoffRunner['runJob']> | undefined;
-  const runJob: HandoffRunner['runJob'] = async (job, runOptions) => {
+  const runJob: RunJobWithFacts = async (job, runOptions, facts) => {
     // A row of the database inbox, run by its worker with the row as the claim (inbox-runs.ts).
-    if (isStoredDelivery(job, runOptions)) return runsOfInbox().stored(job, runOptions as RowRunOptions);
+    if (isStoredDelivery(job, runOptions))
+      return runsOfInbox().stored(job, runOptions as RowRunOptions, facts);
     jobRunner ??= import('../handoff/job/run-job.js').then(({ createJobRunner }) =>
       createJobRunner(spec as ServiceSpec, options, registry, settings),
     );

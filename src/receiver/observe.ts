@@ -33,7 +33,7 @@ export function observeReceive(service: string, options: ResolvedOptions, receiv
     const verdict = recording
       ? await traced(recording, start, () => receive(input, facts), logger)
       : await receive(input, facts);
-    const outcome = outcomeOf(verdict, mode, now() - startedAt, undefined, facts.drift);
+    const outcome = outcomeOf(verdict, mode, now() - startedAt, undefined, facts.drift, facts.repaired);
     reportOutcome(onOutcome, recording, logger, outcome);
     return verdict;
   }
@@ -46,21 +46,36 @@ export function observeReceive(service: string, options: ResolvedOptions, receiv
         : receive(input);
 }
 
+/** `runJob`, telling its observer what the verdict does not carry (an inbox row the app's repair made valid). */
+export type RunJobWithFacts = (
+  ...args: [...Parameters<HandoffRunner['runJob']>, facts?: DeliveryFacts]
+) => ReturnType<HandoffRunner['runJob']>;
+
 /** `runJob`, reporting an outcome per job run when the options ask for it (the span is run-job.ts's). */
 export function observeRunJob(
   service: string,
   options: ResolvedOptions,
-  runJob: HandoffRunner['runJob'],
+  runJob: RunJobWithFacts,
 ): HandoffRunner['runJob'] {
   const { onOutcome, telemetry, clock, logger } = options;
   if (!onOutcome && !telemetry) return runJob;
   const now = durationClock(clock);
   return async function observedRunJob(job, runOptions) {
     const recording = telemetry && telemetryEnabled(telemetry, logger, service) ? telemetry : undefined;
-    if (!onOutcome && !recording) return runJob(job, runOptions);
+    // A re-drive's check runs no handler: no outcome (inbox/redrive.ts).
+    if ((!onOutcome && !recording) || (runOptions as { check?: true } | undefined)?.check)
+      return runJob(job, runOptions);
     const startedAt = now();
-    const verdict = await runJob(job, runOptions);
-    const outcome = outcomeOf(verdict, 'worker', now() - startedAt, runOptions?.attempt);
+    const facts: DeliveryFacts = {};
+    const verdict = await runJob(job, runOptions, facts);
+    const outcome = outcomeOf(
+      verdict,
+      'worker',
+      now() - startedAt,
+      runOptions?.attempt,
+      undefined,
+      facts.repaired,
+    );
     reportOutcome(onOutcome, recording, logger, outcome);
     return verdict;
   };
