@@ -288,7 +288,7 @@ export function createInbox(
     release: async (id) => (await move({ id }, ['quarantined'])) === 1,
     async keep(id, code, message) {
       await db.query(
-        `UPDATE ${sql.table} SET last_error_code = $2, last_error_message = $3 WHERE id = $1 AND status = 'quarantined'`,
+        `UPDATE ${sql.table} SET last_error_code = $2, last_error_message = $3 WHERE id = $1 AND status = 'quarantined' RETURNING id`,
         [id, code, storedMessage(message)],
       );
     },
