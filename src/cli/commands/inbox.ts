@@ -173,6 +173,9 @@ async function purge(out: Output, options: TargetOptions & { olderThan: string }
   });
 }
 
+/** A repeatable option's values. */
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
 /** Registers `inbox` and its subcommands. */
 export function inboxCommand(program: Command): void {
   const inbox = program
@@ -195,7 +198,7 @@ export function inboxCommand(program: Command): void {
     .option(
       '--receiver <module>',
       "a module exporting your app's receiver (with its repair): quarantined rows of its service move only if it now parses them (repeat for mail and crm)",
-      (value: string, previous: string[] = []) => [...previous, value],
+      collect,
     )
     .action(runAction(redrive as never));
   withTarget(inbox.command('purge'))
@@ -205,5 +208,10 @@ export function inboxCommand(program: Command): void {
   withTarget(inbox.command('serve'), 'print one JSON line (where it listens) instead of text')
     .description('a page on 127.0.0.1 to filter rows, read one (headers, body, last error) and re-drive')
     .option('--port <port>', 'the port (0 picks a free one)', String(DEFAULT_INBOX_PAGE_PORT))
+    .option(
+      '--receiver <module>',
+      "re-drive through your app's receiver, as inbox redrive --receiver does",
+      collect,
+    )
     .action(runAction(serveInbox as never));
 }
