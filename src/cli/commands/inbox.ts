@@ -119,7 +119,7 @@ async function redrive(out: Output, ids: string[], options: FilterOptions & { re
         out.line(`${moved} row${moved === 1 ? '' : 's'} moved back to received; the worker runs them again.`);
         if (kept > 0)
           out.line(
-            `${kept} row${kept === 1 ? '' : 's'} still fail${kept === 1 ? 's' : ''} with this receiver and stay${kept === 1 ? 's' : ''} quarantined: inbox list --status quarantined shows their issues.`,
+            `${kept} row${kept === 1 ? '' : 's'} still fail${kept === 1 ? 's' : ''} with this receiver and stay${kept === 1 ? 's' : ''} quarantined: inbox list --status quarantined shows the issues.`,
           );
       }
       return EXIT.ok;
