@@ -4,7 +4,8 @@
  * SQLite file, each delivery is kept `quarantined` and answered 200 (the webhook stays active). A
  * re-drive before any fix leaves the rows `quarantined` with their issues (it made them `dead` with
  * `job_invalid` before). Then the app deploys a `repair` and re-drives through its receiver, by the
- * library function and by the real CLI process (`--receiver` module): the 12 rows the repair fixes are
+ * library function, by the real CLI process (`--receiver` module) and from the page it serves: the 12
+ * rows the repair fixes are
  * each handled exactly once (one business row each, written in the worker's transaction), and the
  * rows it cannot fix stay `quarantined` with their latest and first issues, never `dead`.
  */
@@ -19,6 +20,7 @@ import { createInboxWorker, type Inbox } from '@svc/webhooks/postgres';
 import { createMailEmitter, createVirtualClock } from '@svc/webhooks/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, runCli } from '../cli/support/cli.js';
+import { startInboxServe } from '../cli/support/inbox-page.js';
 import { root } from '../package/dist.js';
 import { postgresAvailable, startPostgres } from '../support/servers.js';
 import { type InboxDatabase, postgresDatabase, sqliteDatabase, uniqueTable } from './support.js';
@@ -34,12 +36,12 @@ const repair: MailRepairs = {
   },
 };
 
-/** The same repair as the module the CLI loads, in plain JavaScript. */
-const REPAIR_MODULE = `
+/** The same repair as the module the CLI loads, in plain JavaScript (its secret from `secret`). */
+const repairModule = (secret = 'process.env.SVC_MAIL_WEBHOOK_SECRET') => `
 import { createMailReceiver } from '@svc/webhooks';
 
 export const receiver = createMailReceiver({
-  secret: process.env.SVC_MAIL_WEBHOOK_SECRET,
+  secret: ${secret},
   logger: false,
   repair: {
     bounced: (payload) => {
@@ -95,7 +97,7 @@ beforeAll(async () => {
   symlinkSync(join(root, 'package.json'), join(installed, 'package.json'));
   symlinkSync(dirname(cli), join(installed, 'dist'));
   writeFileSync(join(project, 'package.json'), '{ "type": "module" }');
-  writeFileSync(join(project, 'webhook-receiver.mjs'), REPAIR_MODULE);
+  writeFileSync(join(project, 'webhook-receiver.mjs'), repairModule());
 }, 180_000);
 
 afterAll(() => rmSync(project, { recursive: true, force: true }));
@@ -277,6 +279,25 @@ for (const [name, open] of targets) {
         const result = JSON.parse(run.stdout) as { ok: boolean; moved: number; quarantined: number };
         expect(result).toEqual({ ok: true, moved: result.moved, quarantined: 2 });
         return result.moved;
+      });
+    });
+
+    it('a repair deployed, re-driven from the page (`svc-webhooks inbox serve --receiver`): the same', async () => {
+      await repairedRun(async (_inbox, secret, table) => {
+        const module = join(project, `page-receiver-${table}.mjs`);
+        writeFileSync(module, repairModule(JSON.stringify(secret)));
+        const page = await startInboxServe(cli, [...target.args, '--table', table, '--receiver', module]);
+        try {
+          const response = await fetch(`${page.url}api/redrive`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ filter: { status: 'quarantined' }, confirm: true }),
+          });
+          expect(response.status).toBe(200);
+          return ((await response.json()) as { moved: number }).moved;
+        } finally {
+          await page.stop();
+        }
       });
     });
   });
