@@ -39,14 +39,26 @@ const cell = (text: string, max = 40): string => {
 /** The mark of a malformed row, shown only on pages that have one. */
 const MALFORMED: [string, (row: InboxRow) => string] = ['MALFORMED', (row) => row.malformed ?? ''];
 
-/** Rows as an aligned table (or a note that there are none); malformed rows say why in a last column. */
+/** A quarantined row's schema issues (its last error's message), shown only on pages that have one. */
+const ISSUES: [string, (row: InboxRow) => string, number] = [
+  'ISSUES',
+  (row) => (row.status === 'quarantined' ? (row.lastErrorMessage ?? '') : ''),
+  100,
+];
+
+/**
+ * Rows as an aligned table (or a note that there are none); quarantined rows give their issues, and
+ * malformed rows say why, in last columns shown only when the page has such a row.
+ */
 export function printTable(out: Output, rows: readonly InboxRow[]): void {
   if (rows.length === 0) {
     out.note('no rows');
     return;
   }
-  const columns = rows.some((row) => row.malformed !== undefined) ? [...COLUMNS, MALFORMED] : COLUMNS;
-  const cells = rows.map((row) => columns.map(([, value]) => cell(value(row))));
+  const columns: [string, (row: InboxRow) => string, number?][] = [...COLUMNS];
+  if (rows.some((row) => row.status === 'quarantined')) columns.push(ISSUES);
+  if (rows.some((row) => row.malformed !== undefined)) columns.push(MALFORMED);
+  const cells = rows.map((row) => columns.map(([, value, max]) => cell(value(row), max)));
   const widths = columns.map(([name], i) => Math.max(name.length, ...cells.map((c) => c[i]!.length)));
   const line = (values: string[]) =>
     values

@@ -21,11 +21,19 @@ export interface DeliveryFacts {
   eventAt?: number | undefined;
   /** When the handlers started (the claim held), epoch ms; undefined when none ran. */
   handlersAt?: number | undefined;
+  /** Set when the payload failed its schema and the app's `repair` made it valid (core/repair.ts). */
+  repaired?: true | undefined;
 }
 
 /** A new facts record of one delivery, every field present (one shape for every delivery). */
 export function newFacts(): DeliveryFacts {
-  return { drift: undefined, receivedAt: undefined, eventAt: undefined, handlersAt: undefined };
+  return {
+    drift: undefined,
+    receivedAt: undefined,
+    eventAt: undefined,
+    handlersAt: undefined,
+    repaired: undefined,
+  };
 }
 
 /**

@@ -88,6 +88,8 @@ export interface Outcome {
    * or the worker's run); undefined without a `timestamp`, and for any other verdict.
    */
   readonly endToEndMs?: number | undefined;
+  /** `true` when the payload failed its schema and the receiver's `repair` made it valid (at receipt, or a re-driven inbox row). */
+  readonly repaired?: true | undefined;
 }
 
 const preciseNow = (): number => performance.now();
@@ -128,6 +130,7 @@ export function outcomeOf(
     queueWaitMs: lag.queueWaitMs,
     handlerMs: lag.handlerMs,
     endToEndMs: lag.endToEndMs,
+    ...(facts?.repaired && { repaired: true as const }),
   };
 }
 

@@ -22,6 +22,7 @@ import { quarantined } from './quarantine.js';
 import { rawBodyReports } from './raw-body-unavailable.js';
 import { readHeader, readHeaderString } from './read-header.js';
 import type { BodyLimits, HeadersInput, ReceiveInput } from './receiver-types.js';
+import { wasRepaired } from './repair.js';
 import { report } from './report.js';
 import { type SecretRequest, verifyForRoute } from './route-secrets.js';
 import { checkTenant } from './route-tenant.js';
@@ -239,6 +240,11 @@ export function createReceivePath(
       if (facts) {
         facts.receivedAt = receivedAt;
         facts.eventAt = eventTimeOf(spec.timestamp?.(event));
+      }
+      // The app's repair made it valid: said without values, at info (one line per delivery).
+      if (wasRepaired(event)) {
+        emit(logger, 'info', 'webhook payload repaired by the app', { service, deliveryId, event: name });
+        if (facts) facts.repaired = true;
       }
       // A route bound to a tenant takes no other tenant's body (CRM routeTenant), handlers or not.
       if (spec.tenants) {

@@ -3,6 +3,7 @@
  */
 
 import { checkMaxEventAge } from '../core/event-age.js';
+import { withRepairs } from '../core/repair.js';
 import type { SecretRequest } from '../core/route-secrets.js';
 import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
 import { type ReceiverOptions, resolveOptions } from '../receiver/receiver-options.js';
@@ -12,7 +13,8 @@ import { CRM_EVENT_NAMES } from './event-names.js';
 import { type CrmHeaderNames, resolveCrmHeaderNames } from './header-names.js';
 import { crmEventParser } from './parse-event.js';
 import { crmDrift } from './parse-schemas.js';
-import type { CrmEvent, UnknownCrmEvent } from './types.js';
+import { type CrmRepairs, crmRepairSeam } from './repair.js';
+import type { CrmEvent, CrmWebhookEvent, UnknownCrmEvent } from './types.js';
 import { crmUnvalidatedReader } from './unvalidated.js';
 
 /**
@@ -53,6 +55,13 @@ export interface CrmReceiverOptions extends ReceiverOptions {
    * per verified delivery; what it throws is 500 `internal_error`. Default: no binding.
    */
   routeTenant?: (route: SecretRequest) => string | undefined;
+  /**
+   * Per event, the app's correction of an event's `data` that fails this version's schema, so a
+   * delivery the service sent in a changed shape runs without a new release of this library: at
+   * receipt, and when a `quarantined` inbox row is re-driven. See {@link CrmRepairs} and docs/inbox.md
+   * "When the payload changes". Default: none.
+   */
+  repair?: CrmRepairs;
 }
 
 /**
@@ -96,7 +105,8 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
       'createCrmReceiver: routeTenant must be a function of the route returning its tenant id.',
     );
   const { clock } = resolved;
-  return createReceiver<CrmEvent, UnknownCrmEvent>(
+  const spec = withRepairs<CrmWebhookEvent>(
+    'createCrmReceiver',
     {
       service: 'crm',
       headerNames,
@@ -112,6 +122,8 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
       // crm-service §2: the envelope's tenant_id, compared with the route's tenant (core/route-tenant.ts).
       ...(routeTenant && { tenants: { route: routeTenant, event: (event) => event.tenantId } }),
     },
-    resolved,
+    crmRepairSeam,
+    options.repair,
   );
+  return createReceiver<CrmEvent, UnknownCrmEvent>(spec, resolved);
 }

@@ -59,7 +59,9 @@ export function observeRunJob(
   const now = durationClock(clock);
   return async function observedRunJob(job, runOptions) {
     const recording = telemetry && telemetryEnabled(telemetry, logger, service) ? telemetry : undefined;
-    if (!onOutcome && !recording) return runJob(job, runOptions);
+    // A re-drive's check runs no handler: no outcome (inbox/redrive.ts).
+    if ((!onOutcome && !recording) || (runOptions as { check?: true } | undefined)?.check)
+      return runJob(job, runOptions);
     const startedAt = now();
     const facts = newFacts();
     const verdict = await runJob(job, runOptions, facts);
