@@ -2,7 +2,7 @@
  * The issue's "must be shown by tests", through the receivers, on every shipped store backed by a
  * real server (memory, Redis via ioredis and node-redis, Postgres via pg and PGlite).
  */
-import { createCrmReceiver, createMailReceiver, type WebhookError } from '@svc/webhooks';
+import { type Clock, createCrmReceiver, createMailReceiver, type WebhookError } from '@svc/webhooks';
 import { expect, it } from 'vitest';
 import { createManualClock } from '../support/clock.js';
 import { forEachStore } from '../support/stores.js';
@@ -16,6 +16,31 @@ import {
   mailDelivery,
   RETRY_INVITING,
 } from './support.js';
+
+/** A clock reading `base`'s time whose timers run only on {@link fireDue} (those due by then). */
+function heldTimers(base: Clock): { clock: Clock; fireDue(): Promise<void> } {
+  const pending = new Map<number, { at: number; callback: () => unknown }>();
+  let next = 0;
+  return {
+    clock: {
+      now: () => base.now(),
+      setTimeout(callback, ms) {
+        pending.set(++next, { at: base.now() + ms, callback });
+        return next;
+      },
+      clearTimeout(handle) {
+        pending.delete(handle as number);
+      },
+    },
+    async fireDue() {
+      for (const [handle, timer] of [...pending].sort((a, b) => a[1].at - b[1].at)) {
+        if (timer.at > base.now()) continue;
+        pending.delete(handle);
+        await timer.callback();
+      }
+    },
+  };
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -90,10 +115,14 @@ forEachStore((kind) => {
   it('a receiver whose handler outlives its lease: the retry takes over, the late complete is refused (lease_lost)', async () => {
     const clock = createManualClock(Date.now());
     const store = await kind.create({ clock });
+    // The stuck receiver's timers (its handler deadline, its lease turns) fire only when the test says:
+    // on runtime timers, a lease turn could land between the jump past the lease and the healthy
+    // receiver's claim on a loaded machine, and extend the lease it is meant to have lost.
+    const timers = heldTimers(clock);
     const stuck = createMailReceiver({
       secret: MAIL_SECRET,
       dedup: store,
-      clock,
+      clock: timers.clock,
       timeoutMs: 40,
       leaseMs: 1_000,
     });
@@ -105,8 +134,12 @@ forEachStore((kind) => {
       leaseMs: 1_000,
     });
     const gate = deferred();
+    const started = deferred();
     const reported: Array<{ phase: string; code: unknown }> = [];
-    stuck.on('delivered', () => gate.promise);
+    stuck.on('delivered', () => {
+      started.resolve();
+      return gate.promise;
+    });
     stuck.onError(
       (error, info) => void reported.push({ phase: info.phase, code: (error as WebhookError).code }),
     );
@@ -114,8 +147,13 @@ forEachStore((kind) => {
     healthy.on('delivered', () => void healthyRuns++);
     const delivery = mailDelivery('delivered');
 
-    expect(await deliver(stuck, delivery)).toMatchObject({ status: 503, code: 'handler_timeout' });
+    const first = deliver(stuck, delivery);
+    await started.promise;
+    clock.advance(40);
+    await timers.fireDue();
+    expect(await first).toMatchObject({ status: 503, code: 'handler_timeout' });
     expect(await deliver(healthy, delivery)).toMatchObject({ status: 409 });
+    // Past the lease, with none of the stuck receiver's lease turns run: it has lost the claim.
     clock.advance(1_001);
     expect(await deliver(healthy, delivery)).toMatchObject({ status: 200, kind: 'handled' });
     gate.resolve();
