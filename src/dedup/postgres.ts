@@ -5,6 +5,7 @@
  */
 
 import type { Clock } from '../shared/clock.js';
+import { runPostgresDDL } from '../shared/pg-ddl.js';
 import { isPgClient, queryNamed, statementName } from '../shared/pg-named.js';
 import { DEFAULT_POSTGRES_TABLE, postgresDedupDDL, quoteTable, statements } from './postgres-sql.js';
 import { callTimeout, storeUnavailable, withTimeout } from './store-error.js';
@@ -182,10 +183,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   async function migrate(): Promise<void> {
     try {
-      // One statement per call: pg's extended protocol (used with params) runs one statement at a time.
-      for (const statement of postgresDedupDDL(table).split(';\n')) {
-        await withTimeout(client.query(statement, []), callTimeoutMs, 'Postgres');
-      }
+      await runPostgresDDL(postgresDedupDDL(table), (statement) =>
+        withTimeout(client.query(statement, []), callTimeoutMs, 'Postgres'),
+      );
     } catch (error) {
       throw storeUnavailable('Postgres', error);
     }

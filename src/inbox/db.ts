@@ -4,8 +4,10 @@
  * the inbox. SQLite integers come back as bigints, so a row holding one past 2^53 (a hand edit) is
  * read and shown as malformed (rows.ts) instead of failing the statement that read it.
  */
+
 import { openSqlite, type SqliteDatabaseLike, whileLocked } from '../dedup/sqlite-driver.js';
 import { storeUnavailable, withTimeout } from '../dedup/store-error.js';
+import { runPostgresDDL } from '../shared/pg-ddl.js';
 import { queryNamed } from '../shared/pg-named.js';
 import { type Dialect, sqliteForm } from './sql.js';
 import { createStatementCache } from './statement-cache.js';
@@ -65,8 +67,7 @@ export function postgresDb(
     dialect: 'postgres',
     query,
     async exec(ddl) {
-      // One statement per call: pg's extended protocol runs one statement at a time.
-      for (const statement of ddl.split(';\n')) await query(statement, []);
+      await runPostgresDDL(ddl, (statement) => query(statement, []));
     },
     close: async () => {},
   };
