@@ -5,7 +5,6 @@
  * from the few times the receive path and the workers note in a {@link DeliveryFacts}: numbers of
  * the receiver's `clock`, never a `Date` (docs/observability.md "Lag").
  */
-import type { Outcome } from './outcome.js';
 import type { Verdict } from './verdict.js';
 
 /** What the receive path and a worker tell the outcome reporting about one delivery besides its verdict. */
@@ -87,8 +86,14 @@ function servicesForm(t: string): number | undefined {
   return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1_000 + ms;
 }
 
-/** The lag fields of an {@link Outcome}. */
-export type Lag = Pick<Outcome, 'eventAgeMs' | 'clockAhead' | 'queueWaitMs' | 'handlerMs' | 'endToEndMs'>;
+/** The lag fields of an `Outcome` (core/outcome.ts documents each; this file does not import it). */
+export interface Lag {
+  readonly eventAgeMs?: number | undefined;
+  readonly clockAhead?: boolean | undefined;
+  readonly queueWaitMs?: number | undefined;
+  readonly handlerMs?: number | undefined;
+  readonly endToEndMs?: number | undefined;
+}
 
 /**
  * The lag of a delivery judged `kind` in `mode` at `doneAt` (epoch ms). A span whose end lies before
@@ -97,7 +102,7 @@ export type Lag = Pick<Outcome, 'eventAgeMs' | 'clockAhead' | 'queueWaitMs' | 'h
  */
 export function lagOf(
   facts: DeliveryFacts,
-  mode: Outcome['mode'],
+  mode: 'direct' | 'enqueue' | 'worker',
   kind: Verdict['kind'],
   doneAt: number,
 ): Lag {

@@ -67,7 +67,8 @@ const EXPECTED: Record<(typeof CONSUMER_CASES)[number]['name'], Expected> = {
   './d1': { budget: 10 * KB, zod: false },
   './dynamodb': { budget: 10 * KB, zod: false },
   './cloudflare-queues': { budget: 10 * KB, zod: false },
-  './otel': { budget: 8 * KB, zod: false },
+  // The four lag histograms (bucket boundaries, the event-name bound) brought it from 6.6 to 8.5 KB.
+  './otel': { budget: 12 * KB, zod: false },
   './handoff': { budget: 6 * KB, zod: false },
   './sqs': { budget: 24 * KB, zod: false },
   './nats': { budget: 24 * KB, zod: false },
