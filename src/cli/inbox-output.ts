@@ -2,7 +2,7 @@
  * How `svc-webhooks inbox` prints rows: a table, one row's fields, or JSON lines. Every value of a
  * row (event, ids, keys, errors, headers, body) is sender-controlled: shown through {@link visible}.
  */
-import type { InboxRow, InboxRowDetail } from '../inbox/types.js';
+import type { InboxRow, InboxRowDetail, InboxStats } from '../inbox/types.js';
 import type { Output } from './output.js';
 import { jsonText, visible } from './visible-text.js';
 
@@ -46,7 +46,38 @@ export function printTable(out: Output, rows: readonly InboxRow[]): void {
     return;
   }
   const columns = rows.some((row) => row.malformed !== undefined) ? [...COLUMNS, MALFORMED] : COLUMNS;
-  const cells = rows.map((row) => columns.map(([, value]) => cell(value(row))));
+  printColumns(out, columns, rows);
+}
+
+type Drift = InboxStats['drift'][number];
+
+/** `inbox drift`: a path `""` is the event itself, one this version does not know. */
+const DRIFT_COLUMNS: [string, (drift: Drift) => string][] = [
+  ['SERVICE', (drift) => drift.service],
+  ['EVENT', (drift) => drift.event],
+  ['PATH', (drift) => (drift.path === '' ? '(unknown event)' : drift.path)],
+  ['DELIVERIES', (drift) => String(drift.deliveries)],
+  ['FIRST SEEN', (drift) => time(drift.firstSeenAt)],
+  ['LAST SEEN', (drift) => time(drift.lastSeenAt)],
+];
+
+/** The payload drift of `inbox.stats()` as an aligned table (or a note that there is none). */
+export function printDrift(out: Output, drift: readonly Drift[]): void {
+  if (drift.length === 0) {
+    out.note('no payload drift: every delivery matched the schemas of this version');
+    return;
+  }
+  printColumns(out, DRIFT_COLUMNS, drift, 64);
+}
+
+/** Values as an aligned table under bold column names, each cell escaped and cut to `max`. */
+function printColumns<T>(
+  out: Output,
+  columns: readonly [string, (value: T) => string][],
+  values: readonly T[],
+  max?: number,
+): void {
+  const cells = values.map((row) => columns.map(([, value]) => cell(value(row), max)));
   const widths = columns.map(([name], i) => Math.max(name.length, ...cells.map((c) => c[i]!.length)));
   const line = (values: string[]) =>
     values

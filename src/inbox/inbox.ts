@@ -9,6 +9,7 @@ import type { DeliveryInbox, InboxReceipt } from '../receiver/inbox-receipt.js';
 import type { Clock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import type { DbRow, InboxDb } from './db.js';
+import { countDrift, driftStatements, readDrift } from './drift.js';
 import { heldDeliveries } from './held.js';
 import { boundedKey, defaultOrderingKey, eventTime, type OrderingInput, storedKey } from './ordering.js';
 import { toDetail, toRow } from './rows.js';
@@ -67,7 +68,8 @@ export interface Inbox extends HandoffTarget {
   /**
    * The table's depth: rows by status, and the age of the oldest pending (`received`, `failed`,
    * `processing`) row in ms, `null` when none is pending. What `createInboxMetrics` of
-   * `@svc/webhooks/otel` reports. One scan of the table: call it every few seconds at most.
+   * `@svc/webhooks/otel` reports. One scan of the table: call it every few seconds at most. With
+   * `drift`: the payload drift counted at receipt, by service, event and path (docs/inbox.md).
    */
   stats(): Promise<InboxStats>;
   /** Deletes `handled` and `superseded` rows handled more than `olderThanDays` ago (default 90); returns how many. */
@@ -192,6 +194,7 @@ export function createInbox(
   turns?: WriteTurns,
 ): Inbox {
   const sql = inboxStatements(table, db.dialect);
+  const driftSql = driftStatements(table, db.dialect);
   const { orderingKey = defaultOrderingKey } = options;
 
   function where(filter: InboxFilter, params: unknown[]): string[] {
@@ -245,6 +248,8 @@ export function createInbox(
     dialect: db.dialect,
     enqueue: notForJobs,
     storeDelivery,
+    countDrift: (service, event, paths) =>
+      countDrift(db, driftSql, { service, event, paths, at: clock.now() }),
     migrate: () => db.exec(sql.ddl),
 
     async list(listOptions = {}) {
@@ -324,7 +329,7 @@ export function createInbox(
       const at = oldest?.at;
       const oldestPendingAgeMs =
         at === null || at === undefined ? null : Math.max(0, clock.now() - Number(at));
-      return { rows, oldestPendingAgeMs };
+      return { rows, oldestPendingAgeMs, drift: await readDrift(db, driftSql) };
     },
 
     close: () => db.close(),
