@@ -44,13 +44,13 @@ export async function heldDeliveries(
     ['delivery_id', (id: string) => id],
   ] as const;
   let left = ids;
-  for (const [column, valueOf] of lookups) {
+  for (const [column, keyOf] of lookups) {
     if (left.length === 0) break;
     const rows = await found(
       db,
       (list) => `SELECT delivery_id FROM ${table} WHERE service = $1 AND ${column} IN (${list})`,
       [service],
-      left.map(valueOf),
+      left.map(keyOf),
     );
     for (const id of rows) held.add(id);
     left = left.filter((id) => !held.has(id));
