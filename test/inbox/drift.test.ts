@@ -16,7 +16,7 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import { createMailReceiver, type LogEntry, type Outcome } from '@svc/webhooks';
 import { createOtelTelemetry } from '@svc/webhooks/otel';
-import type { Inbox } from '@svc/webhooks/postgres';
+import { createDirectInbox, type Inbox } from '@svc/webhooks/postgres';
 import { createMailEmitter, createVirtualClock } from '@svc/webhooks/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryInbox } from '../../src/receiver/inbox-receipt.js';
@@ -262,6 +262,51 @@ describe.each(targets)('payload drift in the inbox on $name', ({ tag, open }) =>
       },
     ]);
     expect(after.filter((d) => d.event !== 'opened')).toEqual(before);
+  });
+
+  it('direct mode counts it too: the handler runs in the request, the drift is in the table', async () => {
+    const emitter = createMailEmitter({ handler: (request) => receiver.handle(request) });
+    const { secret } = emitter.createWebhook({ url: 'https://hooks.example.com/mail', events: ['clicked'] });
+    const ran: string[] = [];
+    const receiver = createMailReceiver({
+      secret,
+      handoff: createDirectInbox({ inbox, transactions: opened.db.transactions() }),
+      logger: false,
+    }).on('clicked', (event) => void ran.push(event.deliveryId));
+    const [sent] = await emitter.emit('clicked', { [routing]: 'x' } as never);
+    expect(sent!.status).toBe('succeeded');
+    expect(ran).toEqual([sent!.id]);
+    expect((await inbox.stats()).drift.filter((d) => d.event === 'clicked')).toEqual([
+      {
+        service: 'mail',
+        event: 'clicked',
+        path: routing,
+        deliveries: 1,
+        firstSeenAt: T0 + 2_000,
+        lastSeenAt: T0 + 2_000,
+      },
+    ]);
+  });
+
+  it('a drift table that is not there: the delivery is still stored and acknowledged, the failure logged', async () => {
+    const other = uniqueTable('nodrift');
+    const bare = opened.db.inbox({ table: other, clock: inboxClock });
+    await bare.migrate();
+    await opened.db.sql(`DROP TABLE ${other}_drift`);
+    const logs: LogEntry[] = [];
+    const emitter = createMailEmitter({ handler: (request) => receiver.handle(request) });
+    const { secret } = emitter.createWebhook({ url: 'https://hooks.example.com/mail', events: ['opened'] });
+    const receiver = createMailReceiver({
+      secret,
+      handoff: bare,
+      logger: (entry) => void logs.push(entry),
+    }).onAny(() => {});
+    const [sent] = await emitter.emit('opened', { [tier]: VALUE } as never);
+    expect(sent!.status).toBe('succeeded');
+    expect((await bare.list()).rows.map(({ deliveryId }) => deliveryId)).toEqual([sent!.id]);
+    expect(logs.filter(({ message }) => message === 'inbox drift counts not written')).toHaveLength(1);
+    expect(JSON.stringify(logs)).not.toContain(VALUE);
+    await bare.close();
   });
 
   // Last: it fills the table.
