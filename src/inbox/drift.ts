@@ -61,15 +61,12 @@ export async function countDrift(
   db: InboxDb,
   statements: ReturnType<typeof driftStatements>,
   drift: { service: string; event: string; paths: readonly string[]; at: number },
+  timeoutMs?: number,
 ): Promise<void> {
   if (drift.paths.length === 0) return;
-  await db.query(statements.count, [
-    drift.service,
-    // Cut like every untrusted name (the log line's event is cut the same way).
-    truncateUntrusted(drift.event),
-    JSON.stringify(drift.paths),
-    drift.at,
-  ]);
+  // The event cut like every untrusted name (the log line's event is cut the same way).
+  const params = [drift.service, truncateUntrusted(drift.event), JSON.stringify(drift.paths), drift.at];
+  await db.query(statements.count, params, timeoutMs);
 }
 
 const byName = (a: DriftCount, b: DriftCount): number =>

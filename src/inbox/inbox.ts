@@ -248,8 +248,8 @@ export function createInbox(
     dialect: db.dialect,
     enqueue: notForJobs,
     storeDelivery,
-    countDrift: (service, event, paths) =>
-      countDrift(db, driftSql, { service, event, paths, at: clock.now() }),
+    countDrift: (service, event, paths, timeoutMs) =>
+      countDrift(db, driftSql, { service, event, paths, at: clock.now() }, timeoutMs),
     migrate: () => db.exec(sql.ddl),
 
     async list(listOptions = {}) {

@@ -50,7 +50,7 @@ export interface DeliveryInbox {
    * Adds a verified delivery's payload drift (core/drift.ts: paths, `""` for an unknown event) to the
    * inbox's counts (inbox/drift.ts); called only for a delivery that has drift.
    */
-  countDrift?(service: string, event: string, paths: readonly string[]): Promise<void>;
+  countDrift?(service: string, event: string, paths: readonly string[], timeoutMs: number): Promise<void>;
   /** Direct mode: writes the row and runs it in the request; the verdict is the answer. */
   runInRequest?(receipt: InboxReceipt, runner: InboxRequestRunner): Promise<Verdict>;
   readonly enqueueTimeoutMs?: number;
@@ -78,17 +78,18 @@ export function createInboxHandOff(
   const timeoutMs = inbox.enqueueTimeoutMs ?? options.storeTimeoutMs;
 
   /**
-   * The delivery's drift added to the inbox's counts (inbox/drift.ts), within the hand-off's bound. A
-   * failure is logged and changes no answer: the row is what the acknowledgement promises. Called only
-   * for a delivery with drift: the others take no await (no microtask turn) for it.
+   * The delivery's drift added to the inbox's counts (inbox/drift.ts), within what is left of the
+   * hand-off's bound (the statement's own timeout: no second timer). A failure is logged and changes
+   * no answer: the row is what the acknowledgement promises. Called only for a delivery with drift:
+   * the others take no await (no microtask turn) for it.
    */
   async function countDrift(delivery: VerifiedDelivery, fields: Record<string, string>): Promise<void> {
     const { drift, event, receivedAt } = delivery;
     if (drift === undefined || inbox.countDrift === undefined) return;
     try {
-      await writeWithinBound(clock, receivedAt, timeoutMs, () =>
-        inbox.countDrift!(service, event.name, drift),
-      );
+      const leftMs = Math.min(receivedAt, clock.now()) + timeoutMs - clock.now();
+      if (leftMs <= 0) throw new Error(`no time left of the ${timeoutMs} ms bound from the receipt`);
+      await inbox.countDrift(service, event.name, drift, leftMs);
     } catch (error) {
       emit(logger, 'warn', 'inbox drift counts not written', { ...fields, err: errField(error) });
     }

@@ -317,8 +317,9 @@ describe.each(targets)('payload drift in the inbox on $name', ({ tag, open }) =>
         'mail',
         'filler',
         Array.from({ length: 63 }, (_, j) => `p${i * 63 + j}`),
+        1_000,
       );
-    await counts.countDrift!('mail', 'delivered', [tier, 'brand_new', 'other_new']);
+    await counts.countDrift!('mail', 'delivered', [tier, 'brand_new', 'other_new'], 1_000);
     const drift = (await inbox.stats()).drift.filter((d) => d.event === 'delivered');
     expect(drift.map(({ path, deliveries }) => ({ path, deliveries }))).toEqual([
       { path: '_other', deliveries: 2 },
