@@ -1,8 +1,8 @@
 /**
  * Memory store bytes per completed record **including its key string**, by key length, at 100,000
  * keys (the default `maxKeys`): what a sender's choice of id or `message_id` can cost. Keys come from
- * requests, so unlike bench/memory-store.mts the key strings are counted. Prints a table for
- * docs/dedup.md.
+ * requests, so unlike bench/memory-store.mts the key strings are counted. Prints the table of
+ * docs/benchmarks.md "Memory store: bytes per record by key".
  *
  *   npx tsx bench/dedup-key-bytes.mts      (re-runs itself with --expose-gc)
  */

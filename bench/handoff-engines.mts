@@ -1,5 +1,5 @@
 /**
- * Hand-off engines side by side, in one run (docs/handoff.md "Measured"): Amazon SQS (fauxqs, an
+ * Hand-off engines side by side, in one run (docs/benchmarks.md "Hand-off engines side by side"): Amazon SQS (fauxqs, an
  * emulator in this process), NATS JetStream (nats-server, file storage) and BullMQ (redis-server) on
  * 127.0.0.1. For each: acknowledgement latency over HTTP (p50, p99; one request at a time, no-op
  * handler), engine round trips per acknowledged delivery (calls the receiver makes to the engine's

@@ -112,7 +112,7 @@ where the body dominates (the worker's MAC check is ${ratio('200 KB')}× the sig
 the MAC's fixed part (encoding the fields, the derived key, hex) makes it ${ratio('2 KB')}×, a few µs. Either is
 small next to the base64 decode every job needs and to a hand-off acknowledgement (0.8 to 2.3 ms p50,
 [above](#hand-off-ack-latency-round-trips-worker-throughput-benchhandoffmts)). The choice between
-them is made on what they cover (docs/handoff.md "Authenticated jobs").
+them is made on what they cover (docs/handoff-jobs.md).
 `;
 console.log(section);
 if (!process.argv.includes('--dry-run')) writeBenchSection('handoff-job-mac', section);

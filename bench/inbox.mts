@@ -5,12 +5,14 @@
  *   INSERT of the row) against a raw single-row INSERT of the same values into a table of the same
  *   shape, on the same server or file with the same durability settings. p50 per round, median of
  *   rounds, contenders alternating.
- * - Worker throughput at 1 and 8 in flight: `createInboxWorker` (claim with lease and fencing, job
- *   MAC check, handler, completion) against a raw loop that claims one row (`UPDATE … WHERE id =
- *   (SELECT … FOR UPDATE SKIP LOCKED)` on PostgreSQL, the same without row locks on SQLite), parses
- *   its body, runs the handler and marks it handled. Same rows, reseeded each round.
- * - Memory under a backlog: BACKLOG rows seeded in SQL (`generate_series` with pgcrypto's HMAC on
- *   PostgreSQL, a recursive CTE with a MAC function on SQLite: every row a valid job), then a
+ * - Worker throughput at 1 and 8 in flight: `createInboxWorker` (claim with lease and fencing, the
+ *   stored signature checked again, parse, handler, completion; on PostgreSQL also with
+ *   `preparedStatements: false`, as before named statements) against a raw loop that claims one
+ *   row through the inbox's runnable index (`UPDATE … WHERE id = (SELECT … ORDER BY run_at, id
+ *   LIMIT 1 FOR UPDATE SKIP LOCKED)`, named statements, on PostgreSQL; the same without row locks
+ *   on SQLite), parses its body, runs the handler and marks it handled. Same rows, reseeded each round.
+ * - Memory under a backlog: BACKLOG rows seeded in SQL (`generate_series` on PostgreSQL, a recursive
+ *   CTE on SQLite: every row a copy of one signed delivery under its own ids), then a
  *   worker in a fresh process (bench/inbox-backlog-worker.mts) runs RUN of them while its RSS and
  *   heap (after a full collection) are sampled SAMPLES times. Default 100 000 rows;
  *   `INBOX_BENCH_BACKLOG=1000000` for the documented figure.
@@ -24,13 +26,12 @@
  * `memory`: the backlog runs only, like --backlog-only; printed, no section written).
  */
 import { spawnSync } from 'node:child_process';
-import { createHmac, hkdfSync } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { HANDOFF_MAC_INFO } from '../src/handoff/job/job-mac.js';
 import { createMailReceiver } from '../src/index.js';
 import { createInboxWorker, createPostgresInbox, type Inbox } from '../src/postgres.js';
 import { createSqliteInbox } from '../src/sqlite.js';
@@ -64,19 +65,19 @@ await pool.query('CREATE EXTENSION IF NOT EXISTS pgcrypto');
 /** One database: the inbox on it and its raw statements. */
 interface Db {
   name: 'PostgreSQL' | 'SQLite';
-  inbox(table: string): Inbox;
+  /** `unnamed`: PostgreSQL without named (prepared) statements, as before they were the default. */
+  inbox(table: string, unnamed?: boolean): Inbox;
   sql(text: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
 }
 
 const postgres: Db = {
   name: 'PostgreSQL',
-  inbox: (table) => createPostgresInbox({ client: pool, table }),
+  inbox: (table, unnamed) =>
+    createPostgresInbox({ client: pool, table, ...(unnamed ? { preparedStatements: false } : {}) }),
   sql: async (text, params = []) => (await pool.query(text, params)).rows,
 };
 const sqlitePath = join(dir, 'app.sqlite');
-const raw = openRawSqlite(sqlitePath) as RawSqlite & {
-  function(name: string, fn: (...args: unknown[]) => unknown): void;
-};
+const raw = openRawSqlite(sqlitePath) as RawSqlite;
 raw.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000');
 const sqlite: Db = {
   name: 'SQLite',
@@ -84,7 +85,7 @@ const sqlite: Db = {
   sql: async (text, params = []) => raw.prepare(text).all(...(params as (string | number)[])) as never,
 };
 
-// --- rows: one real delivery as the template, every copy with its own ids and a valid job MAC -------
+// --- rows: one real delivery as the template, every copy with its own ids (the signature covers the body) --
 const template = await (async () => {
   const inbox = sqlite.inbox('template_inbox');
   await inbox.migrate();
@@ -95,63 +96,32 @@ const template = await (async () => {
   return row!;
 })();
 const body = new Uint8Array(template.body as Uint8Array);
-const jobKey = Buffer.from(hkdfSync('sha256', SECRET, new Uint8Array(0), HANDOFF_MAC_INFO, 32));
 const idHeader = Object.keys(JSON.parse(String(template.headers))).find((h) => h.endsWith('-id'))!;
-/** The MAC input's fields, split where a row's delivery id goes (ASCII ids: JSON leaves them as is). */
-const fieldParts = (receivedAt: number) =>
-  JSON.stringify([
-    HANDOFF_MAC_INFO,
-    2,
-    'mail',
-    '@@ID@@',
-    'delivered',
-    'mail:delivery:@@ID@@',
-    receivedAt,
-    0,
-    Object.entries({ ...JSON.parse(String(template.headers)), [idHeader]: '@@ID@@' }).sort(([a], [b]) =>
-      a < b ? -1 : 1,
-    ),
-  ]).split('@@ID@@');
 const headersParts = JSON.stringify({ ...JSON.parse(String(template.headers)), [idHeader]: '@@ID@@' }).split(
   '@@ID@@',
 );
 
-/** The MAC of row `id` (SQLite's function; PostgreSQL computes the same in SQL). */
-function macOf(deliveryId: string, receivedAt: number): string {
-  const fields = Buffer.from(fieldParts(receivedAt).join(deliveryId));
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(fields.length);
-  return createHmac('sha256', jobKey).update(length).update(fields).update(body).digest('hex');
-}
-/** Gives a SQLite connection the `bench_mac` function the seeding statement calls. */
-const withMac = (connection: typeof raw) =>
-  connection.function('bench_mac', (id, at) => macOf(`d_${id}`, Number(at)));
-withMac(raw);
-
 /** Inserts `count` runnable rows (ids d_<from>…) in one statement; distinct ordering keys. */
 async function seed(db: Db, table: string, from: number, count: number, connection = raw): Promise<void> {
   const at = Date.now();
-  const [f0, f1, f2, f3] = fieldParts(at);
   const [h0, h1] = headersParts;
   const did = "'d_' || n";
   if (db.name === 'PostgreSQL') {
-    const fields = `convert_to($3 || ${did} || $4 || ${did} || $5 || ${did} || $6, 'UTF8')`;
     await db.sql(
-      `INSERT INTO ${table} (dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, secret_index, headers, mac, body)
-       SELECT 'mail:delivery:' || ${did}, 'mail', 'delivered', ${did}, $1, 'mail:message:m_' || n, 'received', $1, $1, 0, $7 || ${did} || $8,
-         encode(hmac(int4send(octet_length(${fields})) || ${fields} || $9, $10, 'sha256'), 'hex'), $9
-       FROM generate_series($2::bigint, $2::bigint + $11 - 1) AS n`,
-      [at, from, f0, f1, f2, f3, h0, h1, Buffer.from(body), jobKey, count],
+      `INSERT INTO ${table} (dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, headers, body)
+       SELECT 'mail:delivery:' || ${did}, 'mail', 'delivered', ${did}, $1, 'mail:message:m_' || n, 'received', $1, $1, $3 || ${did} || $4, $5
+       FROM generate_series($2::bigint, $2::bigint + $6 - 1) AS n`,
+      [at, from, h0, h1, Buffer.from(body), count],
     );
   } else {
     connection
       .prepare(
         `WITH RECURSIVE s(n) AS (SELECT CAST(? AS INTEGER) UNION ALL SELECT n + 1 FROM s WHERE n < ?)
-         INSERT INTO ${table} (dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, secret_index, headers, mac, body)
-         SELECT 'mail:delivery:' || ${did}, 'mail', 'delivered', ${did}, ?, 'mail:message:m_' || n, 'received', ?, ?, 0, ? || ${did} || ?, bench_mac(n, ?), ?
+         INSERT INTO ${table} (dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, headers, body)
+         SELECT 'mail:delivery:' || ${did}, 'mail', 'delivered', ${did}, ?, 'mail:message:m_' || n, 'received', ?, ?, ? || ${did} || ?, ?
          FROM s`,
       )
-      .run(from, from + count - 1, at, at, at, h0!, h1!, at, body as never);
+      .run(from, from + count - 1, at, at, at, h0!, h1!, body as never);
   }
 }
 
@@ -177,21 +147,21 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
 function rawInsert(db: Db, table: string, notify = false): (i: number) => Promise<unknown> {
   const headers = String(template.headers);
   const columns =
-    'dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, secret_index, headers, mac, body';
+    'dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, headers, body';
   if (db.name === 'PostgreSQL') {
-    const insert = `INSERT INTO ${table} (${columns}) VALUES ($1, 'mail', 'delivered', $2, $3, $4, 'received', $3, $3, 0, $5, $6, $7) ON CONFLICT (dedup_key) DO NOTHING`;
+    const insert = `INSERT INTO ${table} (${columns}) VALUES ($1, 'mail', 'delivered', $2, $3, $4, 'received', $3, $3, $5, $6) ON CONFLICT (dedup_key) DO NOTHING`;
     const text = notify
       ? `WITH ins AS (${insert} RETURNING id) SELECT id, pg_notify('${table}_wake', '') FROM ins`
       : insert;
     const bytes = Buffer.from(body);
-    return (i) => pool.query(text, [`k${i}`, `d${i}`, Date.now(), `m${i}`, headers, template.mac, bytes]);
+    return (i) => pool.query(text, [`k${i}`, `d${i}`, Date.now(), `m${i}`, headers, bytes]);
   }
   const statement = raw.prepare(
-    `INSERT INTO ${table} (${columns}) VALUES (?, 'mail', 'delivered', ?, ?, ?, 'received', ?, ?, 0, ?, ?, ?) ON CONFLICT (dedup_key) DO NOTHING`,
+    `INSERT INTO ${table} (${columns}) VALUES (?, 'mail', 'delivered', ?, ?, ?, 'received', ?, ?, ?, ?) ON CONFLICT (dedup_key) DO NOTHING`,
   );
   return async (i) => {
     const now = Date.now();
-    statement.run(`k${i}`, `d${i}`, now, `m${i}`, now, now, headers, String(template.mac), body as never);
+    statement.run(`k${i}`, `d${i}`, now, `m${i}`, now, now, headers, body as never);
   };
 }
 
@@ -200,7 +170,27 @@ interface AckResult {
   raw: number;
   /** PostgreSQL: the raw INSERT with RETURNING and pg_notify, as the inbox sends it. */
   notify?: number;
+  /** PostgreSQL: the inbox without named statements (`preparedStatements: false`). */
+  unnamed?: number;
+  /**
+   * A hand-written receiver: reads the body, checks the HMAC (node:crypto, timingSafeEqual), parses
+   * it, then the raw INSERT (with RETURNING and pg_notify on PostgreSQL, as the inbox's).
+   */
+  handwritten?: number;
 }
+
+const idHeaderName = 'x-svcmail-id';
+const handwrittenReceiver =
+  (insert: (i: number) => Promise<unknown>) => async (i: number, request: Request) => {
+    const bytes = Buffer.from(await request.arrayBuffer());
+    const header = request.headers.get('x-svcmail-sig') ?? '';
+    const expected = Buffer.from(`sha256=${createHmac('sha256', SECRET).update(bytes).digest('hex')}`);
+    if (header.length !== expected.length || !timingSafeEqual(Buffer.from(header), expected))
+      throw new Error('handwritten: did not verify');
+    JSON.parse(bytes.toString('utf8'));
+    if (!request.headers.get(idHeaderName)) throw new Error('handwritten: no delivery id');
+    return insert(i);
+  };
 
 async function ackBench(db: Db): Promise<AckResult> {
   const inbox = db.inbox('ack_inbox');
@@ -208,21 +198,33 @@ async function ackBench(db: Db): Promise<AckResult> {
   const rawTable = db.inbox('ack_raw');
   await rawTable.migrate();
   const receiver = createMailReceiver({ secret: SECRET, handoff: inbox, logger });
+  const pg = db.name === 'PostgreSQL';
   const contenders: Array<[keyof AckResult, (i: number, request: Request) => Promise<unknown>]> = [
     ['inbox', (_i, request) => receiver.handle(request)],
     ['raw', rawInsert(db, 'ack_raw')],
+    ['handwritten', handwrittenReceiver(rawInsert(db, 'ack_raw', pg))],
   ];
-  if (db.name === 'PostgreSQL') contenders.push(['notify', rawInsert(db, 'ack_raw', true)]);
+  if (pg) {
+    contenders.push(['notify', rawInsert(db, 'ack_raw', true)]);
+    const unnamedInbox = db.inbox('ack_inbox_unnamed', true);
+    await unnamedInbox.migrate();
+    const unnamed = createMailReceiver({ secret: SECRET, handoff: unnamedInbox, logger });
+    contenders.push(['unnamed', (_i, request) => unnamed.handle(request)]);
+  }
   const p50s = new Map(contenders.map(([name]) => [name, [] as number[]]));
   let n = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    const batch = await requests(ACKS);
+    // A request's body is read once: each contender gets its own copies.
+    const batches = new Map(
+      await Promise.all(contenders.map(async ([name]) => [name, await requests(ACKS)] as const)),
+    );
     const times = new Map(contenders.map(([name]) => [name, [] as number[]]));
     // Interleaved one by one, the order flipped each round.
-    for (const request of batch) {
+    for (let k = 0; k < ACKS; k++) {
       const order = round % 2 ? [...contenders].reverse() : contenders;
       for (const [name, run] of order) {
         const i = ++n;
+        const request = batches.get(name)![k]!;
         times.get(name)!.push(await timed(() => run(i, request)));
       }
     }
@@ -231,21 +233,24 @@ async function ackBench(db: Db): Promise<AckResult> {
   await inbox.close();
   await rawTable.close();
   const result: AckResult = { inbox: median(p50s.get('inbox')!), raw: median(p50s.get('raw')!) };
-  if (p50s.has('notify')) result.notify = median(p50s.get('notify')!);
+  for (const name of ['notify', 'unnamed', 'handwritten'] as const)
+    if (p50s.has(name)) result[name] = median(p50s.get(name)!);
   return result;
 }
 
 // --- worker throughput: createInboxWorker vs a raw claim-update loop ---------------------------------
-async function fresh(db: Db, table: string, count: number): Promise<Inbox> {
+async function fresh(db: Db, table: string, count: number, unnamed = false): Promise<Inbox> {
   await db.sql(`DROP TABLE IF EXISTS ${table}`);
-  const inbox = db.inbox(table);
+  const inbox = db.inbox(table, unnamed);
   await inbox.migrate();
   await seed(db, table, 1, count);
   return inbox;
 }
 
-async function libraryRun(db: Db, concurrency: number): Promise<number> {
-  const inbox = await fresh(db, 'tp_inbox', ROWS);
+async function libraryRun(db: Db, concurrency: number, unnamed = false): Promise<number> {
+  // Its own table per variant: a named statement's text names its table, so two variants never share one.
+  const table = unnamed ? 'tp_inbox_unnamed' : 'tp_inbox';
+  const inbox = await fresh(db, table, ROWS, unnamed);
   const receiver = createMailReceiver({ secret: SECRET, logger });
   let handled = 0;
   let done!: () => void;
@@ -261,7 +266,7 @@ async function libraryRun(db: Db, concurrency: number): Promise<number> {
   await all;
   await worker.stop();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const [{ c }] = (await db.sql(`SELECT count(*) AS c FROM tp_inbox WHERE status = 'handled'`)) as [
+  const [{ c }] = (await db.sql(`SELECT count(*) AS c FROM ${table} WHERE status = 'handled'`)) as [
     { c: unknown },
   ];
   if (Number(c) !== ROWS) throw new Error(`${db.name}: ${c} of ${ROWS} rows handled`);
@@ -269,23 +274,43 @@ async function libraryRun(db: Db, concurrency: number): Promise<number> {
   return ROWS / seconds;
 }
 
+/**
+ * The raw claim of one row, through the inbox's own runnable index (`…_keyed_runnable_idx`: service,
+ * run_at, id, over pending keyed rows; SQLite takes a partial index only for a query that repeats its
+ * condition), and the completion; on PostgreSQL both named (prepared) statements, as a hand-written
+ * loop on pg would send them at its best.
+ */
+function rawClaimStatements(table: string, pg: boolean): { claim: string; complete: string } {
+  return {
+    claim: `UPDATE ${table} SET status = 'processing', attempts = attempts + 1 WHERE id = (SELECT id FROM ${table} WHERE service = 'mail' AND ordering_key IS NOT NULL AND status IN ('received', 'failed', 'processing') AND status = 'received' AND run_at <= $1 ORDER BY run_at, id LIMIT 1${pg ? ' FOR UPDATE SKIP LOCKED' : ''}) RETURNING *`,
+    complete: `UPDATE ${table} SET status = 'handled', handled_at = $2 WHERE id = $1 AND status = 'processing'`,
+  };
+}
+
 async function rawRun(db: Db, loops: number): Promise<number> {
   await (await fresh(db, 'tp_raw', ROWS)).close();
-  const claim = `UPDATE tp_raw SET status = 'processing', attempts = attempts + 1 WHERE id = (SELECT id FROM tp_raw WHERE status = 'received' ORDER BY id LIMIT 1${db.name === 'PostgreSQL' ? ' FOR UPDATE SKIP LOCKED' : ''}) RETURNING *`;
-  const complete = `UPDATE tp_raw SET status = 'handled', handled_at = $2 WHERE id = $1 AND status = 'processing'`;
+  const { claim, complete } = rawClaimStatements('tp_raw', db.name === 'PostgreSQL');
   const handler = (_payload: unknown) => {};
-  const claimSqlite = db.name === 'SQLite' ? raw.prepare(claim) : undefined;
+  const claimSqlite = db.name === 'SQLite' ? raw.prepare(claim.replace(/\$\d/g, '?')) : undefined;
   const completeSqlite = db.name === 'SQLite' ? raw.prepare(complete.replace(/\$\d/g, '?')) : undefined;
+  if (claimSqlite) {
+    const plan = raw.prepare(`EXPLAIN QUERY PLAN ${claim.replace(/\$\d/g, '?')}`).all(Date.now()) as {
+      detail: string;
+    }[];
+    if (!plan.some((step) => step.detail.includes('tp_raw_keyed_runnable_idx')))
+      throw new Error(`raw claim does not use the runnable index: ${JSON.stringify(plan)}`);
+  }
+  const decoder = new TextDecoder();
   let handled = 0;
   async function loop(): Promise<void> {
     for (;;) {
       const [row] = claimSqlite
-        ? (claimSqlite.all() as Record<string, unknown>[])
-        : (await pool.query(claim)).rows;
+        ? (claimSqlite.all(Date.now()) as Record<string, unknown>[])
+        : (await pool.query({ name: 'bench_raw_claim', text: claim, values: [Date.now()] })).rows;
       if (!row) return;
-      handler(JSON.parse(new TextDecoder().decode(row.body as Uint8Array)));
+      handler(JSON.parse(decoder.decode(row.body as Uint8Array)));
       if (completeSqlite) completeSqlite.run(row.id as number, Date.now());
-      else await pool.query(complete, [row.id, Date.now()]);
+      else await pool.query({ name: 'bench_raw_complete', text: complete, values: [row.id, Date.now()] });
       handled++;
       if (claimSqlite) await new Promise((r) => setImmediate(r)); // let the other loops take turns
     }
@@ -297,17 +322,24 @@ async function rawRun(db: Db, loops: number): Promise<number> {
   return ROWS / seconds;
 }
 
-async function throughputBench(db: Db, concurrency: number): Promise<{ inbox: number; raw: number }> {
-  const results = { inbox: [] as number[], raw: [] as number[] };
+type Throughput = { inbox: number; raw: number; unnamed?: number };
+
+async function throughputBench(db: Db, concurrency: number): Promise<Throughput> {
+  const results: Record<string, number[]> = { inbox: [], raw: [], unnamed: [] };
   for (let round = 0; round < ROUNDS; round++) {
-    const pair = [
-      async () => results.inbox.push(await libraryRun(db, concurrency)),
-      async () => results.raw.push(await rawRun(db, concurrency)),
+    const runs = [
+      async () => results.inbox!.push(await libraryRun(db, concurrency)),
+      async () => results.raw!.push(await rawRun(db, concurrency)),
     ];
-    if (round % 2) pair.reverse();
-    for (const run of pair) await run();
+    // PostgreSQL: the inbox without named statements too, in the same rounds (before and after).
+    if (db.name === 'PostgreSQL')
+      runs.push(async () => results.unnamed!.push(await libraryRun(db, concurrency, true)));
+    if (round % 2) runs.reverse();
+    for (const run of runs) await run();
   }
-  return { inbox: median(results.inbox), raw: median(results.raw) };
+  const out: Throughput = { inbox: median(results.inbox!), raw: median(results.raw!) };
+  if (results.unnamed!.length) out.unnamed = median(results.unnamed!);
+  return out;
 }
 
 // --- memory under a backlog -------------------------------------------------------------------------
@@ -355,7 +387,6 @@ async function memoryBench(db: Db): Promise<MemoryResult> {
     const inbox = target.inbox(table);
     await inbox.migrate();
     await inbox.close();
-    if (connection) withMac(connection);
     const seedStarted = Date.now();
     for (let from = 1; from <= BACKLOG; from += 100_000)
       await seed(target, table, from, Math.min(100_000, BACKLOG - from + 1), connection);
@@ -410,7 +441,7 @@ for (const db of [postgres, sqlite]) {
     const tp = await throughputBench(db, concurrency);
     console.log(db.name, 'throughput', concurrency, tp);
     tpRows.push(
-      `| ${db.name} | ${concurrency} | ${rate(tp.inbox)} | ${rate(tp.raw)} | ${(tp.inbox / tp.raw).toFixed(2)}× | ${tp.inbox / tp.raw >= 0.8 ? 'met' : 'missed'} |`,
+      `| ${db.name} | ${concurrency} | ${rate(tp.inbox)} | ${rate(tp.raw)} | ${(tp.inbox / tp.raw).toFixed(2)}× | ${tp.inbox / tp.raw >= (concurrency === 1 ? 0.7 : 0.9) ? 'met' : 'missed'} |`,
     );
   }
 }
@@ -445,17 +476,18 @@ round, interleaved one by one). Goal ≤ 1.2×.
 ${ackRows.join('\n')}
 
 Worker throughput (rows/s, ${ROWS} rows per round, each with its own ordering key): \`createInboxWorker\`
-with \`concurrency\` 1 and 8 (claim with lease and fencing token, stale guard, job MAC check,
-parse, handler, completion) against the raw loop, 1 or 8 at once: claim one row (\`UPDATE … WHERE
-id = (SELECT … FOR UPDATE SKIP LOCKED)\`; on SQLite the same without row locks), parse its body,
-run the handler, mark it handled. Goal ≥ 0.8×.
+with \`concurrency\` 1 and 8 (claim with lease and fencing token, stale guard, the stored signature
+checked again, parse, handler, completion) against the raw loop, 1 or 8 at once: claim one row
+through the inbox's runnable index (\`UPDATE … WHERE id = (SELECT … ORDER BY run_at, id LIMIT 1 FOR
+UPDATE SKIP LOCKED)\`, named; on SQLite the same without row locks), parse its body, run the
+handler, mark it handled. Goal ≥ 0.7× one at a time, ≥ 0.9× at 8.
 
 | database | in flight | inbox worker | raw loop | ÷ raw | goal |
 |---|---:|---:|---:|---:|---|
 ${tpRows.join('\n')}
 
-Memory under a backlog: rows seeded in SQL (\`generate_series\` with pgcrypto's \`hmac\` on PostgreSQL,
-a recursive CTE with a MAC function on SQLite; every row a valid job), then one worker
+Memory under a backlog: rows seeded in SQL (\`generate_series\` on PostgreSQL, a recursive CTE on
+SQLite; every row a copy of one signed delivery under its own ids), then one worker
 (\`concurrency\` 8) runs part of them; RSS and heap of the process sampled every tenth of the run
 (first sample after a tenth; MB).
 

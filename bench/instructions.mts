@@ -5,14 +5,15 @@
  * on for `--requests` requests only (`callgrind_control`), so start-up never enters the count.
  *
  *   npx tsx bench/instructions.mts http <node|express|fastify|hono> <hmac|ours|octokit|raw> [--requests 6000] [--warm 3000]
- *   npx tsx bench/instructions.mts receive <bytes> <ceiling|receive|fresh> [--requests 20000] [--warm 20000]
+ *   npx tsx bench/instructions.mts receive <bytes> <ceiling|receive|fresh|outcome> [--requests 20000] [--warm 20000]
  *   npx tsx bench/instructions.mts garbage <bytes> <ceiling|receive|fresh> [--requests 1000] [--warm 20000]
  *
  * `http` runs a server of bench/adapters-http.mts (1 KB deliveries, `--connections 1` keep-alive);
  * `receive` a tight loop of `receiver.receive` (a memory store of 10,000 keys, full after the warm-up;
  * one no-op handler) or of the raw ceiling (node:crypto HMAC + timingSafeEqual + JSON.parse), as in
  * bench/receive-path.mts; `fresh` sends each delivery to a receiver made before the count that has
- * received nothing yet (what per-receiver closures cost). `garbage` runs the same loop without
+ * received nothing yet (what per-receiver closures cost); `outcome` is `receive` with an `onOutcome`
+ * that does nothing (the outcome record and its lag, docs/observability.md "Cost"). `garbage` runs the same loop without
  * callgrind and prints the bytes allocated per delivery (`--requests` deliveries a batch). V8 runs `--single-threaded`, so a count repeats to about 0.1%. Needs
  * `valgrind` on the PATH; slow (a minute or two per count). `--cpu-prof DIR` runs the same load under
  * the V8 profiler instead; `--dist DIR` counts another build; `--keep FILE` keeps callgrind's output.
@@ -52,7 +53,10 @@ async function loop(size: number, contender: string): Promise<void> {
   // oldest key) rather than a heap that grows, whose major collections fall in or out of the window.
   const dedup = createMemoryStore({ maxKeys: 10_000 });
   const newReceiver = () => createMailReceiver({ secret: SECRET, dedup }).onAny(() => {});
-  const steady = newReceiver();
+  const steady =
+    contender === 'outcome'
+      ? createMailReceiver({ secret: SECRET, dedup, onOutcome: () => {} }).onAny(() => {})
+      : newReceiver();
   // `fresh`: every delivery goes to a receiver that has received nothing yet, made before the count
   // (`prepare N`), so the count holds the first delivery of each receiver but not its creation.
   let fresh: ReturnType<typeof newReceiver>[] = [];

@@ -33,6 +33,7 @@ export { CRM_EVENT_NAMES, type CrmEventName, isCrmEventName } from './crm/event-
 export type { CrmHeaderNames } from './crm/header-names.js';
 export type { ParseCrmEventOptions } from './crm/parse-event.js';
 export { type CrmReceiver, type CrmReceiverOptions, createCrmReceiver } from './crm/receiver.js';
+export type { CrmRepairs } from './crm/repair.js';
 export type {
   CrmAnyEnvelope,
   CrmDataOf,
@@ -60,6 +61,7 @@ export { isMailEventName, MAIL_EVENT_NAMES, type MailEventName } from './mail/ev
 export type { MailHeaderNames } from './mail/header-names.js';
 export type { ParseMailEventOptions } from './mail/parse-event.js';
 export { createMailReceiver, type MailReceiver, type MailReceiverOptions } from './mail/receiver.js';
+export type { MailRepairs } from './mail/repair.js';
 export type {
   MailEvent,
   MailEventOf,

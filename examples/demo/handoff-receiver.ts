@@ -35,7 +35,7 @@ function redisServerBinary(): string | undefined {
   }
 }
 
-/** docs/handoff.md "Redis requirements": what Redis acknowledged survives its crash, and is never evicted. */
+/** docs/handoff-bullmq.md "Redis requirements": what Redis acknowledged survives its crash, and is never evicted. */
 const DURABLE = ['--appendonly', 'yes', '--appendfsync', 'always', '--maxmemory-policy', 'noeviction'];
 
 async function startRedisServer(binary: string): Promise<{ port: number; child: ChildProcess; dir: string }> {

@@ -2,13 +2,16 @@
  * The demo's receiving side: the Express example (examples/express) on a real server at 127.0.0.1,
  * remembering what it handled in a SQLite file as the example does, with the switches the scenario
  * needs: a handler outage, and a redeploy with other secrets (a rotation) that swaps the app behind
- * the same port and keeps the file, so the new app knows what the old one handled.
+ * the same port and keeps the file, so the new app knows what the old one handled. It also keeps the
+ * ids of the email deliveries it answered 2xx: what a reconciler asks it holds (chapter 5).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DedupStore } from '@svc/webhooks';
+import type { DeliveryHolder } from '@svc/webhooks/manage';
 import { createSqliteStore } from '@svc/webhooks/sqlite';
 import { createApp, SERVER_TIMEOUTS } from '../express/server.js';
 
@@ -27,6 +30,14 @@ export interface DemoReceiver {
   crmFailures: number;
   /** Redeploys the app with other CRM secrets (a rotation: [new, old], then [new]), on the same dedup file. */
   setCrmSecrets(secrets: string[]): void;
+  /**
+   * What a reconciler asks: which of these email deliveries did the app handle or acknowledge? The
+   * app's email dedup key is `message-event`, so its store cannot answer by delivery id
+   * (`createStoreHolder` refuses it): the app keeps the ids itself, as a table of its own would.
+   */
+  holder: DeliveryHolder;
+  /** The SQLite dedup store, a `DedupStore` the reconciler takes turns in (its `lock`). */
+  store: DedupStore;
   close(): Promise<void>;
 }
 
@@ -35,6 +46,7 @@ export async function startDemoReceiver(options: DemoReceiverOptions): Promise<D
   const details = new Map<string, string>();
   const dir = mkdtempSync(join(tmpdir(), 'svc-webhooks-demo-'));
   const dedup = createSqliteStore({ path: join(dir, 'webhook-dedup.sqlite') });
+  const acknowledged = new Set<string>();
   const app = (crmSecret: readonly string[]): RequestListener =>
     createApp({
       mailSecret: options.mailSecret,
@@ -60,13 +72,19 @@ export async function startDemoReceiver(options: DemoReceiverOptions): Promise<D
           event: string;
           deliveryId: string;
         };
+        if (service === 'mail') acknowledged.add(deliveryId);
         options.onHandled(service, event, deliveryId, details.get(deliveryId) ?? '');
         details.delete(deliveryId);
       },
     });
 
   let current = app([options.crmSecret]);
-  const server = createServer(SERVER_TIMEOUTS, (req, res) => current(req, res));
+  const server = createServer(SERVER_TIMEOUTS, (req, res) => {
+    // A duplicate is acknowledged too: the app holds it under another delivery's key.
+    const id = req.url === '/webhooks/mail' ? req.headers['x-svcmail-id'] : undefined;
+    if (typeof id === 'string') res.once('finish', () => res.statusCode < 300 && acknowledged.add(id));
+    current(req, res);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -86,6 +104,11 @@ export async function startDemoReceiver(options: DemoReceiverOptions): Promise<D
     setCrmSecrets(secrets) {
       current = app(secrets);
     },
+    holder: {
+      held: async (service, ids) =>
+        new Set(service === 'mail' ? ids.filter((id) => acknowledged.has(id)) : ids),
+    },
+    store: dedup,
     async close() {
       await new Promise<void>((resolve) => {
         server.closeAllConnections();

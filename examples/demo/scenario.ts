@@ -2,8 +2,10 @@
  * The demo scenario: both reference emitters on a virtual clock, delivering over real HTTP to the
  * Express receiver. Simulated minutes pass in milliseconds; every line shows the simulated time.
  */
+import { createMailClient, createReconciler, type ReconcileReport } from '@svc/webhooks/manage';
 import {
   createCrmEmitter,
+  createMailApi,
   createMailEmitter,
   createSignedRequest,
   createVirtualClock,
@@ -45,9 +47,12 @@ export interface DemoSummary {
   trace: TracedSpan[] | null;
   /** Chapter 10: a crash in the middle of a handler, with the database inbox. */
   inbox: InboxChapterSummary;
+  /** Chapter 5: the reconciler's pass after the outage. */
+  reconcile: ReconcileReport['counts'] & { reactivated: number; status: ReconcileReport['status'] };
 }
 
 const START = Date.parse('2025-06-02T09:00:00.000Z');
+const DEMO_API_KEY = 'zm_live_demo_reconciler';
 
 export async function runDemo(print: (line: string) => void = console.log): Promise<DemoSummary> {
   const wallStart = performance.now();
@@ -143,22 +148,43 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
       '4. Handler outage: retries at +0 s, +60 s, +120 s; the webhook pauses after 10 failed deliveries',
     );
     receiver.mailOutage = true;
-    const failed: string[] = [];
     for (let i = 0; i < 10; i++) {
       await clock.advance(5_000);
-      const [delivery] = await mail.emit('opened');
-      failed.push(delivery!.id);
+      await mail.emit('opened');
     }
     await clock.runAll();
     await clock.advance(60_000);
     await mail.emit('opened'); // not sent: paused
 
-    section('5. Endpoint fixed: reactivate (PATCH status "active"), resend a failed delivery');
+    section(
+      '5. Endpoint fixed: a reconciler (createReconciler) compares the delivery log with what the app holds, reactivates the webhook, resends each lost delivery once',
+    );
     receiver.mailOutage = false;
     await clock.advance(15 * 60_000);
-    const reactivated = mail.updateWebhook(mailHook.id, { status: 'active' });
-    print(`[${time()}] mail    webhook ${reactivated.status} again`);
-    await mail.retryDelivery(mailHook.id, failed[0]!);
+    // The email service's management API, emulated over the emitter's own delivery log.
+    const api = createMailApi(mail, {
+      keys: { [DEMO_API_KEY]: { scopes: ['admin'], rateLimitPerMinute: 1_000 } },
+    });
+    const reconciler = createReconciler({
+      client: createMailClient({
+        baseUrl: 'https://api.svcmail.test',
+        apiKey: DEMO_API_KEY,
+        clock,
+        fetch: async (input, init) => (await api.handle(new Request(input, init)))!,
+      }),
+      holder: receiver.holder,
+      lock: receiver.store,
+      clock,
+      everyMs: 10 * 60_000,
+      logger: false,
+    });
+    print(`[${time()}] mail    reconciler pass: the email delivery log against what the app acknowledged`);
+    const report = await reconciler.runOnce();
+    const { counts } = report;
+    print(
+      `[${time()}] mail    reconcile ${report.window.from.slice(0, 16).replace('T', ' ')} → ${report.window.to.slice(0, 16).replace('T', ' ')}: ${report.status}; webhook reactivated ${report.reactivated.length}; found missing ${counts.foundMissing}, resent ${counts.resent}, recovered ${counts.recovered}, not recoverable ${counts.notRecoverable}, history gap ${counts.historyGap}`,
+    );
+    print(`[${time()}] mail    webhook ${mail.getWebhook(mailHook.id).status} again`);
     await mail.emit('opened');
 
     section('6. CRM retries: at most 3 attempts, 1 s then 2 s apart');
@@ -299,6 +325,7 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
       handoff: handoffSummary,
       trace: 'skipped' in traced ? null : traced,
       inbox,
+      reconcile: { ...counts, reactivated: report.reactivated.length, status: report.status },
     };
     section('Summary');
     const header = [

@@ -5,7 +5,9 @@
 // from its JSDoc (scripts/docs/api-model.mts). A sidebar by task
 // (scripts/docs/nav.mts), a table of contents per page, and local full-text search (a MiniSearch
 // index built here, loaded by the page). Offline: nothing is fetched. Fails, listing them, when an
-// internal link or anchor of any page (or of the sidebar) does not resolve.
+// internal link or anchor of any page (or of the sidebar) does not resolve. A section that moved to a
+// page of its own (scripts/docs/moved.json) keeps its old address: links to it are written to the new
+// place, and the old page sends a visitor who arrives with the old anchor there.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import MiniSearch from 'minisearch';
@@ -69,6 +71,7 @@ export async function buildSite(out = join(ROOT, 'site')): Promise<BuildResult> 
     return new Map([...typeLinks, ...own]);
   };
   const errorCodes = new Map(Object.keys(WEBHOOK_ERROR_STATUS).map((code) => [code, `errors.html#${code}`]));
+  const moved = JSON.parse(read('scripts/docs/moved.json')) as Record<string, string>;
   const rendered = sources.map((s) => ({
     ...s,
     rendered: renderMarkdown(s.markdown, {
@@ -76,6 +79,7 @@ export async function buildSite(out = join(ROOT, 'site')): Promise<BuildResult> 
       page: s.page,
       pages,
       errorCodes,
+      moved,
       home,
       ...(s.source.startsWith('reference/') ? { typeLinks: typeLinksOf(s.source) } : {}),
     }),
@@ -84,8 +88,9 @@ export async function buildSite(out = join(ROOT, 'site')): Promise<BuildResult> 
 
   rmSync(out, { recursive: true, force: true });
   const html = new Map<string, string>();
+  const redirects = movedAnchors(moved, pages);
   for (const { page, markdown, rendered: r } of rendered) {
-    const text = pageHtml(page, r, sidebar);
+    const text = pageHtml(page, r, sidebar, redirects.get(page));
     html.set(page, text);
     mkdirSync(dirname(join(out, page)), { recursive: true });
     writeFileSync(join(out, page), text);
@@ -93,7 +98,7 @@ export async function buildSite(out = join(ROOT, 'site')): Promise<BuildResult> 
     writeFileSync(join(out, markdownCopy(page)), markdown.replace(/<!--[\s\S]*?-->\n?/g, ''));
   }
   writeFileSync(join(out, 'llms.txt'), llmsTxt(rendered));
-  const broken = brokenLinks(html);
+  const broken = [...brokenLinks(html), ...brokenMoves(redirects, html)];
   if (broken.length > 0) throw new Error(`docs: ${broken.length} broken internal links:\n  ${broken.join('\n  ')}`);
 
   const search = new MiniSearch<Section & { id: number }>(SEARCH_OPTIONS);
@@ -188,6 +193,33 @@ function sidebarOf(rendered: Array<Source & { rendered: Rendered }>, model: ApiE
     ],
   });
   return groups;
+}
+
+/** Per old page, each moved anchor and where it went (a URL from the site's root, with its anchor). */
+function movedAnchors(moved: Record<string, string>, pages: Map<string, string>): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  for (const [from, to] of Object.entries(moved)) {
+    const [source = '', anchor = ''] = from.split('#');
+    const [target = '', targetAnchor = ''] = to.split('#');
+    const page = pages.get(source);
+    const targetPage = pages.get(target);
+    if (!page || !targetPage) throw new Error(`docs: scripts/docs/moved.json: ${from} -> ${to} names a file that is not a page`);
+    out.set(page, (out.get(page) ?? new Map()).set(anchor, `${targetPage}#${targetAnchor}`));
+  }
+  return out;
+}
+
+/** Moves whose new place does not exist, or whose old anchor is still on its page (the move would hide it). */
+function brokenMoves(redirects: Map<string, Map<string, string>>, html: Map<string, string>): string[] {
+  const ids = (page: string) => new Set([...(html.get(page) ?? '').matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!));
+  const broken: string[] = [];
+  for (const [page, anchors] of redirects)
+    for (const [anchor, url] of anchors) {
+      const [target = '', to = ''] = url.split('#');
+      if (!ids(target).has(to)) broken.push(`scripts/docs/moved.json: ${page}#${anchor} -> ${url} (no #${to} in ${target})`);
+      if (ids(page).has(anchor)) broken.push(`scripts/docs/moved.json: ${page}#${anchor} is still on ${page}`);
+    }
+  return broken;
 }
 
 /** Internal links (href to a page of the site, with an optional anchor) that resolve to nothing. */

@@ -30,7 +30,11 @@ export const CONTENT_SECURITY_POLICY = [
   "form-action 'none'",
 ].join('; ');
 
-export function pageHtml(page: string, rendered: Rendered, sidebar: SidebarGroup[]): string {
+/**
+ * `moved`: anchors of this page whose sections moved to another page, and where to (URLs from the
+ * site's root); site.js sends a visitor who arrives with one of them there.
+ */
+export function pageHtml(page: string, rendered: Rendered, sidebar: SidebarGroup[], moved?: Map<string, string>): string {
   const root = posix.relative(posix.dirname(page), '.') || '.';
   const href = (url: string) => posix.relative(posix.dirname(page), url.split('#')[0]!) + (url.includes('#') ? url.slice(url.indexOf('#')) : '') || posix.basename(url);
   const nav = sidebar
@@ -77,7 +81,7 @@ export function pageHtml(page: string, rendered: Rendered, sidebar: SidebarGroup
 <script src="${root}/assets/minisearch.js" defer></script>
 <script src="${root}/assets/site.js" defer></script>
 </head>
-<body data-root="${root}">
+<body data-root="${root}"${moved ? ` data-moved="${escapeHtml(JSON.stringify(Object.fromEntries([...moved].map(([anchor, url]) => [anchor, href(url)]))))}"` : ''}>
 <header class="top">
   <a class="brand" href="${root}/index.html">@svc/webhooks</a>
   <div class="search">

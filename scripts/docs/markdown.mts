@@ -121,6 +121,11 @@ export interface RenderContext {
   /** Export name -> its reference entry from the site's root (`reference/sqlite.html#SqliteStore`), to link type names in declarations. */
   typeLinks?: Map<string, string>;
   /**
+   * Sections that moved to another page (scripts/docs/moved.json): `docs/handoff.md#redis-requirements`
+   * -> `docs/handoff-bullmq.md#redis-requirements`. A link to the old place is written to the new one.
+   */
+  moved?: Record<string, string>;
+  /**
    * The published site's address (package.json `homepage`): the README links there, so its links work
    * on npm's page; on the site itself they stay within it, relative.
    */
@@ -224,16 +229,29 @@ function repoPath(href: string, context: RenderContext) {
 
 /** A link's URL in the site, or undefined for a file of the repository that is not a page. */
 function rewriteHref(href: string, context: RenderContext, fromPage: (target: string) => string) {
+  const at = (page: string, hash: string) => `${fromPage(page)}${hash}`;
   if (context.home && href.startsWith(context.home)) {
     const [path = '', hash] = href.slice(context.home.length).split('#');
-    return `${fromPage(path || 'index.html')}${hash === undefined ? '' : `#${hash}`}`;
+    const source = [...context.pages].find(([, page]) => page === path)?.[0];
+    const moved = source && hash ? movedTo(context, source, hash) : undefined;
+    return moved ? at(moved.page, `#${moved.anchor}`) : at(path || 'index.html', hash === undefined ? '' : `#${hash}`);
   }
   if (/^[a-z]+:/i.test(href) || href.startsWith('#') || href.startsWith('//')) return href;
   // Already a page of the site (the generated reference pages link to each other this way).
   if (/^[\w./-]+\.html(#.*)?$/.test(href)) return href;
-  const hash = href.includes('#') ? href.slice(href.indexOf('#')) : '';
-  const page = context.pages.get(repoPath(href, context));
-  return page === undefined ? undefined : `${fromPage(page)}${hash}`;
+  const hash = href.includes('#') ? href.slice(href.indexOf('#') + 1) : '';
+  const path = repoPath(href, context);
+  const moved = hash ? movedTo(context, path, hash) : undefined;
+  if (moved) return at(moved.page, `#${moved.anchor}`);
+  const page = context.pages.get(path);
+  return page === undefined ? undefined : at(page, hash ? `#${hash}` : '');
+}
+
+/** Where the section `source#anchor` is now, when it moved to another page (scripts/docs/moved.json). */
+function movedTo(context: RenderContext, source: string, anchor: string) {
+  const [file = '', to = ''] = context.moved?.[`${source}#${anchor}`]?.split('#') ?? [];
+  const page = context.pages.get(file);
+  return page === undefined ? undefined : { page, anchor: to };
 }
 
 /** The page cut at its h1–h3 headings, plus one section per error code row of the errors table. */

@@ -35,7 +35,7 @@ export interface FastifyRouteOptions {
   /**
    * Time allowed to receive the body, in ms (408 `body_timeout` past it, then the connection is
    * closed). Default: the receiver's `bodyTimeoutMs` (5 000). Fastify's own `requestTimeout` is off
-   * by default: set it on the server too (docs/adapters.md).
+   * by default: set it on the server too (docs/adapters-slow-clients.md).
    */
   bodyTimeoutMs?: number;
 }

@@ -39,23 +39,38 @@ const cell = (text: string, max = 40): string => {
 /** The mark of a malformed row, shown only on pages that have one. */
 const MALFORMED: [string, (row: InboxRow) => string] = ['MALFORMED', (row) => row.malformed ?? ''];
 
-/** Rows as an aligned table (or a note that there are none); malformed rows say why in a last column. */
+/** A quarantined row's schema issues (its last error's message), shown only on pages that have one. */
+const ISSUES: [string, (row: InboxRow) => string, number] = [
+  'ISSUES',
+  (row) => (row.status === 'quarantined' ? (row.lastErrorMessage ?? '') : ''),
+  100,
+];
+
+/**
+ * Rows as an aligned table (or a note that there are none); quarantined rows give their issues, and
+ * malformed rows say why, in last columns shown only when the page has such a row.
+ */
 export function printTable(out: Output, rows: readonly InboxRow[]): void {
   if (rows.length === 0) {
     out.note('no rows');
     return;
   }
-  const columns = rows.some((row) => row.malformed !== undefined) ? [...COLUMNS, MALFORMED] : COLUMNS;
+  const columns: Column<InboxRow>[] = [...COLUMNS];
+  if (rows.some((row) => row.status === 'quarantined')) columns.push(ISSUES);
+  if (rows.some((row) => row.malformed !== undefined)) columns.push(MALFORMED);
   printColumns(out, columns, rows);
 }
+
+/** A table's column: its name, its cell of a value, and the cell's width at most (default 40). */
+type Column<T> = [string, (value: T) => string, number?];
 
 type Drift = InboxStats['drift'][number];
 
 /** `inbox drift`: a path `""` is the event itself, one this version does not know. */
-const DRIFT_COLUMNS: [string, (drift: Drift) => string][] = [
+const DRIFT_COLUMNS: Column<Drift>[] = [
   ['SERVICE', (drift) => drift.service],
-  ['EVENT', (drift) => drift.event],
-  ['PATH', (drift) => (drift.path === '' ? '(unknown event)' : drift.path)],
+  ['EVENT', (drift) => drift.event, 64],
+  ['PATH', (drift) => (drift.path === '' ? '(unknown event)' : drift.path), 64],
   ['DELIVERIES', (drift) => String(drift.deliveries)],
   ['FIRST SEEN', (drift) => time(drift.firstSeenAt)],
   ['LAST SEEN', (drift) => time(drift.lastSeenAt)],
@@ -67,17 +82,12 @@ export function printDrift(out: Output, drift: readonly Drift[]): void {
     out.note('no payload drift: every delivery matched the schemas of this version');
     return;
   }
-  printColumns(out, DRIFT_COLUMNS, drift, 64);
+  printColumns(out, DRIFT_COLUMNS, drift);
 }
 
-/** Values as an aligned table under bold column names, each cell escaped and cut to `max`. */
-function printColumns<T>(
-  out: Output,
-  columns: readonly [string, (value: T) => string][],
-  values: readonly T[],
-  max?: number,
-): void {
-  const cells = values.map((row) => columns.map(([, value]) => cell(value(row), max)));
+/** Values as an aligned table under bold column names, each cell escaped and cut to its width. */
+function printColumns<T>(out: Output, columns: readonly Column<T>[], values: readonly T[]): void {
+  const cells = values.map((row) => columns.map(([, value, max]) => cell(value(row), max)));
   const widths = columns.map(([name], i) => Math.max(name.length, ...cells.map((c) => c[i]!.length)));
   const line = (values: string[]) =>
     values

@@ -55,7 +55,7 @@ export interface HandlerContext {
    * where there are none, `/` when `receive(input)` was given no `path`). In direct mode, in database
    * inbox runs (the row stores it) and in queue workers (the job carries it under its MAC). With a
    * secret per tenant it names the tenant whose secret verified the delivery: a CRM receiver's
-   * `routeTenant` refuses a body of another tenant before any handler runs (docs/receivers.md "Bind
+   * `routeTenant` refuses a body of another tenant before any handler runs (docs/receivers-tenants.md "Bind
    * a route to its tenant"). Absent only for a queue job written without one.
    *
    * @example

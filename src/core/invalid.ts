@@ -15,7 +15,7 @@ import { readHeaderString } from './read-header.js';
 import type { HeadersInput } from './receiver-types.js';
 import { report } from './report.js';
 import type { ServiceSpec } from './service-spec.js';
-import { failed, refused, type Verdict } from './verdict.js';
+import { failed, type Verdict, verdictOfError } from './verdict.js';
 
 /** The parse failure of a verified body. */
 export interface ParseFailure {
@@ -55,7 +55,8 @@ export async function handleInvalid(
     });
     return failed(service, 'internal_error', error, facts);
   }
-  const verdict = refused(service, error, facts);
+  // Refused, but a failure for `repair_failed` (the app's bug: the sender's retry may meet the fix).
+  const verdict = verdictOfError(service, error, facts);
   const invalidHooks = registry.invalidHooks;
   if (invalidHooks.length === 0) {
     report(to, {

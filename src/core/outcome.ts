@@ -5,6 +5,7 @@
  */
 import { type Clock, systemClock } from '../shared/clock.js';
 import type { WebhookErrorCode } from '../shared/errors.js';
+import { type DeliveryFacts, type Lag, lagOf } from './lag.js';
 import { emit, errField, type LogSink } from './logger.js';
 import { truncateUntrusted } from './untrusted.js';
 import type { Verdict } from './verdict.js';
@@ -12,14 +13,18 @@ import type { Verdict } from './verdict.js';
 /**
  * One delivery's outcome, given to the `onOutcome` option once per delivery: in direct mode, at
  * enqueue in hand-off mode, and for every job run in a hand-off worker. Plain data, for counters and
- * histograms of your own (the `./otel` entry records the same as OpenTelemetry metrics).
+ * histograms of your own (the `./otel` entry records the same as OpenTelemetry metrics), with the
+ * delivery's lag: `eventAgeMs` and `clockAhead` at receipt, `queueWaitMs` in a worker, `handlerMs`,
+ * and `endToEndMs` once handled (docs/observability.md "Lag").
  *
  * @example
  * ```ts
  * import { createMailReceiver, type Outcome } from '@svc/webhooks';
  *
- * const onOutcome = ({ service, kind, code, durationMs }: Outcome) =>
+ * const onOutcome = ({ service, kind, code, durationMs, endToEndMs }: Outcome) => {
  *   metrics.histogram('webhooks.duration', durationMs, { service, kind, code: code ?? 'none' });
+ *   if (endToEndMs !== undefined) metrics.histogram('webhooks.end_to_end', endToEndMs, { service });
+ * };
  * const receiver = createMailReceiver({ secret: process.env.SVC_MAIL_WEBHOOK_SECRET!, onOutcome });
  * ```
  */
@@ -55,6 +60,36 @@ export interface Outcome {
    * know; never values. Undefined when there was none (docs/observability.md "Payload drift").
    */
   readonly drift?: readonly string[] | undefined;
+  /**
+   * Lag, at receipt (`direct`, `enqueue`): ms from the signed body's `timestamp` to the receipt (the
+   * body read), 0 when the timestamp lies ahead. Undefined when the event carries no `timestamp` (the
+   * email service shows it for opened, unsubscribed, clicked and some sending events; every CRM
+   * envelope has one) or it did not verify and parse; never in a worker (counted once, at receipt).
+   */
+  readonly eventAgeMs?: number | undefined;
+  /**
+   * With `eventAgeMs`: whether the signed `timestamp` was ahead of this receiver's clock at receipt
+   * (the sender's clock ahead, or this host's behind); `eventAgeMs` is then 0.
+   */
+  readonly clockAhead?: boolean | undefined;
+  /**
+   * Lag, in a worker: ms from the delivery's receipt (the time its hand-off job carries under the job's
+   * MAC, or its inbox row) to the start of its handlers in this run, retries and backoff included;
+   * undefined when no handler ran (a duplicate, a refused job). 0 when the worker's clock is behind.
+   */
+  readonly queueWaitMs?: number | undefined;
+  /**
+   * Ms the handlers ran: from the claim held (their start) to the verdict, on the receiver's `clock`;
+   * undefined when none ran (and in the database inbox's direct mode, which runs them inside its write).
+   */
+  readonly handlerMs?: number | undefined;
+  /**
+   * Lag, for a `handled` verdict: ms from the signed body's `timestamp` to the verdict (direct mode,
+   * or the worker's run); undefined without a `timestamp`, and for any other verdict.
+   */
+  readonly endToEndMs?: number | undefined;
+  /** `true` when the payload failed its schema and the receiver's `repair` made it valid (at receipt, or a re-driven inbox row). */
+  readonly repaired?: true | undefined;
 }
 
 const preciseNow = (): number => performance.now();
@@ -64,15 +99,21 @@ export function durationClock(clock: Clock): () => number {
   return clock === systemClock ? preciseNow : () => clock.now();
 }
 
-/** The {@link Outcome} of `verdict`. */
+/**
+ * The {@link Outcome} of `verdict`; with `facts` (what the delivery noted on its way), its drift and
+ * its lag at `doneAt` (epoch ms of the receiver's clock).
+ */
 export function outcomeOf(
   verdict: Verdict,
   mode: Outcome['mode'],
   durationMs: number,
   attempt: number | undefined,
-  drift?: readonly string[],
+  facts?: DeliveryFacts,
+  doneAt = 0,
 ): Outcome {
   const failure = verdict.kind === 'refused' || verdict.kind === 'failed';
+  const drift = facts?.drift;
+  const lag = facts ? lagOf(facts, mode, verdict.kind, doneAt) : NO_LAG;
   return {
     service: verdict.service,
     mode,
@@ -84,8 +125,16 @@ export function outcomeOf(
     attempt,
     duplicate: verdict.kind === 'duplicate',
     ...(drift && { drift }),
+    eventAgeMs: lag.eventAgeMs,
+    clockAhead: lag.clockAhead,
+    queueWaitMs: lag.queueWaitMs,
+    handlerMs: lag.handlerMs,
+    endToEndMs: lag.endToEndMs,
+    ...(facts?.repaired && { repaired: true as const }),
   };
 }
+
+const NO_LAG: Lag = Object.freeze({});
 
 /**
  * Gives `outcome` to `onOutcome` and to the telemetry (its `outcome` member). What either throws is

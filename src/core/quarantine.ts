@@ -11,7 +11,8 @@ import type { HeadersInput } from './receiver-types.js';
 import type { ServiceSpec } from './service-spec.js';
 
 /**
- * The parse failures of a verified body that are kept: the payload failed the schema, the body is not
+ * The parse failures of a verified body that are kept: the payload failed the schema (or the app's
+ * repair of it threw), the body is not
  * JSON, or its event name is missing or disagrees with the header. Not kept: a delivery id missing or
  * malformed (no key to store it under), a CRM header id that differs from the signed `id`, and an event
  * older than `maxEventAgeMs` (the replay defence the app asked for: storing it would let a captured
@@ -19,10 +20,19 @@ import type { ServiceSpec } from './service-spec.js';
  */
 const KEPT: ReadonlySet<string> = new Set([
   'invalid_payload',
+  // The app's repair of it threw (core/repair.ts): kept for a re-drive once the repair is fixed.
+  'repair_failed',
   'invalid_json',
   'event_missing',
   'event_mismatch',
 ]);
+
+/**
+ * The failures of an authentic inbox row, run again, that keep it `quarantined` rather than `dead`:
+ * its payload still fails the schema, or the app's repair of it threw (docs/inbox.md "When the payload
+ * changes"). The others mean its stored headers were changed: `job_invalid`.
+ */
+export const KEPT_AGAIN: ReadonlySet<string> = new Set(['invalid_payload', 'repair_failed']);
 
 // Failures of the unsigned event header: the row is keyed apart from the delivery it copies, so a copy
 // whose header was changed never takes the genuine delivery's key (which would then be a duplicate

@@ -15,12 +15,14 @@ import { afterDelivery, type DeliverySettings, runDelivery } from './delivery/ru
 import { logDrift } from './drift-log.js';
 import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
 import { handleInvalid } from './invalid.js';
+import { type DeliveryFacts, eventTimeOf } from './lag.js';
 import { emit, errField } from './logger.js';
 import type { PipelineOptions } from './pipeline-options.js';
 import { quarantined } from './quarantine.js';
 import { rawBodyReports } from './raw-body-unavailable.js';
 import { readHeader, readHeaderString } from './read-header.js';
 import type { BodyLimits, HeadersInput, ReceiveInput } from './receiver-types.js';
+import { wasRepaired } from './repair.js';
 import { report } from './report.js';
 import { type SecretRequest, verifyForRoute } from './route-secrets.js';
 import { checkTenant } from './route-tenant.js';
@@ -31,15 +33,12 @@ import { accepted, failed, refused, type Verdict, verdictOfError } from './verdi
 
 /**
  * The receive function of a receiver. `facts`, when given (by the outcome reporting of
- * receiver/observe.ts), gets what the verdict does not carry: the delivery's payload drift.
+ * receiver/observe.ts), gets what the verdict does not carry: the delivery's payload drift and the
+ * times its lag is computed from (core/lag.ts).
  */
 export type Receive = (input: ReceiveInput, facts?: DeliveryFacts) => Promise<Verdict>;
 
-/** What the receive path tells its observer about one delivery besides the verdict. */
-export interface DeliveryFacts {
-  /** The payload's unknown paths (core/drift.ts), when it had any. */
-  drift?: readonly string[];
-}
+export type { DeliveryFacts } from './lag.js';
 
 /** A verified, parsed delivery with its dedup key, as the pipeline hands it to a hand-off step. */
 export interface VerifiedDelivery<E extends DispatchableEvent = DispatchableEvent> {
@@ -172,7 +171,7 @@ export function createReceivePath(
           new WebhookError('method_not_allowed', 'Webhook deliveries are POST requests.'),
         );
       // Past the cap, 503 at once: the body unread, so the deliveries in flight keep the event loop.
-      // The slot is given back in `finally`, on every path to the verdict (docs/receivers.md).
+      // The slot is given back in `finally`, on every path to the verdict (docs/receivers-handlers.md "Shedding load").
       if (inFlight >= maxInFlight) return shed(headers);
       inFlight++;
       counted = true;
@@ -239,6 +238,16 @@ export function createReceivePath(
         });
       }
       const { deliveryId, name } = event;
+      // The lag's times, only for a receiver that reports outcomes (numbers: no Date per delivery).
+      if (facts) {
+        facts.receivedAt = receivedAt;
+        facts.eventAt = eventTimeOf(spec.timestamp?.(event));
+      }
+      // The app's repair made it valid: said without values, at info (one line per delivery).
+      if (wasRepaired(event)) {
+        emit(logger, 'info', 'webhook payload repaired by the app', { service, deliveryId, event: name });
+        if (facts) facts.repaired = true;
+      }
       // A route bound to a tenant takes no other tenant's body (CRM routeTenant), handlers or not.
       if (spec.tenants) {
         const wrong = checkTenant(spec, reporter, event, input);
@@ -299,6 +308,7 @@ export function createReceivePath(
         upstream: input,
         waitUntil: input.waitUntil,
         route: input,
+        facts,
       });
       counted = false;
       return afterDelivery(running, release);

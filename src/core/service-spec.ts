@@ -33,6 +33,11 @@ export interface ServiceSpec<E extends DispatchableEvent = DispatchableEvent> {
    * version does not know (core/drift.ts). Never throws.
    */
   drift?(event: E): readonly string[];
+  /**
+   * The signed body's `timestamp` of a parsed event, as the body holds it (a string, or anything for
+   * an event this version does not know): the start of its lag (core/lag.ts). Never throws.
+   */
+  timestamp?(event: E): unknown;
   /** The namespaced dedup key (`mail:…`, `crm:…`); may throw (a user's key function). */
   dedupKey(event: E): string;
   /**

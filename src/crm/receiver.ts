@@ -3,6 +3,7 @@
  */
 
 import { checkMaxEventAge } from '../core/event-age.js';
+import { withRepairs } from '../core/repair.js';
 import type { SecretRequest } from '../core/route-secrets.js';
 import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
 import { type ReceiverOptions, resolveOptions } from '../receiver/receiver-options.js';
@@ -12,7 +13,8 @@ import { CRM_EVENT_NAMES } from './event-names.js';
 import { type CrmHeaderNames, resolveCrmHeaderNames } from './header-names.js';
 import { crmEventParser } from './parse-event.js';
 import { crmDrift } from './parse-schemas.js';
-import type { CrmEvent, UnknownCrmEvent } from './types.js';
+import { type CrmRepairs, crmRepairSeam } from './repair.js';
+import type { CrmEvent, CrmWebhookEvent, UnknownCrmEvent } from './types.js';
 import { crmUnvalidatedReader } from './unvalidated.js';
 
 /**
@@ -49,10 +51,17 @@ export interface CrmReceiverOptions extends ReceiverOptions {
    * delivery whose envelope's `tenant_id` is another is refused with 403 `tenant_mismatch` before
    * any handler runs or anything is handed off, and again in hand-off workers (the job carries its
    * route). With a secret per tenant, a tenant can sign a body naming any tenant: this is the check
-   * that it named itself (docs/receivers.md "Bind a route to its tenant"). Synchronous, called once
+   * that it named itself (docs/receivers-tenants.md "Bind a route to its tenant"). Synchronous, called once
    * per verified delivery; what it throws is 500 `internal_error`. Default: no binding.
    */
   routeTenant?: (route: SecretRequest) => string | undefined;
+  /**
+   * Per event, the app's correction of an event's `data` that fails this version's schema, so a
+   * delivery the service sent in a changed shape runs without a new release of this library: at
+   * receipt, and when a `quarantined` inbox row is re-driven. See {@link CrmRepairs} and docs/inbox.md
+   * "When the payload changes". Default: none.
+   */
+  repair?: CrmRepairs;
 }
 
 /**
@@ -96,7 +105,8 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
       'createCrmReceiver: routeTenant must be a function of the route returning its tenant id.',
     );
   const { clock } = resolved;
-  return createReceiver<CrmEvent, UnknownCrmEvent>(
+  const spec = withRepairs<CrmWebhookEvent>(
+    'createCrmReceiver',
     {
       service: 'crm',
       headerNames,
@@ -105,11 +115,15 @@ export function createCrmReceiver(options: CrmReceiverOptions): CrmReceiver {
       foreignSignatures: [{ service: 'mail', header: 'x-svcmail-sig' }],
       parse: crmEventParser('createCrmReceiver', { headerNames, maxEventAgeMs, clock }),
       drift: crmDrift,
+      // crm-service §2: every envelope carries its signed `timestamp`.
+      timestamp: (event) => event.timestamp,
       unvalidated: crmUnvalidatedReader(headerNames),
       dedupKey,
       // crm-service §2: the envelope's tenant_id, compared with the route's tenant (core/route-tenant.ts).
       ...(routeTenant && { tenants: { route: routeTenant, event: (event) => event.tenantId } }),
     },
-    resolved,
+    crmRepairSeam,
+    options.repair,
   );
+  return createReceiver<CrmEvent, UnknownCrmEvent>(spec, resolved);
 }

@@ -69,7 +69,7 @@ export interface D1StoreOptions {
   clock?: Clock;
   /**
    * Run {@link D1Store.migrate} before the first operation of each isolate. Default `false`: create
-   * the table with a D1 migration (docs/dedup.md has the SQL).
+   * the table with a D1 migration (docs/dedup-d1.md has the SQL).
    */
   createTable?: boolean;
   /**

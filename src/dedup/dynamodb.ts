@@ -42,7 +42,7 @@ import type { AbandonOptions, ClaimOptions, DedupStore, StoreCallOptions } from 
 export interface DynamoDBStoreOptions {
   /** Your `DynamoDBClient` (`@aws-sdk/client-dynamodb` v3); never destroyed by the store. */
   client: Pick<DynamoDBClient, 'send'>;
-  /** The table (docs/dedup.md has its definition). Default `'webhook_dedup'`. */
+  /** The table (docs/dedup-dynamodb.md has its definition). Default `'webhook_dedup'`. */
   table?: string;
   /**
    * Source of time in epoch ms. Default: this host's clock. DynamoDB has no clock of its own in

@@ -5,6 +5,7 @@
  */
 
 import type { Clock } from '../shared/clock.js';
+import { isPgClient, queryNamed, statementName } from '../shared/pg-named.js';
 import { DEFAULT_POSTGRES_TABLE, postgresDedupDDL, quoteTable, statements } from './postgres-sql.js';
 import { callTimeout, storeUnavailable, withTimeout } from './store-error.js';
 import { badRowWarning, type ClaimAttempt, storeFromBackend } from './store-kit.js';
@@ -110,18 +111,6 @@ export interface PostgresStore extends DedupStore {
 
 type Row = { token: string | null; completed: boolean | null; expires_at: unknown; now: unknown };
 
-/** A statement's name for pg's extended protocol: one per text, so stores of other tables never clash. */
-function statementName(text: string): string {
-  let hash = 0x811c9dc5; // FNV-1a, 32 bits: names, not security
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return `svc_dedup_${(hash >>> 0).toString(36)}_${text.length.toString(36)}`;
-}
-
-/** Whether `client` is a `pg` Pool or Client, which accept a named statement (`{ name, text, values }`). */
-function isPg(client: object): boolean {
-  return 'totalCount' in client || 'connectionParameters' in client;
-}
-
 /**
  * A {@link DedupStore} in a PostgreSQL table. A claim is one `INSERT … ON CONFLICT (key) DO UPDATE …
  * WHERE <expired> RETURNING` statement (atomic under concurrency), followed by a read of the row only
@@ -160,21 +149,20 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   if (typeof client?.query !== 'function') {
     throw new TypeError('createPostgresStore: `client` must have a query(text, params) method (pg, PGlite).');
   }
-  const { preparedStatements = isPg(client) } = options;
+  const { preparedStatements = isPgClient(client) } = options;
   // An unhandled 'error' event (a pg Pool's idle connection killed by a Postgres restart) would crash
   // the process: with no listener of the user's, the store listens itself.
   if (isErrorEmitter(client) && client.listenerCount('error') === 0) client.on('error', onClientError);
   quoteTable(table); // validate now, not at the first delivery
   const sql = statements(table);
-  const names = new Map(Object.values(sql).map((text) => [text, statementName(text)]));
+  const names = new Map(Object.values(sql).map((text) => [text, statementName('svc_dedup_', text)]));
   const now = (): number | null => (clock ? clock.now() : null);
   const warnBadRow = badRowWarning('Postgres', JSON.stringify(table));
   let migrated: Promise<void> | undefined;
 
   function send(text: string, params: unknown[]): Promise<{ rows: unknown[] }> {
     if (!preparedStatements) return client.query(text, params);
-    const named = { name: names.get(text), text, values: params };
-    return (client.query as unknown as (config: typeof named) => Promise<{ rows: unknown[] }>)(named);
+    return queryNamed(client, names.get(text), text, params);
   }
 
   async function query<R>(text: string, params: unknown[], options?: StoreCallOptions): Promise<R[]> {

@@ -51,7 +51,7 @@ export interface RedisStoreOptions {
    * the write (Redis `WAIT`, at most `waitMs`); fewer is `store_unavailable`: a refused claim (the
    * receiver answers 503 and abandons it, so the sender's retry runs it) or a reported completion.
    * Redis replicates asynchronously, so without it a failover right after a write can lose that
-   * claim or completion and let a retry run the handlers a second time (docs/handoff.md "Redis
+   * claim or completion and let a retry run the handlers a second time (docs/handoff-bullmq.md "Redis
    * requirements"). Costs one round trip and the replica's lag per claim and per completion.
    */
   waitForReplicas?: { replicas: number; waitMs: number };

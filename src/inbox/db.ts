@@ -6,6 +6,7 @@
  */
 import { openSqlite, type SqliteDatabaseLike, whileLocked } from '../dedup/sqlite-driver.js';
 import { storeUnavailable, withTimeout } from '../dedup/store-error.js';
+import { queryNamed } from '../shared/pg-named.js';
 import { type Dialect, sqliteForm } from './sql.js';
 import { createStatementCache } from './statement-cache.js';
 
@@ -38,10 +39,23 @@ export interface PostgresQueryable {
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
-export function postgresDb(client: PostgresQueryable, callTimeoutMs: number): InboxDb {
+/**
+ * The inbox's PostgreSQL connection. `names`: the statements sent as named (prepared) ones, by text,
+ * on a `pg` client (planned once per connection instead of on every call); any other text, and every
+ * text without `names`, goes as `query(text, params)`.
+ */
+export function postgresDb(
+  client: PostgresQueryable,
+  callTimeoutMs: number,
+  names?: ReadonlyMap<string, string>,
+): InboxDb {
+  const send = (text: string, params: unknown[]) => {
+    const name = names?.get(text);
+    return name === undefined ? client.query(text, params) : queryNamed(client, name, text, params);
+  };
   async function query(text: string, params: readonly unknown[], timeoutMs = callTimeoutMs) {
     try {
-      const result = await withTimeout(client.query(text, [...params]), timeoutMs, 'Postgres', INBOX);
+      const result = await withTimeout(send(text, [...params]), timeoutMs, 'Postgres', INBOX);
       return result.rows as DbRow[];
     } catch (error) {
       throw storeUnavailable('Postgres', error, INBOX);

@@ -4,7 +4,7 @@
  * worker uses (claim, supersede, extend, settle), reached through {@link queueOf}.
  */
 
-import type { EnqueueResult, HandoffTarget } from '../handoff/job/types.js';
+import type { EnqueueResult, HandoffRunner, HandoffTarget } from '../handoff/job/types.js';
 import type { DeliveryInbox, InboxReceipt } from '../receiver/inbox-receipt.js';
 import type { Clock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
@@ -12,6 +12,7 @@ import type { DbRow, InboxDb } from './db.js';
 import { countDrift, driftStatements, readDrift } from './drift.js';
 import { heldDeliveries } from './held.js';
 import { boundedKey, defaultOrderingKey, eventTime, type OrderingInput, storedKey } from './ordering.js';
+import { type RedriveRows, type RedriveTarget, redriveThrough } from './redrive.js';
 import { toDetail, toRow } from './rows.js';
 import { completeStatement, inboxStatements, notifyChannel, ROW_COLUMNS } from './sql.js';
 import {
@@ -29,6 +30,10 @@ const DAY_MS = 86_400_000;
 const PURGE_BATCH = 1_000;
 /** Statuses a re-drive moves back to `received`: never `handled` (its effects happened) or `processing`. */
 const REDRIVABLE = ['failed', 'dead', 'quarantined', 'superseded'] as const;
+/** A re-drive's error columns: cleared, but a quarantined row's kept (its schema issues). */
+const KEEP_QUARANTINED = ['last_error_code', 'last_error_message']
+  .map((column) => `${column} = CASE WHEN status = 'quarantined' THEN ${column} END`)
+  .join(', ');
 
 /**
  * A database inbox: give it to a receiver as `handoff`, and each verified delivery is one row of a
@@ -62,9 +67,12 @@ export interface Inbox extends HandoffTarget {
   /**
    * Moves rows back to `received` (attempts reset) so the worker runs them again: one row by `id`, or
    * every `failed`, `dead`, `quarantined` or `superseded` row matching the filter. Never a `handled`
-   * row. Resolves how many rows moved.
+   * row. Resolves how many rows moved. With `receiver` (the app's, with its `repair`), only rows of its
+   * service, and each quarantined one is first checked by it (signature, schema, repair; no handler
+   * runs): it moves only if it now parses, and otherwise stays `quarantined` with its latest and first
+   * issues (docs/inbox.md "When the payload changes").
    */
-  redrive(target: { id: number } | InboxFilter): Promise<number>;
+  redrive(target: { id: number } | InboxFilter, options?: { receiver?: HandoffRunner }): Promise<number>;
   /**
    * The table's depth: rows by status, and the age of the oldest pending (`received`, `failed`,
    * `processing`) row in ms, `null` when none is pending. What `createInboxMetrics` of
@@ -121,6 +129,8 @@ export interface InboxQueue {
     to: { status: 'failed' | 'dead'; runAt: number; code: string; message: string; refund: boolean },
   ): Promise<boolean>;
   complete(id: number, fence: number): string;
+  /** Puts a claimed row back to `quarantined` with `code` and `message` (an authentic row that still fails). */
+  quarantine(id: number, fence: number, code: string, message: string): Promise<boolean>;
   /**
    * Direct mode: the state of the delivery's row, inserted first (`received`, due for a worker only
    * after `delayMs`) unless its dedup key has one.
@@ -241,6 +251,52 @@ export function createInbox(
     return rows[0]?.id;
   }
 
+  /** The conditions of a re-drive target (one row, or a filter), its parameters pushed on `params`. */
+  function targetOf(target: RedriveTarget, params: unknown[]): string[] {
+    if (!('id' in target)) return where(target, params);
+    params.push(target.id);
+    return [`id = $${params.length}`];
+  }
+
+  /** Moves the target's rows in `statuses` (of `service`, when given) back to `received`. */
+  async function move(target: RedriveTarget, statuses: readonly string[], service?: string): Promise<number> {
+    if (statuses.length === 0) return 0;
+    const params: unknown[] = [clock.now()];
+    const conditions = targetOf(target, params);
+    if (service !== undefined) {
+      params.push(service);
+      conditions.push(`service = $${params.length}`);
+    }
+    conditions.push(`status IN (${statuses.map((s) => `'${s}'`).join(', ')})`);
+    const rows = await db.query(
+      // A quarantined row keeps its issues: if it fails again, the worker keeps the first ones too.
+      `UPDATE ${sql.table} SET status = 'received', run_at = $1, attempts = 0, lease_until = NULL, ${KEEP_QUARANTINED}, handled_at = NULL WHERE ${conditions.join(' AND ')} RETURNING id`,
+      params,
+    );
+    return rows.length;
+  }
+
+  const redriveRows: RedriveRows = {
+    move: (target, only) => move(target, only.statuses, only.service),
+    async quarantined(target, service, after, limit) {
+      const params: unknown[] = [];
+      const conditions = targetOf(target, params);
+      params.push(service, after, limit);
+      const n = params.length;
+      return db.query(
+        `SELECT * FROM ${sql.table} WHERE ${[...conditions, `service = $${n - 2}`, "status = 'quarantined'", `id > $${n - 1}`].join(' AND ')} ORDER BY id LIMIT $${n}`,
+        params,
+      );
+    },
+    release: async (id) => (await move({ id }, ['quarantined'])) === 1,
+    async keep(id, code, message) {
+      await db.query(
+        `UPDATE ${sql.table} SET last_error_code = $2, last_error_message = $3 WHERE id = $1 AND status = 'quarantined' RETURNING id`,
+        [id, code, storedMessage(message)],
+      );
+    },
+  };
+
   const storeDelivery = async (receipt: InboxReceipt): Promise<EnqueueResult> =>
     (await insert(receipt)) === undefined ? 'duplicate' : 'enqueued';
 
@@ -280,13 +336,7 @@ export function createInbox(
 
     held: (service, deliveryIds) => heldDeliveries(db, sql.table, service, deliveryIds),
 
-    async redrive(target) {
-      const params: unknown[] = [clock.now()];
-      let conditions: string[];
-      if ('id' in target) {
-        params.push(target.id);
-        conditions = [`id = $${params.length}`];
-      } else conditions = where(target, params);
+    async redrive(target, redriveOptions) {
       if (
         !('id' in target) &&
         target.status !== undefined &&
@@ -296,12 +346,9 @@ export function createInbox(
           'options_invalid',
           `inbox.redrive: rows in status ${target.status} are not re-driven.`,
         );
-      conditions.push(`status IN (${REDRIVABLE.map((s) => `'${s}'`).join(', ')})`);
-      const rows = await db.query(
-        `UPDATE ${sql.table} SET status = 'received', run_at = $1, attempts = 0, lease_until = NULL, last_error_code = NULL, last_error_message = NULL, handled_at = NULL WHERE ${conditions.join(' AND ')} RETURNING id`,
-        params,
-      );
-      return rows.length;
+      const receiver = redriveOptions?.receiver;
+      if (receiver === undefined) return move(target, REDRIVABLE);
+      return redriveThrough(redriveRows, target, receiver, REDRIVABLE);
     },
 
     async purge(purgeOptions = {}) {
@@ -359,6 +406,8 @@ export function createInbox(
         ])
       ).length === 1,
     complete: (id, fence) => completeStatement(sql.table, id, fence, clock.now()),
+    quarantine: async (id, fence, code, message) =>
+      (await db.query(sql.quarantine, [id, fence, code, storedMessage(message)])).length === 1,
     async admit(receipt, delayMs) {
       // A retry reads its row first: on PostgreSQL an insert that meets a row whose run holds it in an
       // open transaction would wait for that transaction.

@@ -1,9 +1,10 @@
 /** The inbox in a PostgreSQL table: `createPostgresInbox`. */
 import { systemClock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
+import { isPgClient, statementName } from '../shared/pg-named.js';
 import { type PostgresQueryable, postgresDb } from './db.js';
 import { createInbox, type Inbox, type InboxCommonOptions } from './inbox.js';
-import { DEFAULT_INBOX_TABLE, quoteTable } from './sql.js';
+import { DEFAULT_INBOX_TABLE, inboxStatements, quoteTable } from './sql.js';
 
 /**
  * Options of {@link createPostgresInbox}.
@@ -16,6 +17,13 @@ import { DEFAULT_INBOX_TABLE, quoteTable } from './sql.js';
 export interface PostgresInboxOptions extends InboxCommonOptions {
   /** A `pg` Pool (or any client with `query(text, params)`); never ended by the inbox. */
   client: PostgresQueryable;
+  /**
+   * Send the inbox's fixed statements (the insert, the worker's claim, completion and row updates)
+   * as named (prepared) statements, which PostgreSQL plans once per connection instead of on every
+   * call. Default: on for a `pg` Pool or Client, off for other clients (PGlite). Turn it off behind a
+   * pooler that does not keep prepared statements (PgBouncer in transaction mode before 1.21).
+   */
+  preparedStatements?: boolean;
 }
 
 /**
@@ -50,5 +58,11 @@ export function createPostgresInbox(options: PostgresInboxOptions): Inbox {
       'createPostgresInbox: `client` must have a query(text, params) method (pg).',
     );
   quoteTable(table, 'postgres');
-  return createInbox(postgresDb(client, callTimeoutMs), options, clock, table);
+  const { preparedStatements = isPgClient(client) } = options;
+  // The fixed texts only: a list's or re-drive's text varies with its filter.
+  const { ddl: _ddl, table: _quoted, stale: _stale, ...fixed } = inboxStatements(table, 'postgres');
+  const names = preparedStatements
+    ? new Map(Object.values(fixed).map((text) => [text, statementName('svc_inbox_', text)]))
+    : undefined;
+  return createInbox(postgresDb(client, callTimeoutMs, names), options, clock, table);
 }

@@ -152,6 +152,8 @@ export function inboxStatements(table: string, dialect: Dialect) {
     complete: completeText(t, '$1', '$2', '$3'),
     extend: `UPDATE ${t} SET lease_until = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,
     settle: `UPDATE ${t} SET status = $3, run_at = $4, lease_until = NULL, last_error_code = $5, last_error_message = $6, attempts = attempts - $7 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,
+    // An authentic row a re-drive could not run (docs/inbox.md "When the payload changes").
+    quarantine: `UPDATE ${t} SET status = 'quarantined', lease_until = NULL, last_error_code = $3, last_error_message = $4 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,
     show: `SELECT * FROM ${t} WHERE id = $1`,
     // Direct mode: the stale guard's condition (its claim carries it), a row's state by dedup key,
     // and a failed run recorded after its rollback.

@@ -8,6 +8,7 @@
  */
 
 import type { HandlerContext } from '../core/handler-types.js';
+import { KEPT_AGAIN } from '../core/quarantine.js';
 import { accepted, refused, type Verdict } from '../core/verdict.js';
 import type { HandoffRunner, RunJobOptions } from '../handoff/job/types.js';
 import type { JobAction } from '../handoff/job-action.js';
@@ -18,6 +19,7 @@ import type { RowRunOptions, StoredDelivery } from '../receiver/inbox-runs.js';
 import type { WebhookError } from '../shared/errors.js';
 import type { DbRow } from './db.js';
 import { type Inbox, queueOf } from './inbox.js';
+import { keptIssues } from './kept-issues.js';
 import { storedOf } from './rows.js';
 import { openTransaction, type RowRunResult, runRow } from './run-row.js';
 import type { InboxTransactions } from './transactions.js';
@@ -201,7 +203,30 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     const { verdict, completed } = await inTurn(() => runRow(queue, transactions, run));
     // Handled (late handlers too), or fenced off: another run owns the row now.
     job.closed = completed;
+    if (
+      !completed &&
+      (verdict.kind === 'refused' || verdict.kind === 'failed') &&
+      KEPT_AGAIN.has(verdict.code)
+    )
+      return quarantineAgain(job, verdict.error as WebhookError);
     return verdict;
+  }
+
+  /**
+   * An authentic row that still fails the schema or the app's repair: `quarantined` again with its
+   * latest issues and its first ones (kept-issues.ts), reported once; never `dead`, never retried.
+   */
+  async function quarantineAgain(job: RowJob, error: WebhookError): Promise<Verdict> {
+    const { row, id, fence } = job;
+    const message = keptIssues(error.message, error.code, row.last_error_code, row.last_error_message);
+    job.closed = await queue.quarantine(id, fence, error.code, message);
+    const { deliveryId, dedupKey } = job.data as { deliveryId: string; dedupKey: string };
+    receiver.reportJobError(error, {
+      deliveryId,
+      dedupKey,
+      message: `inbox row ${id} still fails (${error.code}): quarantined again`,
+    });
+    return accepted('ignored', receiver.service, deliveryId, String(row.event));
   }
 
   async function settle(job: RowJob, action: JobAction): Promise<Settled> {

@@ -3,6 +3,7 @@
  */
 
 import { checkMaxEventAge } from '../core/event-age.js';
+import { withRepairs } from '../core/repair.js';
 import { createReceiver, type WebhookReceiver } from '../receiver/create-receiver.js';
 import { type ReceiverOptions, resolveOptions } from '../receiver/receiver-options.js';
 import { WebhookError } from '../shared/errors.js';
@@ -11,6 +12,7 @@ import { MAIL_EVENT_NAMES } from './event-names.js';
 import { type MailHeaderNames, resolveMailHeaderNames } from './header-names.js';
 import { mailEventParser, mailUnvalidatedReader } from './parse-event.js';
 import { mailDrift } from './parse-schemas.js';
+import { type MailRepairs, mailRepairSeam } from './repair.js';
 import type { MailEvent, MailWebhookEvent, UnknownMailEvent } from './types.js';
 
 /**
@@ -53,6 +55,13 @@ export interface MailReceiverOptions extends ReceiverOptions {
    * once your deliveries carry it. See docs/security.md.
    */
   requireBodyEvent?: boolean;
+  /**
+   * Per event, the app's correction of a payload that fails this version's schema, so a delivery the
+   * service sent in a changed shape runs without a new release of this library: at receipt, and when a
+   * `quarantined` inbox row is re-driven. See {@link MailRepairs} and docs/inbox.md "When the payload
+   * changes". Default: none.
+   */
+  repair?: MailRepairs;
 }
 
 /**
@@ -91,7 +100,8 @@ export function createMailReceiver(options: MailReceiverOptions): MailReceiver {
   const maxEventAgeMs = checkMaxEventAge('createMailReceiver', options.maxEventAgeMs);
   const { clock } = resolved;
   const requireBodyEvent = checkFlag(options.requireBodyEvent);
-  return createReceiver<MailEvent, UnknownMailEvent>(
+  const spec = withRepairs<MailWebhookEvent>(
+    'createMailReceiver',
     {
       service: 'mail',
       headerNames,
@@ -102,9 +112,13 @@ export function createMailReceiver(options: MailReceiverOptions): MailReceiver {
       unvalidated: mailUnvalidatedReader('createMailReceiver', { headerNames, requireBodyEvent, clock }),
       dedupKey: dedupKey as (event: MailWebhookEvent) => string,
       drift: mailDrift,
+      // email-service §6: the payload's `timestamp` (opened, unsubscribed, clicked; some sending events).
+      timestamp: (event) => (event.payload as { timestamp?: unknown } | null)?.timestamp,
     },
-    resolved,
+    mailRepairSeam,
+    options.repair,
   );
+  return createReceiver<MailEvent, UnknownMailEvent>(spec, resolved);
 }
 
 function checkFlag(value: unknown): boolean {

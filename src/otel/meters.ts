@@ -2,8 +2,9 @@
  * The metrics of the OpenTelemetry entry: `messaging.process.duration` (histogram, seconds) for every
  * delivery whose handlers run here (not one shed past `maxInFlight`), `svc_webhooks.deliveries`
  * (counter) for every outcome, `svc_webhooks.dead_letters` (counter) for the jobs a worker
- * dead-lettered, and `svc_webhooks.drift` (counter) for each payload path or event this version does
- * not know. The instruments follow the meter provider registered when a delivery is recorded, so a
+ * dead-lettered, `svc_webhooks.drift` (counter) for each payload path or event this version does
+ * not know, and the lag histograms (seconds: `svc_webhooks.event.age`, `.queue.wait`,
+ * `.handler.duration`, `.end_to_end.duration`) for each outcome's lag fields. The instruments follow the meter provider registered when a delivery is recorded, so a
  * provider registered after the receiver was created is used; with none (the API's no-op meter)
  * nothing is built per delivery.
  */
@@ -12,19 +13,24 @@ import {
   type Counter,
   createNoopMeter,
   type Histogram,
+  type Meter,
   type MeterProvider,
   metrics,
 } from '@opentelemetry/api';
 import { rememberDrift } from '../core/drift-log.js';
 import type { Outcome } from '../core/outcome.js';
 import type { WebhookErrorCode } from '../shared/errors.js';
-import { ATTR, DURATION_BUCKETS, METRIC, SCOPE, SCOPE_VERSION } from './names.js';
+import { ATTR, DURATION_BUCKETS, LAG_BUCKETS, METRIC, SCOPE, SCOPE_VERSION } from './names.js';
 
 interface Instruments {
   readonly duration: Histogram;
   readonly deliveries: Counter;
   readonly deadLetters: Counter;
   readonly drift: Counter;
+  readonly eventAge: Histogram;
+  readonly queueWait: Histogram;
+  readonly handlerDuration: Histogram;
+  readonly endToEnd: Histogram;
 }
 
 /** What the telemetry records: an outcome, and a dead letter. */
@@ -69,6 +75,22 @@ export function createMeters(
               description: 'Payload paths and events this version does not know, by service, event and path.',
               unit: '{path}',
             }),
+            eventAge: lagHistogram(meter, METRIC.eventAge, 'From the signed event timestamp to its receipt.'),
+            queueWait: lagHistogram(
+              meter,
+              METRIC.queueWait,
+              "From a delivery's receipt to its handlers' start in a worker.",
+            ),
+            handlerDuration: lagHistogram(
+              meter,
+              METRIC.handlerDuration,
+              "From a delivery's handlers' start to its verdict.",
+            ),
+            endToEnd: lagHistogram(
+              meter,
+              METRIC.endToEnd,
+              'From the signed event timestamp to the delivery handled.',
+            ),
           };
     return instruments;
   }
@@ -95,6 +117,7 @@ export function createMeters(
       if (operation === 'process' && outcome.code !== 'overloaded')
         recorded.duration.record(outcome.durationMs / 1_000, attributes);
       if (outcome.drift) countDrift(recorded.drift, outcome.service, event, outcome.drift);
+      recordLag(recorded, outcome, event);
     },
     deadLetter({ service, code }) {
       const recorded = current();
@@ -104,6 +127,36 @@ export function createMeters(
       recorded.deadLetters.add(1, attributes);
     },
   };
+}
+
+function lagHistogram(meter: Meter, name: string, description: string): Histogram {
+  return meter.createHistogram(name, {
+    description,
+    unit: 's',
+    advice: { explicitBucketBoundaries: LAG_BUCKETS },
+  });
+}
+
+/** The outcome's lag (core/lag.ts), each span known in seconds, by service and (bounded) event. */
+function recordLag(recorded: Instruments, outcome: Outcome, event: string | undefined): void {
+  const { eventAgeMs, queueWaitMs, handlerMs, endToEndMs } = outcome;
+  if (
+    eventAgeMs === undefined &&
+    queueWaitMs === undefined &&
+    handlerMs === undefined &&
+    endToEndMs === undefined
+  )
+    return;
+  const attributes: Attributes = { [ATTR.system]: outcome.service };
+  if (event !== undefined) attributes[ATTR.destination] = event;
+  if (eventAgeMs !== undefined) {
+    // A timestamp ahead of this host's clock counts as 0 s: flagged, so a skewed clock shows.
+    const age = outcome.clockAhead ? { ...attributes, [ATTR.clockAhead]: true } : attributes;
+    recorded.eventAge.record(eventAgeMs / 1_000, age);
+  }
+  if (queueWaitMs !== undefined) recorded.queueWait.record(queueWaitMs / 1_000, attributes);
+  if (handlerMs !== undefined) recorded.handlerDuration.record(handlerMs / 1_000, attributes);
+  if (endToEndMs !== undefined) recorded.endToEnd.record(endToEndMs / 1_000, attributes);
 }
 
 /**

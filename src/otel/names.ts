@@ -23,6 +23,7 @@ export const ATTR = {
   inboxStatus: 'svc_webhooks.inbox.status',
   inboxName: 'svc_webhooks.inbox.name',
   driftPath: 'svc_webhooks.drift.path',
+  clockAhead: 'svc_webhooks.clock_ahead',
 } as const;
 
 export const METRIC = {
@@ -34,6 +35,14 @@ export const METRIC = {
   deadLetters: 'svc_webhooks.dead_letters',
   /** Counter: payload paths (and events) this version does not know, per delivery. */
   drift: 'svc_webhooks.drift',
+  /** Histogram, seconds: the signed body `timestamp` → receipt (core/lag.ts). */
+  eventAge: 'svc_webhooks.event.age',
+  /** Histogram, seconds: receipt → the handlers' start in a worker. */
+  queueWait: 'svc_webhooks.queue.wait',
+  /** Histogram, seconds: the handlers' start → the verdict. */
+  handlerDuration: 'svc_webhooks.handler.duration',
+  /** Histogram, seconds: the signed body `timestamp` → handled. */
+  endToEnd: 'svc_webhooks.end_to_end.duration',
 } as const;
 
 /** The gauges of a database inbox's depth (inbox-metrics.ts). */
@@ -48,6 +57,16 @@ export const INBOX_METRIC = {
 
 /** The messaging conventions' recommended buckets of `messaging.process.duration`, in seconds. */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
+/**
+ * Buckets of the lag histograms, in seconds: 10 ms to 3 days. Fine below a minute (a worker keeping
+ * up, a handler's run), then the spans of the senders' retries (email: +1 and +2 minutes; a paused
+ * webhook resent hours later) and of a backlog drained after an outage.
+ */
+export const LAG_BUCKETS = [
+  0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1_800, 3_600, 7_200, 21_600, 86_400,
+  259_200,
+];
 
 /** Distinct event names used in span names and metric attributes before the rest become `_other`. */
 const MAX_EVENT_NAMES = 100;

@@ -38,7 +38,8 @@ export interface OtelTelemetryOptions {
  * semantic conventions (`process`, kind CONSUMER, under the active HTTP server span; `send`, kind
  * PRODUCER, at a hand-off receiver, whose trace context the job carries to the worker's `process`
  * span), handlers running inside it, and the metrics `messaging.process.duration`,
- * `svc_webhooks.deliveries` and `svc_webhooks.dead_letters`. Needs `@opentelemetry/api` (an optional
+ * `svc_webhooks.deliveries`, `svc_webhooks.dead_letters` and the lag histograms
+ * (`svc_webhooks.event.age`, `.queue.wait`, `.handler.duration`, `.end_to_end.duration`). Needs `@opentelemetry/api` (an optional
  * peer); give the same one to the receiving process and to the workers. Names and alerts:
  * docs/observability.md.
  *

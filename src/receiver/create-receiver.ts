@@ -16,6 +16,7 @@ import type { ServiceSpec } from '../core/service-spec.js';
 import { reportDeadLetter, telemetryEnabled } from '../core/telemetry.js';
 import type { Verdict } from '../core/verdict.js';
 import type { DedupStore } from '../dedup/types.js';
+import type { RunJob } from '../handoff/job/run-job.js';
 import type { HandoffRunner } from '../handoff/job/types.js';
 import { isWebhookError } from '../shared/errors.js';
 import { rememberBodyLimits } from './body-limits.js';
@@ -124,14 +125,15 @@ export function createReceiver<Known extends DispatchableEvent, Unknown extends 
     options,
     createReceivePath(spec as ServiceSpec, options, registry, settings, handOff),
   );
-  let jobRunner: Promise<HandoffRunner['runJob']> | undefined;
-  const runJob: HandoffRunner['runJob'] = async (job, runOptions) => {
+  let jobRunner: Promise<RunJob> | undefined;
+  const runJob: RunJob = async (job, runOptions, facts) => {
     // A row of the database inbox, run by its worker with the row as the claim (inbox-runs.ts).
-    if (isStoredDelivery(job, runOptions)) return runsOfInbox().stored(job, runOptions as RowRunOptions);
+    if (isStoredDelivery(job, runOptions))
+      return runsOfInbox().stored(job, runOptions as RowRunOptions, facts);
     jobRunner ??= import('../handoff/job/run-job.js').then(({ createJobRunner }) =>
       createJobRunner(spec as ServiceSpec, options, registry, settings),
     );
-    return (await jobRunner)(job, runOptions);
+    return (await jobRunner)(job, runOptions, facts);
   };
   const receiver: WebhookReceiver<Known, Unknown> = {
     service,

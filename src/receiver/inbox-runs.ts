@@ -10,12 +10,16 @@ import { runBudget } from '../core/delivery/budget.js';
 import type { DeliverySettings } from '../core/delivery/run.js';
 import { runInWorker } from '../core/delivery/worker-run.js';
 import type { DispatchableEvent, HandlerRegistry } from '../core/handler-registry.js';
+import { type DeliveryFacts, eventTimeOf } from '../core/lag.js';
+import { emit } from '../core/logger.js';
 import type { PipelineOptions } from '../core/pipeline-options.js';
+import { KEPT_AGAIN } from '../core/quarantine.js';
+import { wasRepaired } from '../core/repair.js';
 import { type SecretRequest, verifyForRoute } from '../core/route-secrets.js';
 import { checkTenant } from '../core/route-tenant.js';
 import type { ServiceSpec } from '../core/service-spec.js';
 import { telemetryEnabled, traced, validTraceparent } from '../core/telemetry.js';
-import { failed, refused, type Verdict, verdictOfError } from '../core/verdict.js';
+import { accepted, failed, refused, type Verdict, verdictOfError } from '../core/verdict.js';
 import type { AsyncHeld } from '../dedup/claims.js';
 import type { RunJobOptions } from '../handoff/job/types.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
@@ -59,12 +63,21 @@ export type RowRunOptions = RunJobOptions & {
   readonly hold: () => AsyncHeld;
   /** The app's transaction, shown to the handlers as `context.tx`. */
   readonly tx?: unknown;
+  /**
+   * A re-drive's check (inbox/redrive.ts): authenticate and parse the row (the app's repair
+   * included), run no handler. `queued` when it would run; its failure's verdict otherwise.
+   */
+  readonly check?: true;
 };
 
 /** The two runs of a receiver over the inbox. */
 export interface InboxRuns {
-  /** A row a worker claimed: authenticated and parsed again, then run (`job_invalid` if it is not authentic). */
-  stored(row: StoredDelivery, options: RowRunOptions): Promise<Verdict>;
+  /**
+   * A row a worker claimed: authenticated and parsed again, then run (`job_invalid` if it is not
+   * authentic; `invalid_payload` or `repair_failed` if it is, but still fails the schema and the
+   * app's repair: the worker quarantines it again). `facts.repaired` is set when the repair made it valid.
+   */
+  stored(row: StoredDelivery, options: RowRunOptions, facts?: DeliveryFacts): Promise<Verdict>;
   /** Direct mode: the request's own parse, run in the request (`route`: `context.route`). */
   parsed(
     event: DispatchableEvent,
@@ -106,18 +119,36 @@ export function createInboxRuns(
     return result.secretIndex;
   }
 
-  /** The row's event, parsed once from its authenticated bytes and checked against its columns. */
+  /** That the row's columns are those of `event` (its parse, or its read without the schema). */
+  function matches(row: StoredDelivery, event: DispatchableEvent, secretIndex: number): void {
+    if (event.deliveryId !== row.deliveryId || event.name !== row.event)
+      throw rowInvalid('has a delivery id or event that differ from its body and headers');
+    if (!keyed(row, event, secretIndex)) throw rowInvalid("has a dedup key that is not its event's");
+  }
+
+  /**
+   * The row's event, parsed once from its authenticated bytes (the app's repair included) and checked
+   * against its columns. An authentic row whose payload still fails the schema or the repair throws
+   * that error (`invalid_payload`, `repair_failed`) once its columns match its read without the
+   * schema: it is kept, not dead (docs/inbox.md "When the payload changes").
+   */
   function parsedRow(row: StoredDelivery, secretIndex: number): DispatchableEvent {
     let event: DispatchableEvent;
     try {
       event = spec.parse(row.body, row.headers, secretIndex, row.receivedAt);
     } catch (error) {
-      // A deploy between receipt and run changed the schemas, or the stored headers were changed.
+      const read =
+        isWebhookError(error) && KEPT_AGAIN.has(error.code)
+          ? spec.unvalidated?.(row.body, row.headers, secretIndex)
+          : undefined;
+      if (read) {
+        matches(row, read, secretIndex);
+        throw error;
+      }
+      // The stored headers were changed (the parse refuses them), or the body cannot be read.
       throw rowInvalid(`no longer parses (${isWebhookError(error) ? error.code : 'parse error'})`, error);
     }
-    if (event.deliveryId !== row.deliveryId || event.name !== row.event)
-      throw rowInvalid('has a delivery id or event that differ from its body and headers');
-    if (!keyed(row, event, secretIndex)) throw rowInvalid("has a dedup key that is not its event's");
+    matches(row, event, secretIndex);
     return event;
   }
 
@@ -138,6 +169,7 @@ export function createInboxRuns(
     dedupKey: string,
     runOptions: RowRunOptions,
     route: SecretRequest | null,
+    facts: DeliveryFacts | undefined,
   ): Promise<Verdict> {
     // With no handler here the row is `dead`, to re-drive after the deploy that registers one.
     const { timeoutMs = leaseMs - 1_000 } = runOptions;
@@ -152,6 +184,7 @@ export function createInboxRuns(
       route: route ?? {},
       tx: runOptions.tx,
       hold: runOptions.hold,
+      facts,
     });
   }
 
@@ -161,9 +194,10 @@ export function createInboxRuns(
     runOptions: RowRunOptions,
     traceparent: string | undefined,
     route: SecretRequest | null,
+    facts?: DeliveryFacts,
   ): Promise<Verdict> {
     if (!telemetry || !telemetryEnabled(telemetry, logger, service))
-      return run(event, dedupKey, runOptions, route);
+      return run(event, dedupKey, runOptions, route, facts);
     const { deliveryId, name } = event;
     const start = {
       service,
@@ -175,13 +209,13 @@ export function createInboxRuns(
     return traced(
       telemetry,
       { ...start, traceparent },
-      () => run(event, dedupKey, runOptions, route),
+      () => run(event, dedupKey, runOptions, route, facts),
       logger,
     );
   }
 
   return {
-    async stored(row, runOptions) {
+    async stored(row, runOptions, facts) {
       // A budget the lease does not outlast: the worker's mistake, retried (runJob never rejects).
       const budget = runBudget(runOptions.timeoutMs, leaseMs);
       if (typeof budget !== 'number') return failed(service, budget.code, budget);
@@ -190,20 +224,33 @@ export function createInboxRuns(
         if (row.service !== service) throw rowInvalid(`is of another service (${row.service})`);
         event = parsedRow(row, await verified(row));
       } catch (error) {
+        const ids = { deliveryId: row.deliveryId, event: row.event };
         if (isWebhookError(error) && error.code === 'secret_unavailable')
-          return failed(service, 'secret_unavailable', error, {
-            deliveryId: row.deliveryId,
-            event: row.event,
-          });
+          return failed(service, 'secret_unavailable', error, ids);
+        if (isWebhookError(error) && KEPT_AGAIN.has(error.code)) return verdictOfError(service, error, ids);
         return refused(service, isWebhookError(error) ? error : rowInvalid('is unreadable', error));
+      }
+      if (wasRepaired(event)) {
+        emit(logger, 'info', 'inbox row repaired by the app', {
+          service,
+          deliveryId: event.deliveryId,
+          event: event.name,
+        });
+        if (facts) facts.repaired = true;
       }
       // A route bound to a tenant (CRM routeTenant): checked at receipt, and here again for a row that
       // was quarantined (stored before its tenant could be read) and re-driven.
       const wrong = spec.tenants && checkTenant(spec, settings, event, row.route ?? {});
       if (wrong) return verdictOfError(service, wrong, { deliveryId: event.deliveryId, event: event.name });
+      if (runOptions.check) return accepted('queued', service, event.deliveryId, event.name);
       // The trace context is not signed: only a value of the W3C form is continued.
       const traceparent = validTraceparent(row.traceparent ?? undefined);
-      return observed(event, row.dedupKey, runOptions, traceparent, row.route);
+      if (facts) {
+        // The row's receipt, written by the receiver that stored it (the app's own database).
+        facts.receivedAt = row.receivedAt;
+        facts.eventAt = eventTimeOf(spec.timestamp?.(event));
+      }
+      return observed(event, row.dedupKey, runOptions, traceparent, row.route, facts);
     },
     parsed: (event, dedupKey, runOptions, route) => observed(event, dedupKey, runOptions, undefined, route),
   };

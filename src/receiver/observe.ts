@@ -6,11 +6,13 @@
  * HTTP edge (http-answer.ts), and a worker answers none.
  */
 
+import { newFacts } from '../core/lag.js';
 import { durationClock, outcomeOf, reportOutcome } from '../core/outcome.js';
-import type { DeliveryFacts, Receive } from '../core/receive-path.js';
+import type { Receive } from '../core/receive-path.js';
 import type { ReceiveInput } from '../core/receiver-types.js';
 import { type Telemetry, type TraceStart, telemetryEnabled, traced } from '../core/telemetry.js';
 import type { Verdict } from '../core/verdict.js';
+import type { RunJob } from '../handoff/job/run-job.js';
 import type { HandoffRunner } from '../handoff/job/types.js';
 import { deliveryInboxOf } from './inbox-receipt.js';
 import type { ResolvedOptions } from './receiver-options.js';
@@ -29,11 +31,11 @@ export function observeReceive(service: string, options: ResolvedOptions, receiv
   const start: TraceStart = Object.freeze({ service, operation: enqueues ? 'send' : 'process' });
   async function observedReceive(input: ReceiveInput, recording: Telemetry | undefined): Promise<Verdict> {
     const startedAt = now();
-    const facts: DeliveryFacts = {};
+    const facts = newFacts();
     const verdict = recording
       ? await traced(recording, start, () => receive(input, facts), logger)
       : await receive(input, facts);
-    const outcome = outcomeOf(verdict, mode, now() - startedAt, undefined, facts.drift);
+    const outcome = outcomeOf(verdict, mode, now() - startedAt, undefined, facts, clock.now());
     reportOutcome(onOutcome, recording, logger, outcome);
     return verdict;
   }
@@ -50,17 +52,20 @@ export function observeReceive(service: string, options: ResolvedOptions, receiv
 export function observeRunJob(
   service: string,
   options: ResolvedOptions,
-  runJob: HandoffRunner['runJob'],
+  runJob: RunJob,
 ): HandoffRunner['runJob'] {
   const { onOutcome, telemetry, clock, logger } = options;
   if (!onOutcome && !telemetry) return runJob;
   const now = durationClock(clock);
   return async function observedRunJob(job, runOptions) {
     const recording = telemetry && telemetryEnabled(telemetry, logger, service) ? telemetry : undefined;
-    if (!onOutcome && !recording) return runJob(job, runOptions);
+    // A re-drive's check runs no handler: no outcome (inbox/redrive.ts).
+    if ((!onOutcome && !recording) || (runOptions as { check?: true } | undefined)?.check)
+      return runJob(job, runOptions);
     const startedAt = now();
-    const verdict = await runJob(job, runOptions);
-    const outcome = outcomeOf(verdict, 'worker', now() - startedAt, runOptions?.attempt);
+    const facts = newFacts();
+    const verdict = await runJob(job, runOptions, facts);
+    const outcome = outcomeOf(verdict, 'worker', now() - startedAt, runOptions?.attempt, facts, clock.now());
     reportOutcome(onOutcome, recording, logger, outcome);
     return verdict;
   };

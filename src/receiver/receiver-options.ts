@@ -63,7 +63,7 @@ export interface ReceiverOptions {
   /**
    * The webhook secret, or several during a rotation (any of them verifies). Required. Or a function
    * of the request's path and route parameters, never its body, returning the secret(s) of that
-   * route: a secret per tenant (docs/receivers.md "A secret per tenant or route").
+   * route: a secret per tenant (docs/receivers-tenants.md).
    */
   secret: Secrets | SecretResolver;
   /** With a `secret` function: bound on each call, in ms; past it, or if it throws, 503 `secret_unavailable`. Default 2 000. */
@@ -84,7 +84,7 @@ export interface ReceiverOptions {
    */
   handoff?: HandoffTarget;
   /**
-   * The key of hand-off jobs' MACs (docs/handoff.md "Authenticated jobs"), or several during a
+   * The key of hand-off jobs' MACs (docs/handoff-jobs.md), or several during a
    * rotation: the first signs, every one verifies. Required with a `secret` function and `handoff`
    * (and in their workers), where no single webhook secret may key every tenant's jobs: each tenant
    * holds its own and could sign jobs with it. Give receivers and workers the same list. Without it

@@ -36,6 +36,9 @@ export const WEBHOOK_ERROR_STATUS = {
   invalid_payload: 400,
   event_missing: 400,
   event_mismatch: 400,
+  // The app's `repair` of a payload that failed its schema threw or returned no object: the app's
+  // bug, so the sender retries (with the database inbox: kept `quarantined`, docs/inbox.md).
+  repair_failed: 500,
   delivery_id_missing: 400,
   delivery_id_mismatch: 400,
   delivery_id_invalid: 400,
@@ -113,6 +116,7 @@ const RETRYABLE: ReadonlySet<WebhookErrorCode> = new Set<WebhookErrorCode>([
   'store_unavailable',
   'handler_failed',
   'handler_timeout',
+  'repair_failed',
   'handoff_unavailable',
   // Shed past `maxInFlight`: the same delivery succeeds once the burst has passed.
   'overloaded',

@@ -9,7 +9,7 @@ import { slowClientSuite } from './support/slow-clients.js';
 
 const LIMIT = 64 * 1024;
 
-/** The docs/adapters.md recipe: h3 v2's event.req is a web Request, so `receiver.handle` serves. */
+/** The docs/adapters-fetch.md recipe: h3 v2's event.req is a web Request, so `receiver.handle` serves. */
 function mount(app: H3, path: string, receiver: WebhookReceiverLike): void {
   app.post(path, (event) => receiver.handle(event.req));
 }

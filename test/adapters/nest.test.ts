@@ -15,7 +15,7 @@ import { slowClientSuite, slowLoris, waitingReceiver } from './support/slow-clie
 
 const LIMIT = 64 * 1024;
 
-// The app of docs/adapters.md "NestJS": the receivers are a provider, the controller hands each
+// The app of docs/adapters-nest.md: the receivers are a provider, the controller hands each
 // route's request and response to createNestHandler. Real decorators (tsconfig: experimentalDecorators,
 // emitDecoratorMetadata, as Nest projects set them); the controller gets WebhookReceivers by its type.
 @Injectable()
@@ -62,11 +62,11 @@ async function startNest(
   const { bodyReader, ...nestOptions } = options;
   const app = await NestFactory.create<NestExpressApplication>(AppModule, { logger: false, ...nestOptions });
   if (bodyReader) {
-    // As docs/adapters.md says: ahead of Nest's parsers, the webhook bodies within the receivers' limits.
+    // As docs/adapters-nest.md says: ahead of Nest's parsers, the webhook bodies within the receivers' limits.
     app.use(PATHS.mail, createNestBodyReader(receivers.mail));
     app.use(PATHS.crm, createNestBodyReader(receivers.crm));
   }
-  // As docs/adapters.md says: Nest's JSON parser limit (100 kB by default) at the receiver's.
+  // As docs/adapters-nest.md says: Nest's JSON parser limit (100 kB by default) at the receiver's.
   // biome-ignore lint/correctness/useHookAtTopLevel: Nest's method, not a React hook.
   if (options.rawBody) app.useBodyParser('json', { limit: LIMIT });
   await app.listen(0, '127.0.0.1');

@@ -7,7 +7,7 @@ import { mailDelivery } from './support/deliveries.js';
 import { createTestReceivers } from './support/receivers.js';
 import { fetchListener, listen, PATHS } from './support/servers.js';
 
-// The docs/adapters.md recipes of frameworks that hand a route a web Request: SvelteKit's `POST`
+// The docs/adapters-fetch.md recipes of frameworks that hand a route a web Request: SvelteKit's `POST`
 // (+server.ts), React Router 7 / Remix's `action`, Astro's `POST` endpoint. None of them is installed
 // here: each recipe is called with the event object its framework passes (the request in
 // `{ request }`), that request built from node:http with its body streamed, as their Node adapters do

@@ -55,7 +55,9 @@ describe('onOutcome in direct mode', () => {
     forged.headers['x-svcmail-sig'] = sign(forged.body, 'whsec_not_the_secret_0000');
     await deliver(receiver, forged);
     await deliver(receiver, mailDelivery('delivered'));
-    const common = { service: 'mail', mode: 'direct', attempt: undefined };
+    const common = { service: 'mail', mode: 'direct', attempt: undefined, queueWaitMs: undefined };
+    // The fixture's signed timestamp, 2024-05-01T10:00:00.123Z, against the clock's 2025-01-01.
+    const age = Date.UTC(2025, 0, 1) - Date.UTC(2024, 4, 1, 10, 0, 0, 123);
     expect(outcomes).toEqual([
       {
         ...common,
@@ -65,6 +67,10 @@ describe('onOutcome in direct mode', () => {
         code: 'handler_failed',
         durationMs: 250,
         duplicate: false,
+        eventAgeMs: age,
+        clockAhead: false,
+        handlerMs: 250,
+        endToEndMs: undefined,
       },
       {
         ...common,
@@ -74,6 +80,10 @@ describe('onOutcome in direct mode', () => {
         code: undefined,
         durationMs: 250,
         duplicate: false,
+        eventAgeMs: age + 250,
+        clockAhead: false,
+        handlerMs: 250,
+        endToEndMs: age + 500,
       },
       {
         ...common,
@@ -83,6 +93,10 @@ describe('onOutcome in direct mode', () => {
         code: undefined,
         durationMs: 0,
         duplicate: true,
+        eventAgeMs: age + 500,
+        clockAhead: false,
+        handlerMs: undefined,
+        endToEndMs: undefined,
       },
       {
         ...common,
@@ -92,6 +106,10 @@ describe('onOutcome in direct mode', () => {
         code: 'signature_mismatch',
         durationMs: 0,
         duplicate: false,
+        eventAgeMs: undefined,
+        clockAhead: undefined,
+        handlerMs: undefined,
+        endToEndMs: undefined,
       },
       expect.objectContaining({ event: 'delivered', kind: 'ignored' }),
     ]);

@@ -68,11 +68,11 @@ describe('dynamodb', () => {
   storeContract(kind);
 });
 
-/** The `aws dynamodb …` commands of docs/dedup.md, as the CLI's shorthand reads them. */
+/** The `aws dynamodb …` commands of docs/dedup-dynamodb.md, as the CLI's shorthand reads them. */
 function documentedCommands(): { createTable: Record<string, string>; ttl: Record<string, string> } {
-  const docs = readFileSync(`${root}docs/dedup.md`, 'utf8');
+  const docs = readFileSync(`${root}docs/dedup-dynamodb.md`, 'utf8');
   const block = /```sh\n(aws dynamodb create-table[\s\S]*?)```/.exec(docs)?.[1];
-  if (!block) throw new Error('docs/dedup.md has no `aws dynamodb create-table` block');
+  if (!block) throw new Error('docs/dedup-dynamodb.md has no `aws dynamodb create-table` block');
   const commands = block
     .replace(/\\\n\s*/g, ' ')
     .split('\n')
@@ -90,7 +90,7 @@ const shorthand = (text: string | undefined) =>
   Object.fromEntries((text ?? '').split(',').map((pair) => pair.split('=') as [string, string]));
 
 describe('dynamodb specifics', () => {
-  it('runs on the table docs/dedup.md defines, writing the TTL attribute it enables', async () => {
+  it('runs on the table docs/dedup-dynamodb.md defines, writing the TTL attribute it enables', async () => {
     const { createTable, ttl } = documentedCommands();
     const { CreateTableCommand } = await import('@aws-sdk/client-dynamodb');
     const client = dynalite.client();
@@ -125,7 +125,7 @@ describe('dynamodb specifics', () => {
   });
 
   it('the documented SDK calls name the same key and TTL attribute', () => {
-    const docs = readFileSync(`${root}docs/dedup.md`, 'utf8');
+    const docs = readFileSync(`${root}docs/dedup-dynamodb.md`, 'utf8');
     const block = /```ts\n(import \{[^}]*CreateTableCommand[\s\S]*?)```/.exec(docs)?.[1] ?? '';
     expect(block).toContain("AttributeDefinitions: [{ AttributeName: 'key', AttributeType: 'S' }]");
     expect(block).toContain("KeySchema: [{ AttributeName: 'key', KeyType: 'HASH' }]");

@@ -1,5 +1,5 @@
 /**
- * The Redis settings docs/handoff.md "Redis requirements" documents, checked on real redis-servers:
+ * The Redis settings docs/handoff-bullmq.md "Redis requirements" documents, checked on real redis-servers:
  * started with the documented command line (the example's README uses the same one), SIGKILLed right
  * after the last 200 of a few hundred acknowledged deliveries and restarted on its data directory,
  * Redis still has every acknowledged job; a worker reports an evicting `maxmemory-policy` through
@@ -58,9 +58,9 @@ function mailHandoff(queue: Queue, extra: Partial<BullmqHandoffOptions> = {}) {
 }
 
 describe.runIf(redisAvailable())('BullMQ hand-off: the Redis requirements', () => {
-  const documented = redisCommandLine('docs/handoff.md');
+  const documented = redisCommandLine('docs/handoff-bullmq.md');
 
-  it('docs/handoff.md and the example README start Redis with the same durable command line', () => {
+  it('docs/handoff-bullmq.md and the example README start Redis with the same durable command line', () => {
     expect(redisCommandLine('examples/handoff-bullmq/README.md')).toBe(documented);
     expect(argsOf(documented)).toEqual(
       expect.arrayContaining(['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']),

@@ -1,7 +1,7 @@
 /**
  * Hand-off jobs are authenticated: a worker runs only a job a receiver holding one of its secrets
  * wrote after verifying, unchanged. Expected MACs are computed with node:crypto from the format
- * docs/handoff.md states (job-mac.ts here), never with the library's code. Also: a job whose event has
+ * docs/handoff-jobs.md states (job-mac.ts here), never with the library's code. Also: a job whose event has
  * no handler in the worker is refused `no_handler`, and a hand-off receiver refuses a `maxBodyBytes`
  * its jobs could not carry.
  */

@@ -1,5 +1,5 @@
 /**
- * The hand-off job MAC as docs/handoff.md states it, computed with node:crypto (never the library's
+ * The hand-off job MAC as docs/handoff-jobs.md states it, computed with node:crypto (never the library's
  * own code): tests use it to check the receiver's MAC and to forge jobs that hold a MAC under a
  * secret the worker lacks.
  */

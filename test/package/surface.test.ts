@@ -25,11 +25,11 @@ beforeAll(async () => {
 }, 180_000);
 
 describe('the public surface', () => {
-  it('the root entry: at most 30 values and 72 types', () => {
+  it('the root entry: at most 30 values and 74 types', () => {
     const rootSurface = surfaces.get('.')!;
     expect(rootSurface.values.length).toBeLessThanOrEqual(30);
-    // 72: the types the root's signatures reach are exported (scripts/surface.mjs, LIMITS).
-    expect(rootSurface.types.length).toBeLessThanOrEqual(72);
+    // 74: the types the root's signatures reach are exported (scripts/surface.mjs, LIMITS).
+    expect(rootSurface.types.length).toBeLessThanOrEqual(74);
     // What a newcomer meets first is there.
     expect(rootSurface.values).toEqual(
       expect.arrayContaining(['createMailReceiver', 'createCrmReceiver', 'WebhookError', 'toResponse']),

@@ -1,5 +1,5 @@
 /**
- * The status policy of docs/receivers.md, row by row, for both services' receivers.
+ * The status policy of docs/receivers-status.md, row by row, for both services' receivers.
  */
 import { PGlite } from '@electric-sql/pglite';
 import {

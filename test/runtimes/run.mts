@@ -10,7 +10,7 @@
  * Runtimes: one Node per `--node` (Node 20, 22 and 24 are all required; without `--node`, the first
  * `node` on PATH outside node_modules/.bin and the repository's node_modules/.bin/node), the newest of
  * them again with node:crypto out of reach, Bun and Deno from node_modules/.bin (Deno as users run it
- * and with --unstable-no-legacy-abort, docs/adapters.md), and workerd through miniflare, without and
+ * and with --unstable-no-legacy-abort, docs/adapters-tested.md), and workerd through miniflare, without and
  * with `nodejs_compat`. Every runtime must also write nothing unexpected on stderr. Besides,
  * examples/cloudflare-worker is type-checked as a Workers project (workers-types, no @types/node).
  *
@@ -26,7 +26,7 @@ import { bundleWorker, createAppDir, startWorker, workerdVersion } from './suppo
 
 const REQUIRED_NODE_MAJORS = [20, 22, 24];
 const START_MS = 30_000;
-// Deno.serve's one-time notice in its legacy abort mode, explained in docs/adapters.md ("Deno").
+// Deno.serve's one-time notice in its legacy abort mode, explained in docs/adapters-fetch.md ("fetch").
 const DENO_LEGACY_NOTICE =
   /^Deno\.serve: request\.signal aborts on successful responses \(legacy behavior\)\./;
 

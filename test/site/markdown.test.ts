@@ -96,6 +96,34 @@ describe('the docs renderer given hostile Markdown', () => {
     expect(html).toBe('<p>javascript:alert(1) and JAVASCRIPT:alert(1)</p>\n');
   });
 
+  it('writes a link to a section that moved (scripts/docs/moved.json) to its new page, relative and absolute', () => {
+    const html = renderMarkdown(
+      [
+        '[a](handoff.md#redis-requirements)',
+        '[b](handoff.md#guarantees)',
+        '[c](handoff.md)',
+        '[d](https://svc.github.io/webhooks/handoff.html#redis-requirements)',
+      ].join('\n\n'),
+      {
+        source: 'docs/probe.md',
+        page: 'probe.html',
+        pages: new Map([
+          ['docs/handoff.md', 'handoff.html'],
+          ['docs/handoff-bullmq.md', 'handoff-bullmq.html'],
+        ]),
+        errorCodes: new Map(),
+        home: 'https://svc.github.io/webhooks/',
+        moved: { 'docs/handoff.md#redis-requirements': 'docs/handoff-bullmq.md#redis-requirements' },
+      },
+    ).html;
+    expect(elements(html).urls).toEqual([
+      'handoff-bullmq.html#redis-requirements',
+      'handoff.html#guarantees',
+      'handoff.html',
+      'handoff-bullmq.html#redis-requirements',
+    ]);
+  });
+
   it('keeps http(s), mailto, relative and fragment URLs', () => {
     const html = render(
       [

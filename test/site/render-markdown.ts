@@ -9,6 +9,7 @@ export interface RenderContext {
   pages: Map<string, string>;
   errorCodes: Map<string, string>;
   home?: string;
+  moved?: Record<string, string>;
 }
 
 const loaded = (await import(new URL('../../scripts/docs/markdown.mts', import.meta.url).href)) as {

@@ -351,6 +351,52 @@ describe('the docs site in a browser', () => {
     }
   });
 
+  it('keeps the old address of a section that moved to a page of its own (scripts/docs/moved.json)', async () => {
+    const moved = JSON.parse(readFileSync(join(root, 'scripts/docs/moved.json'), 'utf8')) as Record<
+      string,
+      string
+    >;
+    const html = (source: string) => source.replace(/^docs\//, '').replace(/\.md$/, '.html');
+    expect(Object.keys(moved).length).toBeGreaterThan(40);
+    for (const [from, to] of Object.entries(moved)) {
+      const [source = '', anchor = ''] = from.split('#');
+      const [target = '', targetAnchor = ''] = to.split('#');
+      // The old page no longer has the anchor (else the move would hide it); the new page has it.
+      expect(crawled.get(html(source))?.ids.has(anchor), from).toBe(false);
+      expect(crawled.get(html(target))?.ids.has(targetAnchor), to).toBe(true);
+    }
+    // Arriving with an old anchor goes on to the section's new page, from a link and from the address bar.
+    await page.goto(`${base}/handoff.html#redis-requirements`);
+    await page.waitForURL(`${base}/handoff-bullmq.html#redis-requirements`);
+    await page.goto(`${base}/dedup.html#choosing-a-store`);
+    await page.evaluate(`location.hash = 'sqlite-store-svcwebhookssqlite'`);
+    await page.waitForURL(`${base}/dedup-sqlite.html#sqlite-store-svcwebhookssqlite`);
+    // A link written to the old place (docs/cli.md names handoff.md#setting-up-the-queues) leads to the new one.
+    expect(
+      crawled
+        .get('cli.html')
+        ?.links.some((l) => l.path === 'handoff-sqs.html' && l.anchor === 'setting-up-the-queues'),
+    ).toBe(true);
+    // A page split off a long guide, at both widths and in both schemes: no hidden sideways scroll.
+    try {
+      for (const scheme of ['light', 'dark'] as const)
+        for (const width of [1280, 390]) {
+          await page.emulateMedia({ colorScheme: scheme });
+          await page.setViewportSize({ width, height: 900 });
+          await page.goto(`${base}/handoff-sqs.html`);
+          const hidden = await page.evaluate(
+            `[...document.querySelectorAll('pre')].filter((e) => e.scrollWidth > e.clientWidth + 1).length`,
+          );
+          expect(hidden, `handoff-sqs.html at ${width} px`).toBe(0);
+          expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+          await page.screenshot({ path: join(shots, `site-split-${width}-${scheme}.png`) });
+        }
+    } finally {
+      await page.emulateMedia({ colorScheme: null });
+      await page.setViewportSize({ width: 1400, height: 900 });
+    }
+  });
+
   it('documents every export of each entry on its reference page, and nothing else', () => {
     for (const file of readdirSync(join(root, 'etc')).filter((f) => f.endsWith('.api.md'))) {
       const names = [...readFileSync(join(root, 'etc', file), 'utf8').matchAll(/^## (\S+) \(\w+\)$/gm)].map(
@@ -377,7 +423,8 @@ describe('the docs site in a browser', () => {
     };
     page.on('console', onConsole);
     try {
-      await page.goto(`${base}/dedup.html`, { waitUntil: 'load' });
+      // A guide with highlighted code (docs/dedup-sqlite.md).
+      await page.goto(`${base}/dedup-sqlite.html`, { waitUntil: 'load' });
       const policy = (await page.evaluate(
         `document.querySelector('head meta[http-equiv="Content-Security-Policy"]')?.content ?? ''`,
       )) as string;

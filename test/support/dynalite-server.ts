@@ -110,7 +110,7 @@ export async function startDynalite(): Promise<DynaliteServer> {
 }
 
 /**
- * Creates `table` as docs/dedup.md defines it (partition key `key`, a string; on-demand capacity)
+ * Creates `table` as docs/dedup-dynamodb.md defines it (partition key `key`, a string; on-demand capacity)
  * and waits until it is ACTIVE.
  */
 export async function createDedupTable(client: DynamoDBClient, table: string): Promise<void> {

@@ -11,10 +11,10 @@ describe('the demo scenario (npm run demo)', () => {
       {
         service: 'mail',
         deliveries: 14,
-        attempts: 36,
-        succeeded: 5,
-        failed: 9,
-        handled: 4,
+        attempts: 45,
+        succeeded: 14,
+        failed: 0,
+        handled: 13,
         duplicates: 2,
         webhook: 'active',
       },
@@ -30,6 +30,20 @@ describe('the demo scenario (npm run demo)', () => {
       },
     ]);
     expect(summary.pausedAt).toBe('09:02:54.000');
+    // Chapter 5: the 10 deliveries the outage lost, found in the delivery log, resent once each after
+    // the webhook was reactivated, and handled (each handled once: 13 handler runs above).
+    expect(summary.reconcile).toEqual({
+      status: 'done',
+      reactivated: 1,
+      foundMissing: 10,
+      resent: 10,
+      recovered: 10,
+      notRecoverable: 0,
+      historyGap: 0,
+    });
+    expect(text).toMatch(
+      /reconcile .*: done; webhook reactivated 1; found missing 10, resent 10, recovered 10/,
+    );
     expect(summary.crmRetryOffsetsMs).toEqual([0, 1_000, 3_000]);
     expect(summary.oldSecretStatus).toBe(401);
     expect(summary.simulatedMs).toBeGreaterThan(15 * 60_000);

@@ -119,3 +119,13 @@ try {
   const saved = localStorage.getItem(MANAGER_KEY);
   if (saved) choose(saved);
 } catch {}
+
+// A section that moved to a page of its own keeps its old address: arriving here with its anchor
+// (an old bookmark, a link from elsewhere) goes on to the new place.
+const moved = JSON.parse(document.body.dataset.moved || '{}');
+function followMoved() {
+  const anchor = decodeURIComponent(location.hash.slice(1));
+  if (anchor && !document.getElementById(anchor) && Object.hasOwn(moved, anchor)) location.replace(moved[anchor]);
+}
+followMoved();
+window.addEventListener('hashchange', followMoved);

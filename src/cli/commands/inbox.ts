@@ -11,6 +11,7 @@ import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { printDrift, printJsonLine, printRow, printTable } from '../inbox-output.js';
 import { DEFAULT_INBOX_PAGE_PORT, serveInbox } from '../inbox-page/serve.js';
 import { databaseError, type OpenInbox, openInbox, type TargetOptions } from '../inbox-target.js';
+import { type LoadedReceivers, loadReceivers } from '../load-receiver.js';
 import type { Output } from '../output.js';
 import { runAction } from '../run-action.js';
 
@@ -90,7 +91,7 @@ async function show(out: Output, id: string, options: TargetOptions) {
   });
 }
 
-async function redrive(out: Output, ids: string[], options: FilterOptions) {
+async function redrive(out: Output, ids: string[], options: FilterOptions & { receiver?: string[] }) {
   const filter = filterOf(options);
   const rowIds = ids.map((id) => wholeNumber(id, 'An id', 1));
   const filtered = Object.keys(filter).length > 0;
@@ -103,15 +104,60 @@ async function redrive(out: Output, ids: string[], options: FilterOptions) {
       'usage',
       'Pass ids (inbox redrive 12 13) or a filter (--status dead --event deal.won).',
     );
-  return withInbox(options, async ({ inbox }) => {
-    let moved = 0;
-    if (filtered) moved = await inbox.redrive(filter);
-    else for (const id of new Set(rowIds)) moved += await inbox.redrive({ id });
-    if (out.json) out.result({ ok: true, moved });
-    else
-      out.line(`${moved} row${moved === 1 ? '' : 's'} moved back to received; the worker runs them again.`);
-    return EXIT.ok;
-  });
+  const loaded = options.receiver?.length ? await loadReceivers(options.receiver) : undefined;
+  try {
+    return await withInbox(options, async ({ inbox }) => {
+      const targets = filtered ? [filter] : [...new Set(rowIds)].map((id) => ({ id }));
+      // With the app's receivers: each quarantined row of their services checked by its own first.
+      const through = loaded ? loaded.receivers.map((receiver) => ({ receiver })) : [undefined];
+      let moved = 0;
+      for (const target of targets)
+        for (const redriveOptions of through) moved += await inbox.redrive(target, redriveOptions);
+      const kept = loaded ? await stillQuarantined(inbox, filtered ? filter : undefined, rowIds, loaded) : 0;
+      if (out.json) out.result({ ok: true, moved, ...(loaded ? { quarantined: kept } : {}) });
+      else {
+        out.line(`${moved} row${moved === 1 ? '' : 's'} moved back to received; the worker runs them again.`);
+        if (kept > 0)
+          out.line(
+            `${kept} row${kept === 1 ? '' : 's'} still fail${kept === 1 ? 's' : ''} with this receiver and stay${kept === 1 ? 's' : ''} quarantined: inbox list --status quarantined shows the issues.`,
+          );
+      }
+      return EXIT.ok;
+    });
+  } finally {
+    await loaded?.close();
+  }
+}
+
+/** How many rows of the re-drive's target (of the receivers' services) are still quarantined. */
+async function stillQuarantined(
+  inbox: OpenInbox['inbox'],
+  filter: InboxFilter | undefined,
+  ids: number[],
+  loaded: LoadedReceivers,
+): Promise<number> {
+  const services = new Set(loaded.receivers.map((r) => r.service));
+  if (filter === undefined) {
+    let kept = 0;
+    for (const id of new Set(ids)) {
+      const row = await inbox.show(id);
+      if (row?.status === 'quarantined' && services.has(row.service)) kept++;
+    }
+    return kept;
+  }
+  let kept = 0;
+  let before: number | undefined;
+  do {
+    const page = await inbox.list({
+      ...filter,
+      status: 'quarantined',
+      limit: 500,
+      ...(before ? { before } : {}),
+    });
+    kept += page.rows.filter((row) => services.has(row.service)).length;
+    before = page.next;
+  } while (before !== undefined);
+  return kept;
 }
 
 async function purge(out: Output, options: TargetOptions & { olderThan: string }) {
@@ -137,6 +183,9 @@ async function drift(out: Output, options: TargetOptions & { service?: string })
   });
 }
 
+/** A repeatable option's values. */
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
 /** Registers `inbox` and its subcommands. */
 export function inboxCommand(program: Command): void {
   const inbox = program
@@ -156,6 +205,11 @@ export function inboxCommand(program: Command): void {
   withFilter(withTarget(inbox.command('redrive')))
     .description('move failed, dead, quarantined or superseded rows back to received, by id or filter')
     .argument('[ids...]', 'row ids')
+    .option(
+      '--receiver <module>',
+      "a module exporting your app's receiver (with its repair): quarantined rows of its service move only if it now parses them (repeat for mail and crm)",
+      collect,
+    )
     .action(runAction(redrive as never));
   withTarget(inbox.command('purge'))
     .description('delete handled and superseded rows handled more than N days ago')
@@ -170,5 +224,10 @@ export function inboxCommand(program: Command): void {
   withTarget(inbox.command('serve'), 'print one JSON line (where it listens) instead of text')
     .description('a page on 127.0.0.1 to filter rows, read one (headers, body, last error) and re-drive')
     .option('--port <port>', 'the port (0 picks a free one)', String(DEFAULT_INBOX_PAGE_PORT))
+    .option(
+      '--receiver <module>',
+      "re-drive through your app's receiver, as inbox redrive --receiver does",
+      collect,
+    )
     .action(runAction(serveInbox as never));
 }

@@ -3,6 +3,7 @@
  * and re-drive (one row, or the filtered set with `confirm: true`). Answers are web `Response`s;
  * every value of a row is data, sent as JSON and shown by the page as text.
  */
+import type { HandoffRunner } from '../../handoff/job/types.js';
 import type { Inbox } from '../../inbox/inbox.js';
 import { INBOX_STATUSES, type InboxFilter, type InboxStatus } from '../../inbox/types.js';
 import { jsonText } from '../visible-text.js';
@@ -84,14 +85,29 @@ async function showRow(inbox: Inbox, id: string): Promise<Response> {
   });
 }
 
+/**
+ * Re-drives `target`; through each of `receivers` when `inbox serve --receiver` loaded the app's
+ * (their quarantined rows move only once they parse: docs/inbox.md "When the payload changes").
+ */
+async function redriveThrough(
+  inbox: Inbox,
+  target: Parameters<Inbox['redrive']>[0],
+  receivers: readonly HandoffRunner[],
+): Promise<number> {
+  if (receivers.length === 0) return inbox.redrive(target);
+  let moved = 0;
+  for (const receiver of receivers) moved += await inbox.redrive(target, { receiver });
+  return moved;
+}
+
 /** `POST /api/redrive` with `{ id }` or `{ filter, confirm: true }`. */
-async function redrive(inbox: Inbox, input: unknown): Promise<Response> {
+async function redrive(inbox: Inbox, input: unknown, receivers: readonly HandoffRunner[]): Promise<Response> {
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     throw new BadRequest('Send { "id": 12 } or { "filter": { … }, "confirm": true }.');
   const body = input as Record<string, unknown>;
   if (body.id !== undefined) {
     const id = whole(body.id, 'id', 1, Number.MAX_SAFE_INTEGER)!;
-    return jsonResponse(200, { moved: await inbox.redrive({ id }) });
+    return jsonResponse(200, { moved: await redriveThrough(inbox, { id }, receivers) });
   }
   const raw = body.filter;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
@@ -103,7 +119,7 @@ async function redrive(inbox: Inbox, input: unknown): Promise<Response> {
   if (body.confirm !== true) throw new BadRequest('A filtered re-drive needs "confirm": true.');
   if (filter.status === 'handled' || filter.status === 'processing' || filter.status === 'received')
     throw new BadRequest(`Rows in status ${filter.status} are not re-driven.`);
-  return jsonResponse(200, { moved: await inbox.redrive(filter) });
+  return jsonResponse(200, { moved: await redriveThrough(inbox, filter, receivers) });
 }
 
 /** The API route for `method` and `path`, or undefined; `BadRequest` becomes a 400. */
@@ -112,6 +128,7 @@ export async function runApiRoute(
   method: string,
   url: URL,
   body: unknown,
+  receivers: readonly HandoffRunner[] = [],
 ): Promise<Response | undefined> {
   try {
     const row = /^\/api\/rows\/([^/]+)$/.exec(url.pathname);
@@ -119,7 +136,7 @@ export async function runApiRoute(
       return method === 'GET' ? await listRows(inbox, url.searchParams) : notAllowed('GET');
     if (row) return method === 'GET' ? await showRow(inbox, row[1]!) : notAllowed('GET');
     if (url.pathname === '/api/redrive')
-      return method === 'POST' ? await redrive(inbox, body) : notAllowed('POST');
+      return method === 'POST' ? await redrive(inbox, body, receivers) : notAllowed('POST');
     return undefined;
   } catch (error) {
     if (error instanceof BadRequest) return refuse(400, 'invalid_request', error.message);

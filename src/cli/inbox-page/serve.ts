@@ -4,8 +4,10 @@
  * database fails the command, as `inbox list` does); afterwards a failure answers the page's call
  * with its code and a message scrubbed of the URL's password, and the server keeps running.
  */
+import type { HandoffRunner } from '../../handoff/job/types.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { databaseError, openInbox, type TargetOptions } from '../inbox-target.js';
+import { loadReceivers } from '../load-receiver.js';
 import type { Output } from '../output.js';
 import { jsonText } from '../visible-text.js';
 import { startInboxPage } from './server.js';
@@ -14,10 +16,27 @@ import { startInboxPage } from './server.js';
 export const DEFAULT_INBOX_PAGE_PORT = 4401;
 
 /** Runs the page until SIGINT or SIGTERM. */
-export async function serveInbox(out: Output, options: TargetOptions & { port: string }): Promise<ExitCode> {
+export async function serveInbox(
+  out: Output,
+  options: TargetOptions & { port: string; receiver?: string[] },
+): Promise<ExitCode> {
   const port = Number(options.port);
   if (!/^\d{1,5}$/.test(options.port) || port > 65_535)
     throw new CliError(`--port must be 0 to 65535 (got ${options.port}).`);
+  const loaded = options.receiver?.length ? await loadReceivers(options.receiver) : undefined;
+  try {
+    return await serve(out, options, port, loaded?.receivers ?? []);
+  } finally {
+    await loaded?.close();
+  }
+}
+
+async function serve(
+  out: Output,
+  options: TargetOptions,
+  port: number,
+  receivers: readonly HandoffRunner[],
+): Promise<ExitCode> {
   const target = await openInbox(options);
   try {
     await target.inbox.list({ limit: 1 });
@@ -37,7 +56,7 @@ export async function serveInbox(out: Output, options: TargetOptions & { port: s
   };
   let page: Awaited<ReturnType<typeof startInboxPage>>;
   try {
-    page = await startInboxPage({ inbox: target.inbox, label: target.label, failure }, port);
+    page = await startInboxPage({ inbox: target.inbox, label: target.label, failure, receivers }, port);
   } catch (error) {
     await target.close().catch(() => {});
     const code = (error as NodeJS.ErrnoException).code;

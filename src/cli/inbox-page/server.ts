@@ -5,8 +5,10 @@
  * without a preflight this server never grants) and a foreign `Origin` is refused; request bodies
  * are bounded; the page runs under a strict Content-Security-Policy and sets every row value as text.
  */
+
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { HandoffRunner } from '../../handoff/job/types.js';
 import type { Inbox } from '../../inbox/inbox.js';
 import { send } from '../emulate/node-bridge.js';
 import { PAGE_CSP, PAGE_HTML } from './page.js';
@@ -24,6 +26,8 @@ export interface InboxPageOptions {
   label: string;
   /** A database failure as `{ status, code, message }`, its text scrubbed of secrets. */
   failure(error: unknown): { status: number; code: string; message: string };
+  /** The app's receivers (`--receiver`): re-drives go through them. */
+  receivers?: readonly HandoffRunner[];
 }
 
 /** The body of `req` up to `MAX_REQUEST_BYTES`, or null past it (reading stops there). */
@@ -45,7 +49,7 @@ export async function startInboxPage(
   options: InboxPageOptions,
   port: number,
 ): Promise<{ server: Server; url: string; port: number; close(): Promise<void> }> {
-  const { inbox, label, failure } = options;
+  const { inbox, label, failure, receivers = [] } = options;
   let origin = '';
 
   async function answer(req: IncomingMessage): Promise<Response> {
@@ -85,7 +89,7 @@ export async function startInboxPage(
       }
     }
     try {
-      const response = await runApiRoute(inbox, method, url, parsed);
+      const response = await runApiRoute(inbox, method, url, parsed, receivers);
       return response ?? refuse(404, 'not_found', `No route ${method} ${url.pathname}.`);
     } catch (error) {
       const { status, code, message } = failure(error);

@@ -26,6 +26,7 @@ import type { Due, Scheduler } from '../../shared/scheduler.js';
 import { type Deadline, TIMED_OUT } from '../deadline.js';
 import type { DispatchableEvent } from '../handler-registry.js';
 import type { ErrorHook, ErrorPhase, WebhookHandler } from '../handler-types.js';
+import type { DeliveryFacts } from '../lag.js';
 import { emit, type LogFields, type LogSink } from '../logger.js';
 import { report } from '../report.js';
 import type { RouteSource } from '../route-secrets.js';
@@ -64,6 +65,8 @@ export interface Delivery<E extends DispatchableEvent = DispatchableEvent> {
    * extended through this.
    */
   held?: Held | undefined;
+  /** The outcome reporting's record of this delivery (core/lag.ts): told when the handlers start. */
+  facts?: DeliveryFacts | undefined;
 }
 
 /** What running a delivery needs from the receiver, built once per receiver. */
@@ -357,6 +360,8 @@ function unclaimed(run: DeliveryRun, answer: Exclude<ClaimAnswer, { status: 'cla
 function hold(run: DeliveryRun, delivery: Delivery, held: Held): Verdict | Promise<Verdict> {
   const context = new DeliveryContext(run);
   run.context = context;
+  const { facts } = delivery;
+  if (facts !== undefined) facts.handlersAt = run.clock.now();
   const pending = runHandlers(delivery.handlers, delivery.event, context);
   if (pending instanceof Promise) return awaitHandlers(run, delivery, held, pending);
   context.dispose();

@@ -8,6 +8,7 @@
 import type { Held } from '../../dedup/claims.js';
 import { WebhookError } from '../../shared/errors.js';
 import type { DispatchableEvent, HandlerRegistry } from '../handler-registry.js';
+import type { DeliveryFacts } from '../lag.js';
 import { emit } from '../logger.js';
 import type { RouteSource } from '../route-secrets.js';
 import { refused, type Verdict } from '../verdict.js';
@@ -38,6 +39,8 @@ export interface WorkerRun {
    * it); absent: the receiver's dedup store claims the delivery.
    */
   readonly hold?: (() => Held) | undefined;
+  /** The outcome reporting's record of this run (core/lag.ts), when it reports one. */
+  readonly facts?: DeliveryFacts | undefined;
 }
 
 /** Runs `run`'s handlers (never rejects), or refuses it `no_handler` when this worker has none. */
@@ -76,6 +79,7 @@ export function runInWorker(
       route: run.route,
       tx: run.tx,
       held: run.hold?.(),
+      facts: run.facts,
     }),
   );
 }

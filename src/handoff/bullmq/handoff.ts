@@ -54,7 +54,7 @@ export interface BullmqHandoffOptions {
   /**
    * Most writes to Redis in flight at once; past it a delivery is refused (503) at once. Default
    * 1 000. It bounds the memory a stalled Redis (frozen, or a network path that drops packets) can
-   * hold in the client: each pending write holds its job, about 1.4 × the body (docs/handoff.md).
+   * hold in the client: each pending write holds its job, about 1.4 × the body (docs/handoff-bullmq.md).
    */
   maxPendingWrites?: number;
   /**

@@ -2,7 +2,7 @@
  * @module
  * `@svc/webhooks/bullmq`: the durable hand-off on BullMQ (Redis). A receiver with
  * `handoff: createBullmqHandoff({ queue })` acknowledges a delivery once Redis stored its job; worker
- * processes run the same handlers with `createBullmqWorker(receiver, …)`. See docs/handoff.md.
+ * processes run the same handlers with `createBullmqWorker(receiver, …)`. See docs/handoff-bullmq.md.
  */
 
 export type { BullmqAddOptions, BullmqQueueLike } from './bullmq-like.js';

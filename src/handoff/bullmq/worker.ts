@@ -164,7 +164,7 @@ export function createBullmqWorker(
   // An 'error' event without a listener would end the process.
   worker.on('error', (error) => receiver.reportJobError(error, { message: 'BullMQ worker error' }));
 
-  /** Redis may evict jobs it acknowledged unless `maxmemory-policy` is `noeviction` (docs/handoff.md). */
+  /** Redis may evict jobs it acknowledged unless `maxmemory-policy` is `noeviction` (docs/handoff-bullmq.md "Redis requirements"). */
   async function warnOnEviction(): Promise<void> {
     const client = await redisClientOf(worker)?.catch(() => undefined);
     const policy = client && (await evictionPolicy(client));
@@ -172,7 +172,7 @@ export function createBullmqWorker(
     receiver.reportJobError(
       new WebhookError(
         'options_invalid',
-        `Redis runs with maxmemory-policy ${policy}: under memory pressure it may evict hand-off jobs it acknowledged. Set maxmemory-policy noeviction (docs/handoff.md#redis-requirements).`,
+        `Redis runs with maxmemory-policy ${policy}: under memory pressure it may evict hand-off jobs it acknowledged. Set maxmemory-policy noeviction (docs/handoff-bullmq.md#redis-requirements).`,
       ),
       { message: `BullMQ worker for ${queueName}: Redis may evict jobs` },
     );

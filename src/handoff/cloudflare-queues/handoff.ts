@@ -1,7 +1,7 @@
 /**
  * The receiver side of the Cloudflare Queues hand-off: one `send` per delivery. Queues has no
  * producer-chosen message id, so unlike BullMQ and pg-boss a copy of a delivery sent again becomes a
- * second message; the consumer's dedup claim makes it a `duplicate` (docs/handoff.md).
+ * second message; the consumer's dedup claim makes it a `duplicate` (docs/handoff-cloudflare-queues.md).
  */
 import type { EnqueueResult, HandoffJob, HandoffTarget } from '../job/types.js';
 import type { QueueLike } from './queue-like.js';
@@ -50,7 +50,7 @@ export type CloudflareQueueHandoff = HandoffTarget & {
  *
  * Not idempotent on the dedup key: a delivery sent again (the sender's retry after a lost answer, a
  * resend by API) is a second message, answered `queued` again; its run finds the first one's claim
- * and settles as a `duplicate`, so handlers still run once per delivery (docs/handoff.md).
+ * and settles as a `duplicate`, so handlers still run once per delivery (docs/handoff-cloudflare-queues.md).
  *
  * @example
  * ```ts

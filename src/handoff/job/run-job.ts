@@ -13,6 +13,7 @@ import { runBudget } from '../../core/delivery/budget.js';
 import type { DeliverySettings } from '../../core/delivery/run.js';
 import { runInWorker } from '../../core/delivery/worker-run.js';
 import type { HandlerRegistry } from '../../core/handler-registry.js';
+import { type DeliveryFacts, eventTimeOf } from '../../core/lag.js';
 import type { PipelineOptions } from '../../core/pipeline-options.js';
 import { checkTenant } from '../../core/route-tenant.js';
 import type { ServiceSpec } from '../../core/service-spec.js';
@@ -21,7 +22,7 @@ import { failed, refused, type Verdict, verdictOfError } from '../../core/verdic
 import { isWebhookError, WebhookError } from '../../shared/errors.js';
 import { checkJob, fromBase64 } from './job-codec.js';
 import { matchJobMac } from './job-mac.js';
-import type { HandoffJob, HandoffRunner, RunJobOptions } from './types.js';
+import type { HandoffJob, RunJobOptions } from './types.js';
 
 function jobInvalid(reason: string, cause?: unknown): WebhookError {
   return new WebhookError('job_invalid', `Invalid hand-off job: ${reason}.`, { cause });
@@ -67,18 +68,28 @@ async function parseJob(
   return event;
 }
 
+/**
+ * A receiver's `runJob`; `facts`, given by the outcome reporting (receiver/observe.ts), gets the
+ * times of the job's lag (core/lag.ts).
+ */
+export type RunJob = (job: unknown, options?: RunJobOptions, facts?: DeliveryFacts) => Promise<Verdict>;
+
 /** The `runJob` of a receiver, built on its first job: its deliveries run with `settings`. */
 export function createJobRunner(
   spec: ServiceSpec,
   options: PipelineOptions,
   registry: HandlerRegistry,
   settings: DeliverySettings,
-): HandoffRunner['runJob'] {
+): RunJob {
   const { service } = spec;
   const { leaseMs, logger, secrets, handoffSecrets, telemetry } = options;
   const reporter = { hooks: settings.hooks, logger };
 
-  async function runJob(data: unknown, runOptions: RunJobOptions = {}): Promise<Verdict> {
+  async function runJob(
+    data: unknown,
+    runOptions: RunJobOptions = {},
+    facts?: DeliveryFacts,
+  ): Promise<Verdict> {
     const { attempt } = runOptions;
     // The worker is wrong, not the job: `failed options_invalid`, retried (the shipped workers check
     // their budget when they start, so they never get here).
@@ -104,14 +115,19 @@ export function createJobRunner(
     // MAC vouches for again (a receiver without the binding, or a job re-driven after a change).
     const wrong = job.route && checkTenant(spec, reporter, event, job.route);
     if (wrong) return verdictOfError(service, wrong, { deliveryId: event.deliveryId, event: event.name });
+    if (facts) {
+      // The MAC matched: the receipt time is the receiver's, not the sender's.
+      facts.receivedAt = job.receivedAt;
+      facts.eventAt = eventTimeOf(spec.timestamp?.(event));
+    }
     if (!telemetry || !telemetryEnabled(telemetry, logger, service))
-      return processJob(job, event, runOptions, timeoutMs);
+      return processJob(job, event, runOptions, timeoutMs, facts);
     // Only now, the MAC matched: the job's traceparent is the one its receiver wrote.
     const { deliveryId, name } = event;
     return traced(
       telemetry,
       { service, operation: 'process', event: name, deliveryId, attempt, traceparent: job.traceparent },
-      () => processJob(job, event, runOptions, timeoutMs),
+      () => processJob(job, event, runOptions, timeoutMs, facts),
       logger,
     );
   }
@@ -122,6 +138,7 @@ export function createJobRunner(
     event: ReturnType<ServiceSpec['parse']>,
     runOptions: RunJobOptions,
     timeoutMs: number,
+    facts: DeliveryFacts | undefined,
   ): Promise<Verdict> {
     // The receiver acknowledged it for these workers: with no handler here it is dead-lettered, to
     // re-drive after the deploy that registers one, rather than dropped.
@@ -135,6 +152,7 @@ export function createJobRunner(
       attempt: runOptions.attempt,
       waitUntil: runOptions.waitUntil,
       route: job.route,
+      facts,
     });
   }
 

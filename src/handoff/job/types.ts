@@ -31,7 +31,7 @@ export const HANDOFF_JOB_VERSION = 2;
  * sender's signature: `mac`, an HMAC-SHA256 over every other field and the body under a key derived
  * from the receiver's `handoffSecret` (or, without one, the webhook secret), proves the receiver wrote
  * it after verifying; a worker refuses a job whose `mac` none of its secrets reproduces
- * (`job_invalid`, docs/handoff.md "Authenticated jobs").
+ * (`job_invalid`, docs/handoff-jobs.md).
  * Plain JSON: every engine stores it as is.
  *
  * @example
@@ -79,7 +79,7 @@ export interface HandoffJob {
   route?: SecretRequest;
   /** The verified body bytes, base64. */
   body: string;
-  /** Lowercase hex HMAC-SHA256 of every other field and the body bytes (docs/handoff.md). */
+  /** Lowercase hex HMAC-SHA256 of every other field and the body bytes (docs/handoff-jobs.md). */
   mac: string;
 }
 

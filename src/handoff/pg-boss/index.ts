@@ -3,7 +3,7 @@
  * Hand-off mode on pg-boss (PostgreSQL): `createPgBossHandoff` for the receiver's `handoff` option,
  * `createPgBossWorker` to run the handlers in worker processes, and the dead-letter functions. Takes
  * your own pg-boss 12 `PgBoss` instance (optional peer; Node ≥ 22.12 as pg-boss requires).
- * See docs/handoff.md.
+ * See docs/handoff-pg-boss.md.
  */
 
 export type {

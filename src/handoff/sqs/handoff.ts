@@ -39,7 +39,7 @@ export interface SqsHandoffOptions {
   /**
    * FIFO only: the message group of a job, the entity whose events must run in order. Default
    * {@link orderingKey}: the deal, enrollment, campaign or contact of a CRM event, the email
-   * message of an email event, else the delivery (docs/handoff.md "SQS").
+   * message of an email event, else the delivery (docs/handoff-sqs.md "Ordering (FIFO)").
    */
   groupId?: (job: HandoffJob) => string;
   /**

@@ -3,7 +3,7 @@
  * Hand-off mode on Amazon SQS (standard and FIFO queues): `createSqsHandoff` for the receiver's
  * `handoff` option, `createSqsWorker` (a long-poll worker) or `createSqsLambdaHandler` (an SQS event
  * source) to run the handlers, `ensureSqsQueues` to create the queues, and the dead-letter functions. Takes your `SQSClient` of
- * `@aws-sdk/client-sqs` v3 (optional peer). See docs/handoff.md.
+ * `@aws-sdk/client-sqs` v3 (optional peer). See docs/handoff-sqs.md.
  */
 
 export type { EnsuredResource } from '../ensure.js';

@@ -6,7 +6,7 @@
  * the end exactly once: none lost, none run twice.
  *
  * SQS_FAULT_DELIVERIES sets the count (300 by default, to keep CI short; 3,000 was run by hand,
- * docs/handoff.md "SQS"). fauxqs keeps its queues in memory, so killing the emulator itself shows
+ * docs/handoff-sqs.md). fauxqs keeps its queues in memory, so killing the emulator itself shows
  * nothing about SQS, which is not a process a receiver restarts: the engine faults played are a
  * paused and an unreachable endpoint.
  */
