@@ -39,6 +39,29 @@ export function parseEvent(service: Service, value: string): MailEventName | Crm
   );
 }
 
+/** What a header may carry of an event name: printable ASCII, no space (the services' names are). */
+const EVENT_NAME = /^[\x21-\x7e]{1,100}$/;
+
+/**
+ * An event `service` does not know, as a newer service would send it (`--new-event`): a usage error
+ * for a known event (it has a fixture: drop the flag) or a name no header could carry.
+ */
+export function parseNewEvent(service: Service, value: string): string {
+  if (service === 'mail' ? isMailEventName(value) : isCrmEventName(value))
+    throw new CliError(
+      `"${value}" is a ${service} event this version knows: drop --new-event to send its fixture.`,
+      undefined,
+      'unknown_event',
+    );
+  if (!EVENT_NAME.test(value))
+    throw new CliError(
+      `--new-event: "${value}" is not an event name (1 to 100 printable characters, no space).`,
+      undefined,
+      'unknown_event',
+    );
+  return value;
+}
+
 /** Every event name of `service`. */
 export function eventNames(service: Service): readonly string[] {
   return service === 'mail' ? MAIL_EVENT_NAMES : CRM_EVENT_NAMES;

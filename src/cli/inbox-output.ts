@@ -2,7 +2,7 @@
  * How `svc-webhooks inbox` prints rows: a table, one row's fields, or JSON lines. Every value of a
  * row (event, ids, keys, errors, headers, body) is sender-controlled: shown through {@link visible}.
  */
-import type { InboxRow, InboxRowDetail } from '../inbox/types.js';
+import type { InboxRow, InboxRowDetail, InboxStats } from '../inbox/types.js';
 import type { Output } from './output.js';
 import { jsonText, visible } from './visible-text.js';
 
@@ -55,10 +55,39 @@ export function printTable(out: Output, rows: readonly InboxRow[]): void {
     out.note('no rows');
     return;
   }
-  const columns: [string, (row: InboxRow) => string, number?][] = [...COLUMNS];
+  const columns: Column<InboxRow>[] = [...COLUMNS];
   if (rows.some((row) => row.status === 'quarantined')) columns.push(ISSUES);
   if (rows.some((row) => row.malformed !== undefined)) columns.push(MALFORMED);
-  const cells = rows.map((row) => columns.map(([, value, max]) => cell(value(row), max)));
+  printColumns(out, columns, rows);
+}
+
+/** A table's column: its name, its cell of a value, and the cell's width at most (default 40). */
+type Column<T> = [string, (value: T) => string, number?];
+
+type Drift = InboxStats['drift'][number];
+
+/** `inbox drift`: a path `""` is the event itself, one this version does not know. */
+const DRIFT_COLUMNS: Column<Drift>[] = [
+  ['SERVICE', (drift) => drift.service],
+  ['EVENT', (drift) => drift.event, 64],
+  ['PATH', (drift) => (drift.path === '' ? '(unknown event)' : drift.path), 64],
+  ['DELIVERIES', (drift) => String(drift.deliveries)],
+  ['FIRST SEEN', (drift) => time(drift.firstSeenAt)],
+  ['LAST SEEN', (drift) => time(drift.lastSeenAt)],
+];
+
+/** The payload drift of `inbox.stats()` as an aligned table (or a note that there is none). */
+export function printDrift(out: Output, drift: readonly Drift[]): void {
+  if (drift.length === 0) {
+    out.note('no payload drift: every delivery matched the schemas of this version');
+    return;
+  }
+  printColumns(out, DRIFT_COLUMNS, drift);
+}
+
+/** Values as an aligned table under bold column names, each cell escaped and cut to its width. */
+function printColumns<T>(out: Output, columns: readonly Column<T>[], values: readonly T[]): void {
+  const cells = values.map((row) => columns.map(([, value, max]) => cell(value(row), max)));
   const widths = columns.map(([name], i) => Math.max(name.length, ...cells.map((c) => c[i]!.length)));
   const line = (values: string[]) =>
     values

@@ -56,6 +56,8 @@ export interface VerifiedDelivery<E extends DispatchableEvent = DispatchableEven
   readonly receivedAt: number;
   /** The route it arrived on, as a `secret` function sees it; null when the adapter gave none. */
   readonly route: SecretRequest | null;
+  /** The payload's drift (core/drift.ts), when it has any: the database inbox counts it. */
+  readonly drift?: readonly string[] | undefined;
 }
 
 /**
@@ -252,11 +254,11 @@ export function createReceivePath(
         if (wrong) return verdictOfError(service, wrong, { deliveryId, event: name });
       }
       // Fields or an event this version does not know: logged once per process, counted per delivery.
-      const drift = spec.drift?.(event);
+      let drift = spec.drift?.(event);
       if (drift !== undefined && drift.length > 0) {
         logDrift(logger, service, name, drift);
         if (facts) facts.drift = drift;
-      }
+      } else drift = undefined;
       const handlers = registry.handlersFor(event);
       // Hand-off mode enqueues even then: the workers' registrations decide (handoff/job/run-job.ts).
       if (handlers.length === 0 && !handOff) {
@@ -291,6 +293,7 @@ export function createReceivePath(
           secretIndex: result.secretIndex,
           receivedAt,
           route: routeOf(input),
+          drift,
         });
       }
       // Direct mode: the delivery runs now, inside the request (a verdict without a promise when

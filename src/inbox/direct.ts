@@ -195,6 +195,8 @@ export function createDirectInbox<Tx>(options: DirectInboxOptions<Tx>): DirectIn
     enqueue: (job, enqueueOptions) => inbox.enqueue(job, enqueueOptions),
     // A delivery that failed the schema is quarantined as in inbox mode.
     storeDelivery: (receipt) => (inbox as Inbox & DeliveryInbox).storeDelivery(receipt),
+    countDrift: (service, event, paths, timeoutMs) =>
+      (inbox as Inbox & DeliveryInbox).countDrift!(service, event, paths, timeoutMs),
     runInRequest,
     tx: (context) => openTransaction(transactions, context, 'direct inbox'),
   };

@@ -38,23 +38,22 @@ export async function heldDeliveries(
   // No stored id holds U+0000 (PostgreSQL text cannot), so such an id is simply not held.
   const ids = [...new Set(deliveryIds)].filter((id) => typeof id === 'string' && !id.includes('\u0000'));
   const held = new Set<string>();
-  if (ids.length === 0) return held;
-  const keys = ids.map((id) => dedupKeyOfDeliveryId(service, id));
-  const byKey = await found(
-    db,
-    (list) => `SELECT delivery_id FROM ${table} WHERE service = $1 AND dedup_key IN (${list})`,
-    [service],
-    keys,
-  );
-  for (const id of byKey) held.add(id);
-  const left = ids.filter((id) => !held.has(id));
-  if (left.length === 0) return held;
-  const byId = await found(
-    db,
-    (list) => `SELECT delivery_id FROM ${table} WHERE service = $1 AND delivery_id IN (${list})`,
-    [service],
-    left,
-  );
-  for (const id of byId) held.add(id);
+  // By the dedup key first (the unique index), then the ids left by the row's own delivery id.
+  const lookups = [
+    ['dedup_key', (id: string) => dedupKeyOfDeliveryId(service, id)],
+    ['delivery_id', (id: string) => id],
+  ] as const;
+  let left = ids;
+  for (const [column, keyOf] of lookups) {
+    if (left.length === 0) break;
+    const rows = await found(
+      db,
+      (list) => `SELECT delivery_id FROM ${table} WHERE service = $1 AND ${column} IN (${list})`,
+      [service],
+      left.map(keyOf),
+    );
+    for (const id of rows) held.add(id);
+    left = left.filter((id) => !held.has(id));
+  }
   return held;
 }

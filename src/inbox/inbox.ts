@@ -9,6 +9,7 @@ import type { DeliveryInbox, InboxReceipt } from '../receiver/inbox-receipt.js';
 import type { Clock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
 import type { DbRow, InboxDb } from './db.js';
+import { countDrift, driftStatements, readDrift } from './drift.js';
 import { heldDeliveries } from './held.js';
 import { boundedKey, defaultOrderingKey, eventTime, type OrderingInput, storedKey } from './ordering.js';
 import { type RedriveRows, type RedriveTarget, redriveThrough } from './redrive.js';
@@ -75,7 +76,8 @@ export interface Inbox extends HandoffTarget {
   /**
    * The table's depth: rows by status, and the age of the oldest pending (`received`, `failed`,
    * `processing`) row in ms, `null` when none is pending. What `createInboxMetrics` of
-   * `@svc/webhooks/otel` reports. One scan of the table: call it every few seconds at most.
+   * `@svc/webhooks/otel` reports. One scan of the table: call it every few seconds at most. With
+   * `drift`: the payload drift counted at receipt, by service, event and path (docs/inbox.md).
    */
   stats(): Promise<InboxStats>;
   /** Deletes `handled` and `superseded` rows handled more than `olderThanDays` ago (default 90); returns how many. */
@@ -202,6 +204,7 @@ export function createInbox(
   turns?: WriteTurns,
 ): Inbox {
   const sql = inboxStatements(table, db.dialect);
+  const driftSql = driftStatements(table, db.dialect);
   const { orderingKey = defaultOrderingKey } = options;
 
   function where(filter: InboxFilter, params: unknown[]): string[] {
@@ -301,6 +304,8 @@ export function createInbox(
     dialect: db.dialect,
     enqueue: notForJobs,
     storeDelivery,
+    countDrift: (service, event, paths, timeoutMs) =>
+      countDrift(db, driftSql, { service, event, paths, at: clock.now() }, timeoutMs),
     migrate: () => db.exec(sql.ddl),
 
     async list(listOptions = {}) {
@@ -371,7 +376,7 @@ export function createInbox(
       const at = oldest?.at;
       const oldestPendingAgeMs =
         at === null || at === undefined ? null : Math.max(0, clock.now() - Number(at));
-      return { rows, oldestPendingAgeMs };
+      return { rows, oldestPendingAgeMs, drift: await readDrift(db, driftSql) };
     },
 
     close: () => db.close(),

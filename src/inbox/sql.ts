@@ -5,6 +5,7 @@
  */
 import { WebhookError } from '../shared/errors.js';
 import { claimStatement } from './claim-sql.js';
+import { driftDDL } from './drift.js';
 
 /** The SQL dialect of an inbox. */
 export type Dialect = 'postgres' | 'sqlite';
@@ -101,6 +102,8 @@ function ddl(table: string, dialect: Dialect): string {
     // The stale guard: the newest handled event of a key.
     `CREATE INDEX IF NOT EXISTS "${base}_key_handled_idx" ON ${quoted} (ordering_key, event_at) WHERE ordering_key IS NOT NULL AND status = 'handled'`,
     `CREATE INDEX IF NOT EXISTS "${base}_handled_idx" ON ${quoted} (handled_at) WHERE status IN ('handled', 'superseded')`,
+    // Payload drift by service, event and path, beside the rows (drift.ts).
+    driftDDL(table, dialect),
   ].join(';\n');
 }
 

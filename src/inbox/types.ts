@@ -150,4 +150,19 @@ export interface InboxStats {
   rows: Record<InboxStatus, number>;
   /** Milliseconds since the receipt of the oldest pending row; `null` when none is pending. */
   oldestPendingAgeMs: number | null;
+  /**
+   * Payload drift seen at receipt (docs/inbox.md "Payload drift"), by service, event and path: the
+   * JSON paths of payloads that their schema does not know (`tier`, `data.owner`, `items[].sku`), and
+   * `""` for an event this version does not know; never values. `deliveries` counts each verified
+   * delivery received with it (a service's retry counts again, as `svc_webhooks.drift` does); times
+   * are epoch ms. Past 1,000 (service, event, path) rows, a new path is counted as `_other`.
+   */
+  drift: {
+    service: string;
+    event: string;
+    path: string;
+    deliveries: number;
+    firstSeenAt: number;
+    lastSeenAt: number;
+  }[];
 }

@@ -8,7 +8,7 @@
 
 import { writeWithinBound } from '../core/bounded-write.js';
 import type { DispatchableEvent, HandlerRegistry } from '../core/handler-registry.js';
-import { emit } from '../core/logger.js';
+import { emit, errField } from '../core/logger.js';
 import type { PipelineOptions } from '../core/pipeline-options.js';
 import { readHeaderString } from '../core/read-header.js';
 import type { HandOff, VerifiedDelivery } from '../core/receive-path.js';
@@ -46,6 +46,11 @@ export interface InboxRequestRunner extends Pick<HandoffRunner, 'service' | 'lea
 export interface DeliveryInbox {
   /** Inserts the row unless its dedup key has one. */
   storeDelivery(receipt: InboxReceipt): Promise<EnqueueResult>;
+  /**
+   * Adds a verified delivery's payload drift (core/drift.ts: paths, `""` for an unknown event) to the
+   * inbox's counts (inbox/drift.ts); called only for a delivery that has drift.
+   */
+  countDrift?(service: string, event: string, paths: readonly string[], timeoutMs: number): Promise<void>;
   /** Direct mode: writes the row and runs it in the request; the verdict is the answer. */
   runInRequest?(receipt: InboxReceipt, runner: InboxRequestRunner): Promise<Verdict>;
   readonly enqueueTimeoutMs?: number;
@@ -72,13 +77,32 @@ export function createInboxHandOff(
   const names = [headerNames.event, headerNames.deliveryId, headerNames.signature];
   const timeoutMs = inbox.enqueueTimeoutMs ?? options.storeTimeoutMs;
 
+  /**
+   * The delivery's drift added to the inbox's counts (inbox/drift.ts), within what is left of the
+   * hand-off's bound (the statement's own timeout: no second timer). A failure is logged and changes
+   * no answer: the row is what the acknowledgement promises. Called only for a delivery with drift:
+   * the others take no await (no microtask turn) for it.
+   */
+  async function countDrift(delivery: VerifiedDelivery, fields: Record<string, string>): Promise<void> {
+    const { drift, event, receivedAt } = delivery;
+    if (drift === undefined || inbox.countDrift === undefined) return;
+    try {
+      const leftMs = Math.min(receivedAt, clock.now()) + timeoutMs - clock.now();
+      if (leftMs <= 0) throw new Error(`no time left of the ${timeoutMs} ms bound from the receipt`);
+      await inbox.countDrift(service, event.name, drift, leftMs);
+    } catch (error) {
+      emit(logger, 'warn', 'inbox drift counts not written', { ...fields, err: errField(error) });
+    }
+  }
+
   async function handOff(delivery: VerifiedDelivery): Promise<Verdict> {
     const { event, dedupKey, quarantine } = delivery;
     const { deliveryId, name } = event;
     const fields = { service, deliveryId, event: name, dedupKey };
     if (!quarantine && !event.known && registry.handlersFor(event).length === 0) {
       // An event this version does not know, and no onUnknown handler: acknowledged without a row,
-      // as without the inbox (docs/inbox.md "Unknown events").
+      // as without the inbox (docs/inbox.md "Unknown events"); its drift is counted all the same.
+      if (delivery.drift) await countDrift(delivery, fields);
       emit(logger, 'debug', 'webhook ignored: no handler', fields);
       return accepted('ignored', service, deliveryId, name);
     }
@@ -125,6 +149,7 @@ export function createInboxHandOff(
         reportJobError,
         run: (runOptions) => runs().parsed(event, dedupKey, runOptions, delivery.route),
       };
+      if (delivery.drift) await countDrift(delivery, fields);
       try {
         return await inbox.runInRequest!(receipt, runner);
       } catch (error) {
@@ -139,6 +164,7 @@ export function createInboxHandOff(
     } catch (error) {
       return unavailable(error);
     }
+    if (delivery.drift) await countDrift(delivery, fields);
     const kind = result === 'duplicate' ? 'duplicate' : 'queued';
     if (quarantine)
       emit(logger, 'warn', 'verified webhook failed validation: quarantined', {

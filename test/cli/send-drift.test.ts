@@ -81,4 +81,45 @@ describe('send --set with new fields', () => {
     },
     RUN_LIMIT_MS,
   );
+
+  it(
+    '--new-event sends an event this version does not know, for both services: drift [""]',
+    async () => {
+      outcomes.length = 0;
+      logs.length = 0;
+      const send = (service: string, event: string, secret: string, ...rest: string[]) =>
+        runCli(cli, [
+          'send',
+          service,
+          event,
+          '--new-event',
+          '--url',
+          `${url}/webhooks/${service}`,
+          '--secret',
+          secret,
+          ...rest,
+        ]);
+      const mail = await send('mail', 'message.warmed', MAIL_SECRET, '--set', 'level=3');
+      expect(mail.code, mail.stderr).toBe(0);
+      const crm = await send('crm', 'deal.reopened', CRM_SECRET, '--set', 'deal_id=d_1');
+      expect(crm.code, crm.stderr).toBe(0);
+      expect(outcomes.map(({ service, event, kind, drift }) => ({ service, event, kind, drift }))).toEqual([
+        { service: 'mail', event: 'message.warmed', kind: 'ignored', drift: [''] },
+        { service: 'crm', event: 'deal.reopened', kind: 'ignored', drift: [''] },
+      ]);
+      expect(logs.filter(({ fields }) => 'path' in fields).map(({ message }) => message)).toEqual([
+        'webhook event is one this version does not know',
+        'webhook event is one this version does not know',
+      ]);
+      // A known event with the flag, or a name no header carries: usage errors, nothing sent.
+      const known = await send('mail', 'delivered', MAIL_SECRET);
+      expect(known.code).toBe(2);
+      expect(known.stderr).toContain('drop --new-event');
+      const spaced = await send('crm', 'deal reopened', CRM_SECRET);
+      expect(spaced.code).toBe(2);
+      expect(spaced.stderr).toContain('is not an event name');
+      expect(outcomes).toHaveLength(2);
+    },
+    RUN_LIMIT_MS,
+  );
 });

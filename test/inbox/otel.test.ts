@@ -117,6 +117,7 @@ function gaugeSuite(name: string, open: () => Promise<InboxDatabase>, close: () 
       expect(await inbox.stats()).toEqual({
         rows: { received: 0, processing: 0, handled: 2, failed: 0, dead: 0, quarantined: 2, superseded: 0 },
         oldestPendingAgeMs: null,
+        drift: [],
       });
 
       // After stop() a collection no longer reads the table.

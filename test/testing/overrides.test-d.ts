@@ -27,6 +27,9 @@ describe('fixture overrides are exact', () => {
     const crm = createCrmEmitter();
     // @ts-expect-error: `amount_cent` is not a field of deal.won
     void crm.emit('deal.won', { amount_cent: 1 });
+    // An event this package does not know (the `newEvents` option) takes any payload; a known one keeps its type.
+    void mail.emit('warmed_up', { level: 3 });
+    void crm.emit('deal.reopened', { deal_id: 'd_1' });
   });
 
   it('fixtures and signed requests refuse it too', () => {

@@ -17,6 +17,7 @@ import {
 import { type EmulatorAddress, startEmulatorServer } from '../emulate/server.js';
 import { createEmulatorState } from '../emulate/state.js';
 import { createStreamPrinter } from '../emulate/stream-lines.js';
+import { parseNewEvent, parseService, type Service } from '../events.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import type { Output } from '../output.js';
 import { runAction, withJson } from '../run-action.js';
@@ -33,6 +34,7 @@ interface EmulateOptions {
   forward?: string[];
   secret?: string[];
   check: boolean;
+  newEvent?: string[];
 }
 
 /** Registers `emulate`. */
@@ -55,6 +57,11 @@ export function emulateCommand(program: Command): void {
       collectSet,
     )
     .option('--no-check', 'do not send the check delivery to each forward at start')
+    .option(
+      '--new-event <service=event>',
+      'an event this version does not know, as a newer service sends it: webhooks get it, trigger sends it (repeatable)',
+      collectSet,
+    )
     .action(runAction(emulate as never));
 }
 
@@ -69,7 +76,7 @@ async function emulate(out: Output, options: EmulateOptions): Promise<ExitCode> 
   const forwards: Forward[] = parseForwards(options.forward ?? []);
   const secrets = forwardSecrets(forwards, options.secret ?? []);
   const clock = createScaledClock(speed);
-  const state = createEmulatorState(clock, speed);
+  const state = createEmulatorState(clock, speed, { newEvents: parseNewEvents(options.newEvent ?? []) });
   let registered: RegisteredForward[];
   try {
     registered = registerForwards(state, forwards, secrets);
@@ -109,6 +116,18 @@ async function emulate(out: Output, options: EmulateOptions): Promise<ExitCode> 
     process.on('SIGTERM', stop);
   });
   return EXIT.ok;
+}
+
+/** `--new-event mail=warmed_up` pairs, by service. */
+function parseNewEvents(pairs: readonly string[]): Record<Service, string[]> {
+  const events: Record<Service, string[]> = { mail: [], crm: [] };
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new CliError(`--new-event "${pair}" is not service=event (mail=warmed_up).`);
+    const service = parseService(pair.slice(0, at));
+    events[service].push(parseNewEvent(service, pair.slice(at + 1)));
+  }
+  return events;
 }
 
 /** Where it listens, the credentials, and each forward with its secret (a new one shown this once). */

@@ -1,5 +1,5 @@
 /**
- * `svc-webhooks inbox list|show|redrive|purge|serve`: the database inbox's library functions from the
+ * `svc-webhooks inbox list|show|redrive|purge|drift|serve`: the database inbox's library functions from the
  * shell, against a PostgreSQL URL or a SQLite file. Every value of a row came from a sender, so it is
  * printed escaped.
  */
@@ -8,7 +8,7 @@ import type { InboxFilter } from '../../inbox/types.js';
 import { INBOX_STATUSES, type InboxStatus } from '../../inbox/types.js';
 import { parseService } from '../events.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
-import { printJsonLine, printRow, printTable } from '../inbox-output.js';
+import { printDrift, printJsonLine, printRow, printTable } from '../inbox-output.js';
 import { DEFAULT_INBOX_PAGE_PORT, serveInbox } from '../inbox-page/serve.js';
 import { databaseError, type OpenInbox, openInbox, type TargetOptions } from '../inbox-target.js';
 import { type LoadedReceivers, loadReceivers } from '../load-receiver.js';
@@ -173,6 +173,16 @@ async function purge(out: Output, options: TargetOptions & { olderThan: string }
   });
 }
 
+async function drift(out: Output, options: TargetOptions & { service?: string }) {
+  const service = options.service === undefined ? undefined : parseService(options.service);
+  return withInbox(options, async ({ inbox }) => {
+    const counts = (await inbox.stats()).drift.filter((d) => service === undefined || d.service === service);
+    if (out.json) out.result({ ok: true, drift: counts });
+    else printDrift(out, counts);
+    return EXIT.ok;
+  });
+}
+
 /** A repeatable option's values. */
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -205,6 +215,12 @@ export function inboxCommand(program: Command): void {
     .description('delete handled and superseded rows handled more than N days ago')
     .option('--older-than <days>', 'days', '90')
     .action(runAction(purge as never));
+  withTarget(inbox.command('drift'))
+    .description(
+      'payload fields and events this version does not know, by service, event and path (never values)',
+    )
+    .option('--service <service>', 'mail or crm')
+    .action(runAction(drift as never));
   withTarget(inbox.command('serve'), 'print one JSON line (where it listens) instead of text')
     .description('a page on 127.0.0.1 to filter rows, read one (headers, body, last error) and re-drive')
     .option('--port <port>', 'the port (0 picks a free one)', String(DEFAULT_INBOX_PAGE_PORT))

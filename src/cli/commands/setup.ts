@@ -126,32 +126,69 @@ async function setupSqs(out: Output, options: SqsOptions): Promise<ExitCode> {
   }
 }
 
+/** A subcommand's options: flags, description and default, in the order `--help` lists them. */
+type Flags = readonly (readonly [
+  flags: string,
+  description: string,
+  fallback?: string | null,
+  required?: true,
+])[];
+
+const NATS_FLAGS: Flags = [
+  ['--server <url>', 'the NATS server (default $NATS_URL, else nats://127.0.0.1:4222)'],
+  ['--stream <name>', 'the work stream', 'WEBHOOKS'],
+  ['--dead-letter-stream <name>', 'the dead-letter stream', 'WEBHOOKS_DEAD'],
+  ['--subject-prefix <prefix>', 'subjects <prefix>.> and <prefix>-dead.>', 'webhooks'],
+  ['--duplicate-window <duration>', 'both streams (3m at least)', '5m'],
+  ['--max-age <duration>', 'the work stream (0: no limit)', '14d'],
+  ['--replicas <n>', 'both streams', '1'],
+];
+
+const SQS_FLAGS: Flags = [
+  ['--queue <name>', 'the work queue (ending in .fifo: FIFO queues)', null, true],
+  ['--dead-letter-queue <name>', 'default <name>-dead (<name>-dead.fifo)'],
+  ['--endpoint <url>', 'a local SQS (an emulator); default the SDK’s for the region'],
+  ['--region <region>', 'default the SDK’s ($AWS_REGION, the profile)'],
+  ['--visibility-timeout <seconds>', 'the work queue', '60'],
+  ['--max-receive-count <n>', 'attempts before the dead-letter queue', '10'],
+  ['--retention <duration>', 'both queues', '14d'],
+  ['--max-message-size <bytes>', 'both queues', '1048576'],
+];
+
+/** A `setup` subcommand: its options, then `--update` for what it ensures (`stream`, `queue`), then the action. */
+function subcommand(
+  command: Command,
+  description: string,
+  flags: Flags,
+  what: string,
+  action: (out: Output, options: never) => Promise<ExitCode>,
+): Command {
+  withJson(command).description(description);
+  for (const [flag, text, fallback, required] of flags)
+    if (required) command.requiredOption(flag, text);
+    else command.option(flag, text, fallback ?? undefined);
+  return command
+    .option('--update', `change an existing ${what}'s differing settings instead of refusing it`)
+    .action(runAction(action as never));
+}
+
 /** Registers `setup` and its subcommands. */
 export function setupCommand(program: Command): void {
   const setup = program
     .command('setup')
     .description('create the streams or queues a hand-off engine needs; safe at every deploy');
-  withJson(setup.command('nats'))
-    .description('the JetStream work and dead-letter streams (ensureNatsStreams)')
-    .option('--server <url>', 'the NATS server (default $NATS_URL, else nats://127.0.0.1:4222)')
-    .option('--stream <name>', 'the work stream', 'WEBHOOKS')
-    .option('--dead-letter-stream <name>', 'the dead-letter stream', 'WEBHOOKS_DEAD')
-    .option('--subject-prefix <prefix>', 'subjects <prefix>.> and <prefix>-dead.>', 'webhooks')
-    .option('--duplicate-window <duration>', 'both streams (3m at least)', '5m')
-    .option('--max-age <duration>', 'the work stream (0: no limit)', '14d')
-    .option('--replicas <n>', 'both streams', '1')
-    .option('--update', "change an existing stream's differing settings instead of refusing it")
-    .action(runAction(setupNats as never));
-  withJson(setup.command('sqs'))
-    .description('the work queue and its dead-letter queue with a redrive policy (ensureSqsQueues)')
-    .requiredOption('--queue <name>', 'the work queue (ending in .fifo: FIFO queues)')
-    .option('--dead-letter-queue <name>', 'default <name>-dead (<name>-dead.fifo)')
-    .option('--endpoint <url>', 'a local SQS (an emulator); default the SDK’s for the region')
-    .option('--region <region>', 'default the SDK’s ($AWS_REGION, the profile)')
-    .option('--visibility-timeout <seconds>', 'the work queue', '60')
-    .option('--max-receive-count <n>', 'attempts before the dead-letter queue', '10')
-    .option('--retention <duration>', 'both queues', '14d')
-    .option('--max-message-size <bytes>', 'both queues', '1048576')
-    .option('--update', "change an existing queue's differing settings instead of refusing it")
-    .action(runAction(setupSqs as never));
+  subcommand(
+    setup.command('nats'),
+    'the JetStream work and dead-letter streams (ensureNatsStreams)',
+    NATS_FLAGS,
+    'stream',
+    setupNats as never,
+  );
+  subcommand(
+    setup.command('sqs'),
+    'the work queue and its dead-letter queue with a redrive policy (ensureSqsQueues)',
+    SQS_FLAGS,
+    'queue',
+    setupSqs as never,
+  );
 }

@@ -1,6 +1,6 @@
 /** `svc-webhooks trigger <service> <event>`: makes an event happen in a running emulator. */
 import type { Command } from 'commander';
-import { parseEvent, parseService } from '../events.js';
+import { parseEvent, parseNewEvent, parseService } from '../events.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { parseUrl, readEmulatorJson } from '../http.js';
 import { describeFetchError, type Output } from '../output.js';
@@ -13,6 +13,7 @@ import { DEFAULT_EMULATOR_PORT } from './emulate.js';
 interface TriggerOptions {
   emulator: string;
   set: string[];
+  newEvent?: boolean;
 }
 
 /** Registers `trigger`. */
@@ -23,6 +24,7 @@ export function triggerCommand(program: Command): void {
     .argument('<event>', 'an event name')
     .option('--emulator <url>', 'the emulator', `http://127.0.0.1:${DEFAULT_EMULATOR_PORT}`)
     .option('--set <field=value>', 'set a payload field (CRM: a data field); repeatable', collectSet, [])
+    .option('--new-event', 'an event this version does not know, named by emulate --new-event')
     .action(runAction(trigger as never));
 }
 
@@ -50,7 +52,7 @@ async function trigger(
   options: TriggerOptions,
 ): Promise<ExitCode> {
   const svc = parseService(service);
-  const name = parseEvent(svc, event);
+  const name = options.newEvent ? parseNewEvent(svc, event) : parseEvent(svc, event);
   const base = parseUrl(options.emulator, '--emulator');
   let response: Response;
   try {

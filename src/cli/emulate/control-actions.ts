@@ -16,7 +16,8 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /**
  * `POST /_emulator/events` `{ service, event, data? }` or `{ service, event, payload }`: emits the
- * event to every subscribed webhook. `data` sets fields of a fixture; `payload` is sent as it is
+ * event to every subscribed webhook; an event of `emulate --new-event` with `data` (or `payload`) as
+ * given. `data` sets fields of a fixture; `payload` is sent as it is
  * (email: the payload; CRM: the envelope's `data`) once it passes the event's schema, else 400
  * `invalid_payload` with the schema's `issues` and nothing is sent.
  */
@@ -29,7 +30,12 @@ export async function emitEvent(
   const { service, event } = input;
   const known =
     (service === 'mail' && isMailEventName(event)) || (service === 'crm' && isCrmEventName(event));
-  if (!known) {
+  // An event of a newer service (`emulate --new-event`): sent with `data` as given, never validated.
+  const newer =
+    (service === 'mail' || service === 'crm') &&
+    typeof event === 'string' &&
+    state.newEvents[service].includes(event);
+  if (!known && !newer) {
     throw new WebhookError(
       'invalid_payload',
       'Send { "service": "mail" | "crm", "event": "<event name>", "data": { …fields } }.',
@@ -37,7 +43,8 @@ export async function emitEvent(
   }
   let fields: Record<string, unknown> = isObject(input.data) ? input.data : {};
   let exact = false;
-  if (input.payload !== undefined) {
+  if (!known && isObject(input.payload)) fields = input.payload;
+  else if (input.payload !== undefined && known) {
     const issues = payloadIssues(service, event as string, input.payload);
     if (issues.length > 0) {
       const first = issues[0]!;
@@ -77,7 +84,7 @@ export async function addWebhook(
   if (service === 'mail') {
     const webhook = state.mail.createWebhook({
       url: url as string,
-      events: (events ?? MAIL_EVENT_NAMES) as MailEventName[],
+      events: (events ?? [...MAIL_EVENT_NAMES, ...state.newEvents.mail]) as MailEventName[],
       description: 'added on the emulator page',
       ...own,
     });
@@ -87,7 +94,7 @@ export async function addWebhook(
     const webhook = state.crm.createWebhook({
       name: 'added on the emulator page',
       url: url as string,
-      events: (events ?? CRM_EVENT_NAMES) as CrmEventName[],
+      events: (events ?? [...CRM_EVENT_NAMES, ...state.newEvents.crm]) as CrmEventName[],
       ...own,
     });
     return json(201, { service, ...webhook });

@@ -93,14 +93,14 @@ export function registerForwards(
       service === 'mail'
         ? state.mail.createWebhook({
             url,
-            events: MAIL_EVENT_NAMES,
+            events: [...MAIL_EVENT_NAMES, ...state.newEvents.mail],
             description: 'svc-webhooks emulate --forward',
             ...secret,
           })
         : state.crm.createWebhook({
             name: 'svc-webhooks emulate --forward',
             url,
-            events: CRM_EVENT_NAMES,
+            events: [...CRM_EVENT_NAMES, ...state.newEvents.crm],
             ...secret,
           });
     return own

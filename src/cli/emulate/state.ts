@@ -47,8 +47,10 @@ const SHOWN = 200;
 export function createEmulatorState(
   clock: Required<Clock> & { wall(ms: number): number },
   speed: number,
-  options: { attemptTimeoutMs?: number } = {},
+  options: { attemptTimeoutMs?: number; newEvents?: Partial<Record<Service, readonly string[]>> } = {},
 ) {
+  // Events of a newer service (`emulate --new-event`): webhooks subscribe to them, `trigger` sends them.
+  const newEvents = { mail: options.newEvents?.mail ?? [], crm: options.newEvents?.crm ?? [] };
   const listeners = new Set<(event: EmitterReport) => void>();
   const order: Array<{ service: Service; id: string }> = [];
   const known = new Set<string>();
@@ -82,8 +84,8 @@ export function createEmulatorState(
     attemptTimeoutMs: options.attemptTimeoutMs,
     fetch: exchanges.fetch,
   };
-  const mail = createMailEmitter(common);
-  const crm = createCrmEmitter(common);
+  const mail = createMailEmitter({ ...common, newEvents: newEvents.mail });
+  const crm = createCrmEmitter({ ...common, newEvents: newEvents.crm });
   const wallIso = (iso: string): string => new Date(clock.wall(Date.parse(iso))).toISOString();
 
   /** An attempt with its wall time and the app's error code. */
@@ -124,6 +126,7 @@ export function createEmulatorState(
   return {
     mail,
     crm,
+    newEvents,
     speed,
     clock,
     /**

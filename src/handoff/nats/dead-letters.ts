@@ -8,6 +8,7 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { jobFields, jobOfBody } from '../run-and-settle.js';
 import { optionsInvalid } from '../worker-checks.js';
+import { streamNames } from './streams.js';
 import { decodeLetter, fitsPayload } from './subjects.js';
 
 const decoder = new TextDecoder();
@@ -69,7 +70,8 @@ async function readLetters(
   factory: string,
   options: NatsDeadLetterOptions,
 ): Promise<{ jsm: JetStreamManager; letters: Letter[] }> {
-  const { js, deadLetterStream = 'WEBHOOKS_DEAD', max = 100 } = options ?? ({} as NatsDeadLetterOptions);
+  const { js, max = 100 } = options ?? ({} as NatsDeadLetterOptions);
+  const { deadLetterStream } = streamNames(options ?? {});
   if (typeof js?.jetstreamManager !== 'function')
     throw optionsInvalid(factory, 'js must be a JetStream client.');
   if (!Number.isSafeInteger(max) || max < 1)
@@ -136,7 +138,7 @@ export async function listNatsDeadLetters(options: NatsDeadLetterOptions): Promi
  */
 export async function redriveNatsDeadLetters(options: NatsDeadLetterOptions): Promise<number> {
   const { jsm, letters } = await readLetters('redriveNatsDeadLetters', options);
-  const deadLetterStream = options.deadLetterStream ?? 'WEBHOOKS_DEAD';
+  const { deadLetterStream } = streamNames(options);
   let count = 0;
   for (const letter of letters) {
     const msgID = `redrive:${deadLetterStream}:${letter.seq}`;

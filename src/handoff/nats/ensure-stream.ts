@@ -4,12 +4,10 @@
  */
 import type { JetStreamManager, StreamConfig } from '@nats-io/jetstream';
 import { type Difference, type EnsuredResource, planUpdate } from '../ensure.js';
-import { MIN_DUPLICATE_WINDOW_MS } from './subjects.js';
+import { NANOS, windowAccepted } from './streams.js';
 
 /** The function named in the errors. */
 export const FACTORY = 'ensureNatsStreams';
-/** Nanoseconds per millisecond: JetStream's durations are in nanoseconds. */
-export const NANOS = 1_000_000;
 /** JetStream's error code of a stream that is not there. */
 const STREAM_NOT_FOUND = 10059;
 
@@ -47,7 +45,7 @@ function differences(found: Partial<StreamConfig>, wanted: Wanted, work: boolean
         window,
         wanted.duplicate_window,
         duration(window),
-        window / NANOS >= MIN_DUPLICATE_WINDOW_MS && `duplicateWindowMs: ${window / NANOS}`,
+        windowAccepted(window) && `duplicateWindowMs: ${window / NANOS}`,
       ],
       // Dead letters wait for someone to look at them: no option shortens their stream's age.
       ['max_age', age, wanted.max_age, duration(age), work && `maxAgeMs: ${age / NANOS}`],

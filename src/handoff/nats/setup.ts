@@ -7,7 +7,8 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { EnsuredResource } from '../ensure.js';
 import { optionsInvalid } from '../worker-checks.js';
-import { ensureStream, FACTORY, NANOS } from './ensure-stream.js';
+import { ensureStream, FACTORY } from './ensure-stream.js';
+import { deadLetterSubjects, NANOS, streamNames, workSubjects } from './streams.js';
 import { MIN_DUPLICATE_WINDOW_MS } from './subjects.js';
 
 /**
@@ -69,14 +70,12 @@ export async function ensureNatsStreams(
 ): Promise<{ stream: EnsuredResource; deadLetterStream: EnsuredResource }> {
   const {
     js,
-    stream = 'WEBHOOKS',
-    deadLetterStream = 'WEBHOOKS_DEAD',
-    subjectPrefix = 'webhooks',
     duplicateWindowMs = 300_000,
     maxAgeMs = 1_209_600_000,
     replicas = 1,
     update = false,
   } = options ?? ({} as NatsStreamsOptions);
+  const { stream, deadLetterStream, subjectPrefix } = streamNames(options ?? {});
   if (typeof js?.jetstreamManager !== 'function')
     throw optionsInvalid(FACTORY, 'js must be a JetStream client (jetstream(nc) of @nats-io/jetstream).');
   if (typeof subjectPrefix !== 'string' || !/^[A-Za-z0-9_-]+$/.test(subjectPrefix))
@@ -104,13 +103,13 @@ export async function ensureNatsStreams(
   return {
     stream: await ensureStream(
       jsm,
-      { name: stream, subjects: [`${subjectPrefix}.>`], max_age: maxAgeMs * NANOS, ...common },
+      { name: stream, subjects: [workSubjects(subjectPrefix)], max_age: maxAgeMs * NANOS, ...common },
       true,
       update,
     ),
     deadLetterStream: await ensureStream(
       jsm,
-      { name: deadLetterStream, subjects: [`${subjectPrefix}-dead.>`], max_age: 0, ...common },
+      { name: deadLetterStream, subjects: [deadLetterSubjects(subjectPrefix)], max_age: 0, ...common },
       false,
       update,
     ),

@@ -9,7 +9,7 @@ import { AckPolicy, type JetStreamClient, type JsMsg } from '@nats-io/jetstream'
 import type { WebhookError } from '../../shared/errors.js';
 import type { HandoffRunner } from '../job/types.js';
 import type { JobAction } from '../job-action.js';
-import { describe, jobOfBody, type LoopJob, letterReason, type Settled } from '../run-and-settle.js';
+import { jobOfBody, type LoopJob, letterReason, type Settled } from '../run-and-settle.js';
 import {
   checkHandlerBudget,
   checkRunner,
@@ -18,16 +18,10 @@ import {
   signalNames,
 } from '../worker-checks.js';
 import { createWorkerLoop } from '../worker-loop.js';
-import {
-  type DeadLetterMeta,
-  deadLetterSubject,
-  encodeLetter,
-  fitsPayload,
-  MIN_DUPLICATE_WINDOW_MS,
-} from './subjects.js';
+import { checkStreams, NANOS, streamNames } from './streams.js';
+import { type DeadLetterMeta, deadLetterSubject, encodeLetter, fitsPayload } from './subjects.js';
 
 const FACTORY = 'createNatsWorker';
-const NANOS = 1_000_000;
 const decoder = new TextDecoder();
 
 /**
@@ -111,9 +105,6 @@ export function createNatsWorker(options: NatsWorkerOptions): NatsWorker {
   const {
     js,
     receiver,
-    stream = 'WEBHOOKS',
-    deadLetterStream = 'WEBHOOKS_DEAD',
-    subjectPrefix = 'webhooks',
     maxDeliver = 10,
     ackWaitMs = 30_000,
     concurrency = 4,
@@ -124,6 +115,8 @@ export function createNatsWorker(options: NatsWorkerOptions): NatsWorker {
     signals = ['SIGTERM', 'SIGINT'],
     onShutdown,
   } = options ?? ({} as NatsWorkerOptions);
+  const names = streamNames(options ?? {});
+  const { stream, subjectPrefix } = names;
   if (typeof js?.consumers?.get !== 'function')
     throw optionsInvalid(FACTORY, 'js must be a JetStream client.');
   checkRunner(FACTORY, receiver);
@@ -205,24 +198,7 @@ export function createNatsWorker(options: NatsWorkerOptions): NatsWorker {
   /** Checks the streams, creates the consumer if missing and starts consuming. */
   async function prepare(): Promise<void> {
     const jsm = await js.jetstreamManager();
-    const info = await jsm.streams.info(stream).catch((error: unknown) => {
-      throw optionsInvalid(
-        FACTORY,
-        `the stream ${stream} is not there (${describe(error)}); create it with subjects ['${subjectPrefix}.>'].`,
-      );
-    });
-    const windowMs = (info.config.duplicate_window ?? 0) / NANOS;
-    if (!(windowMs >= MIN_DUPLICATE_WINDOW_MS))
-      throw optionsInvalid(
-        FACTORY,
-        `the stream ${stream} has a duplicate window of ${windowMs / 1_000} s; it needs at least ${MIN_DUPLICATE_WINDOW_MS / 1_000} s, above the senders' retry span (the email service retries for about 2 minutes), or a retried delivery is stored twice. Set the stream's duplicate_window (nats CLI: --dupe-window) to 5 minutes: jsm.streams.update('${stream}', { duplicate_window: 300_000_000_000 }).`,
-      );
-    await jsm.streams.info(deadLetterStream).catch((error: unknown) => {
-      throw optionsInvalid(
-        FACTORY,
-        `the dead-letter stream ${deadLetterStream} is not there (${describe(error)}); create it with subjects ['${subjectPrefix}-dead.>'].`,
-      );
-    });
+    await checkStreams(jsm, names, FACTORY);
     const consumer = await jsm.consumers.info(stream, durable).catch(() =>
       jsm.consumers.add(stream, {
         durable_name: durable,

@@ -40,14 +40,20 @@ export function createCrmEmitter(options: CrmEmitterOptions = {}) {
      * that delivery's id). `data` is a fixture with `data` applied, or `data` itself with
      * `{ fixture: false }`. Resolves after each first attempt; retries run on the clock. With no
      * webhook subscribed to `event` it resolves to `[]` and reports `no_subscriber` to `onEvent`, or
-     * rejects with `webhook_not_found` under the `requireSubscriber` option.
+     * rejects with `webhook_not_found` under the `requireSubscriber` option. An event of the
+     * `newEvents` option is sent with `data` as given, never validated.
      */
-    emit<N extends CrmEventName>(
-      event: N,
-      data?: Overrides<CrmDataOf<N>>,
-      emitOptions?: { fixture?: boolean },
-    ): Promise<EmittedDelivery[]> {
-      return base.emit(event, data, emitOptions);
+    emit: base.emit as {
+      <N extends CrmEventName>(
+        event: N,
+        data?: Overrides<CrmDataOf<N>>,
+        emitOptions?: { fixture?: boolean },
+      ): Promise<EmittedDelivery[]>;
+      // Only a name this package does not know: a known event keeps its exact payload type.
+      <E extends string>(
+        event: E extends CrmEventName ? never : E,
+        data?: Record<string, unknown>,
+      ): Promise<EmittedDelivery[]>;
     },
     /** The 50 most recent deliveries of a webhook, newest first (`GET /v1/webhooks/:id/deliveries`). */
     listDeliveries(webhookId: string): CrmDeliverySummary[] {

@@ -43,7 +43,8 @@ export interface CrmEmitterWebhook {
 export type CreateCrmWebhookInput = {
   name: string;
   url: string;
-  events: readonly CrmEventName[];
+  /** The service's events, or a newer service's (the emitter's `newEvents` option). */
+  events: readonly (CrmEventName | (string & {}))[];
   active?: boolean;
   /**
    * The webhook's secret (16+ characters) instead of a generated one, for an app that already has
@@ -73,7 +74,7 @@ export type CreateCrmWebhookInput = {
 export type UpdateCrmWebhookInput = {
   name?: string;
   url?: string;
-  events?: readonly CrmEventName[];
+  events?: readonly (CrmEventName | (string & {}))[];
   active?: boolean;
 };
 

@@ -11,17 +11,19 @@ import type { WebhookRegistry } from './webhook-registry.js';
  */
 export function crmWebhookApi(
   registry: WebhookRegistry<CrmEmitterWebhook>,
-  policy: UrlPolicyOptions,
+  policy: UrlPolicyOptions & { newEvents?: readonly string[] | undefined },
   onDeactivate: (webhookId: string) => void,
 ) {
   const { iso, get, masked } = registry;
+  // The service's events, and those of a newer version it is told to send (`newEvents`).
+  const accepted = [...CRM_EVENT_NAMES, ...(policy.newEvents ?? [])] as CrmEventName[];
   return {
     /** Registers a webhook (`POST /v1/webhooks`, 201); the result carries the full secret. */
     createWebhook(input: CreateCrmWebhookInput): CrmEmitterWebhook {
       const body = asObject(input, 'The webhook');
       const name = stringField(body, 'name', true)!;
       const url = checkWebhookUrl(stringField(body, 'url', true), policy);
-      const events = eventsField<CrmEventName>(body, CRM_EVENT_NAMES, true)!;
+      const events = eventsField<CrmEventName>(body, accepted, true)!;
       const now = iso();
       return registry.add({
         id: randomUuid(registry.random),
@@ -44,7 +46,7 @@ export function crmWebhookApi(
       const name = stringField(body, 'name', false);
       const url =
         body.url === undefined ? undefined : checkWebhookUrl(stringField(body, 'url', true), policy);
-      const events = eventsField<CrmEventName>(body, CRM_EVENT_NAMES, false);
+      const events = eventsField<CrmEventName>(body, accepted, false);
       const active = booleanField(body, 'active');
       if (name !== undefined) webhook.name = name;
       if (url !== undefined) webhook.url = url;

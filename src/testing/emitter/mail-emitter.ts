@@ -64,14 +64,20 @@ export function createMailEmitter(options: MailEmitterOptions = {}) {
      * `payload` applied (or `payload` itself with `{ fixture: false }`). Resolves after each
      * delivery's first attempt; retries run on the clock. Paused webhooks receive nothing. With no
      * webhook subscribed to `event` it resolves to `[]` and reports `no_subscriber` to `onEvent`, or
-     * rejects with `webhook_not_found` under the `requireSubscriber` option.
+     * rejects with `webhook_not_found` under the `requireSubscriber` option. An event of the
+     * `newEvents` option is sent with `payload` as given (and its `event` field), never validated.
      */
-    emit<N extends MailEventName>(
-      event: N,
-      payload?: Overrides<MailPayloadOf<N>>,
-      emitOptions?: { fixture?: boolean },
-    ): Promise<EmittedDelivery[]> {
-      return base.emit(event, payload, emitOptions);
+    emit: base.emit as {
+      <N extends MailEventName>(
+        event: N,
+        payload?: Overrides<MailPayloadOf<N>>,
+        emitOptions?: { fixture?: boolean },
+      ): Promise<EmittedDelivery[]>;
+      // Only a name this package does not know: a known event keeps its exact payload type.
+      <E extends string>(
+        event: E extends MailEventName ? never : E,
+        payload?: Record<string, unknown>,
+      ): Promise<EmittedDelivery[]>;
     },
     /** Attempt records of a webhook, newest first, kept 90 days (`GET /api/v1/webhooks/:id/deliveries`). */
     listDeliveries(webhookId: string): EmittedAttempt[] {

@@ -47,7 +47,8 @@ export interface MailEmitterWebhook {
  */
 export type CreateMailWebhookInput = {
   url: string;
-  events: readonly MailEventName[];
+  /** The service's events, or a newer service's (the emitter's `newEvents` option). */
+  events: readonly (MailEventName | (string & {}))[];
   description?: string;
   /**
    * The webhook's secret (16+ characters) instead of a generated one, for an app that already has
@@ -77,7 +78,7 @@ export type CreateMailWebhookInput = {
  */
 export type UpdateMailWebhookInput = {
   url?: string;
-  events?: readonly MailEventName[];
+  events?: readonly (MailEventName | (string & {}))[];
   description?: string;
   status?: 'active' | 'paused';
 };

@@ -7,8 +7,13 @@ import type { CreateMailWebhookInput, MailEmitterWebhook, UpdateMailWebhookInput
 import type { WebhookRegistry } from './webhook-registry.js';
 
 /** The email webhooks' management operations (email-service §4) over the emitter's registry. */
-export function mailWebhookApi(registry: WebhookRegistry<MailEmitterWebhook>, policy: UrlPolicyOptions) {
+export function mailWebhookApi(
+  registry: WebhookRegistry<MailEmitterWebhook>,
+  policy: UrlPolicyOptions & { newEvents?: readonly string[] | undefined },
+) {
   const { iso, get, masked } = registry;
+  // The service's events, and those of a newer version it is told to send (`newEvents`).
+  const accepted = [...MAIL_EVENT_NAMES, ...(policy.newEvents ?? [])] as MailEventName[];
   return {
     /**
      * Registers a webhook (`POST /api/v1/webhooks`). The result carries the full secret: the only
@@ -17,7 +22,7 @@ export function mailWebhookApi(registry: WebhookRegistry<MailEmitterWebhook>, po
     createWebhook(input: CreateMailWebhookInput): MailEmitterWebhook {
       const body = asObject(input, 'The webhook');
       const url = checkWebhookUrl(stringField(body, 'url', true), policy);
-      const events = eventsField<MailEventName>(body, MAIL_EVENT_NAMES, true)!;
+      const events = eventsField<MailEventName>(body, accepted, true)!;
       const description = stringField(body, 'description', false) ?? '';
       const now = iso();
       return registry.add({
@@ -43,7 +48,7 @@ export function mailWebhookApi(registry: WebhookRegistry<MailEmitterWebhook>, po
       const body = asObject(input, 'The update');
       const url =
         body.url === undefined ? undefined : checkWebhookUrl(stringField(body, 'url', true), policy);
-      const events = eventsField<MailEventName>(body, MAIL_EVENT_NAMES, false);
+      const events = eventsField<MailEventName>(body, accepted, false);
       const description = stringField(body, 'description', false);
       const status = body.status;
       if (status !== undefined && status !== 'active' && status !== 'paused') {
