@@ -129,6 +129,11 @@ export interface InboxQueue {
     to: { status: 'failed' | 'dead'; runAt: number; code: string; message: string; refund: boolean },
   ): Promise<boolean>;
   complete(id: number, fence: number): string;
+  /**
+   * Puts a claimed row that never ran back as its claim found it (`row`: the claim's copy): waiting,
+   * or `failed` with its error, its attempt refunded, due at its own time.
+   */
+  release(id: number, fence: number, row: DbRow): Promise<boolean>;
   /** Puts a claimed row back to `quarantined` with `code` and `message` (an authentic row that still fails). */
   quarantine(id: number, fence: number, code: string, message: string): Promise<boolean>;
   /**
@@ -406,6 +411,18 @@ export function createInbox(
         ])
       ).length === 1,
     complete: (id, fence) => completeStatement(sql.table, id, fence, clock.now()),
+    release: async (id, fence, row) =>
+      (
+        await db.query(sql.settle, [
+          id,
+          fence,
+          row.last_error_code == null ? 'received' : 'failed',
+          Number(row.run_at),
+          row.last_error_code ?? null,
+          row.last_error_message ?? null,
+          1,
+        ])
+      ).length === 1,
     quarantine: async (id, fence, code, message) =>
       (await db.query(sql.quarantine, [id, fence, code, storedMessage(message)])).length === 1,
     async admit(receipt, delayMs) {

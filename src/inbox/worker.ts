@@ -119,6 +119,14 @@ const defaultBackoff = (attempt: number) => Math.min(1_000 * 2 ** (attempt - 1),
 
 const FACTORY = 'createInboxWorker';
 
+/**
+ * Rows a claim takes at most, beyond the free slots: the claim's window reads 16 keyed rows' turns
+ * whatever its limit (claim-sql.ts), so one statement claiming up to 16 costs about what one claiming
+ * a single row does, and the rows past the free slots wait here, each under its own lease and fence,
+ * until a slot frees (docs/benchmarks.md, "The worker, claiming ahead").
+ */
+const CLAIM_AHEAD = 16;
+
 /** A claimed row as the worker loop runs it. */
 interface RowJob extends LoopJob {
   readonly row: DbRow;
@@ -126,6 +134,8 @@ interface RowJob extends LoopJob {
   readonly fence: number;
   /** Set by the run once the row left `processing` in it (handled, or superseded): nothing to settle. */
   closed: boolean;
+  /** When the claim's lease ends (the clock's ms): a row claimed ahead has its lease extended before it runs. */
+  leaseEndsAt: number;
 }
 
 /**
@@ -170,8 +180,9 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   const inTurn =
     turns && transactions?.locksDatabase ? turns.transaction : (work: () => Promise<RowRunResult>) => work();
 
-  const jobOf = (row: DbRow): RowJob => ({
+  const jobOf = (row: DbRow, leaseEndsAt: number): RowJob => ({
     row,
+    leaseEndsAt,
     id: Number(row.id),
     fence: Number(row.fence),
     attempt: Number(row.attempts),
@@ -244,6 +255,48 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     return dead && held ? 'dead-lettered' : 'retried';
   }
 
+  /** Rows claimed and not yet run, in claim order (at most one per ordering key, as a claim takes them). */
+  const ahead: RowJob[] = [];
+
+  /**
+   * Up to `max` claimed rows for the free slots: those claimed ahead first, then a claim of up to
+   * {@link CLAIM_AHEAD} when fewer wait. A row claimed ahead whose lease is past its half gets it
+   * extended before it runs (as a running row's is, `extend`); one whose fence moved on (its lease
+   * ended and another worker claimed it) is dropped, never run.
+   */
+  async function takeAhead(max: number): Promise<RowJob[]> {
+    // A turn of the event loop between claims: rows whose handlers never wait (or wait on
+    // promises only) cannot run back to back for a whole backlog while requests wait unread.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const kept: RowJob[] = [];
+    while (kept.length === 0) {
+      if (ahead.length < max && !loop.stopping) {
+        const leaseEndsAt = queue.clock.now() + leaseMs;
+        const rows = await queue.claim(Math.max(max, CLAIM_AHEAD) - ahead.length, leaseMs, receiver.service);
+        for (const row of rows) ahead.push(jobOf(row, leaseEndsAt));
+      }
+      if (ahead.length === 0 || loop.stopping) return kept;
+      const now = queue.clock.now();
+      for (const job of ahead.splice(0, max)) {
+        if (job.leaseEndsAt - now > leaseMs / 2) kept.push(job);
+        else if (await queue.extend(job.id, job.fence, leaseMs).catch(() => false)) {
+          job.leaseEndsAt = now + leaseMs;
+          kept.push(job);
+        }
+      }
+    }
+    return kept;
+  }
+
+  /** On stop: the rows claimed ahead go back as they were (their attempt refunded), for any worker. */
+  async function releaseAhead(): Promise<void> {
+    for (const job of ahead.splice(0)) {
+      await queue.release(job.id, job.fence, job.row).catch((error: unknown) => {
+        receiver.reportJobError(error, { message: `${job.label}: release on stop failed; it runs again once its lease ends` });
+      });
+    }
+  }
+
   const loop = createWorkerLoop<RowJob>({
     receiver,
     concurrency,
@@ -251,14 +304,12 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     signals: [],
     pollMs,
     fetchName: 'inbox claim',
-    async fetch(max) {
-      // A turn of the event loop between claims: rows whose handlers never wait (or wait on
-      // promises only) cannot run back to back for a whole backlog while requests wait unread.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      return (await queue.claim(max, leaseMs, receiver.service)).map(jobOf);
-    },
+    fetch: (max) => takeAhead(max),
     run,
     settle,
+    // Rows claimed ahead go back at once; any a claim still running brought go after the drain.
+    stopClaiming: releaseAhead,
+    afterStop: releaseAhead,
   });
 
   let started = false;
