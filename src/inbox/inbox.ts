@@ -8,6 +8,7 @@ import type { EnqueueResult, HandoffRunner, HandoffTarget } from '../handoff/job
 import type { DeliveryInbox, InboxReceipt } from '../receiver/inbox-receipt.js';
 import type { Clock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
+import { createCompletions } from './completions.js';
 import type { DbRow, InboxDb } from './db.js';
 import { countDrift, driftStatements, readDrift } from './drift.js';
 import { heldDeliveries } from './held.js';
@@ -129,6 +130,11 @@ export interface InboxQueue {
     to: { status: 'failed' | 'dead'; runAt: number; code: string; message: string; refund: boolean },
   ): Promise<boolean>;
   complete(id: number, fence: number): string;
+  /**
+   * Moves a claimed row to `handled` on the inbox's own connection (no transaction adapter), with the
+   * other rows finishing in the same turn (completions.ts); resolves whether its fence still held.
+   */
+  completeOwn(id: number, fence: number): Promise<boolean>;
   /**
    * Puts a claimed row that never ran back as its claim found it (`row`: the claim's copy): waiting,
    * or `failed` with its error, its attempt refunded, due at its own time.
@@ -411,6 +417,7 @@ export function createInbox(
         ])
       ).length === 1,
     complete: (id, fence) => completeStatement(sql.table, id, fence, clock.now()),
+    completeOwn: createCompletions(db, sql, clock),
     release: async (id, fence, row) =>
       (
         await db.query(sql.settle, [

@@ -172,11 +172,9 @@ export async function runRow<Tx>(
   run: RowRun,
 ): Promise<RowRunResult> {
   if (!transactions) {
-    // One parameterised statement for every row: SQLite prepares it once (an inlined text per row
-    // was a new prepared statement each time, kept in the connection's statement cache).
-    const { db, statements, clock } = queue;
-    const complete = async () =>
-      (await db.query(statements.complete, [run.id, run.fence, clock.now()])).length === 1;
+    // Fixed statements for every row (SQLite prepares each once: an inlined text per row was a new
+    // prepared statement each time), several rows finishing together in one (completions.ts).
+    const complete = () => queue.completeOwn(run.id, run.fence);
     return runOnce(queue, run, complete);
   }
   try {

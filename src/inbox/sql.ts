@@ -5,6 +5,7 @@
  */
 import { WebhookError } from '../shared/errors.js';
 import { claimStatement } from './claim-sql.js';
+import { completeManyText } from './completions.js';
 import { driftDDL } from './drift.js';
 
 /** The SQL dialect of an inbox. */
@@ -150,6 +151,8 @@ export function inboxStatements(table: string, dialect: Dialect) {
     supersede: `UPDATE ${t} SET status = 'superseded', lease_until = NULL, handled_at = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' AND ${stale} RETURNING id`,
     // The completion on the inbox's own connection ($1 id, $2 fence, $3 now).
     complete: completeText(t, '$1', '$2', '$3'),
+    // Several rows' completions in one statement ($1 now, then id and fence pairs; completions.ts).
+    completeMany: completeManyText(t),
     extend: `UPDATE ${t} SET lease_until = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,
     settle: `UPDATE ${t} SET status = $3, run_at = $4, lease_until = NULL, last_error_code = $5, last_error_message = $6, attempts = attempts - $7 WHERE id = $1 AND fence = $2 AND status = 'processing' RETURNING id`,
     // An authentic row a re-drive could not run (docs/inbox.md "When the payload changes").

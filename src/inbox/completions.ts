@@ -1,0 +1,97 @@
+/**
+ * Rows moved to `handled` on the inbox's own connection (a worker without a transaction adapter),
+ * several per statement: the completions asked for in one turn of the event loop, and those asked
+ * for while the previous statement ran, go as one fenced UPDATE. On SQLite each statement is its own
+ * commit (its pages written to the WAL once, whatever the rows), on PostgreSQL its own round trip, so
+ * eight rows finishing together cost about what one did (docs/benchmarks.md, "The worker, claiming
+ * ahead"). Each row still matches its own fencing token; a row whose fence moved on is not completed
+ * and its caller is told so.
+ */
+import type { Clock } from '../shared/clock.js';
+import type { InboxDb } from './db.js';
+
+/** Rows one statement completes at most: the padded statement's width (one shape, prepared once). */
+export const COMPLETE_MANY = 16;
+
+/**
+ * The completion of up to {@link COMPLETE_MANY} rows: `$1` now, then each row's id and fence. A batch
+ * of fewer rows repeats its first row's pair (the same row twice is completed once).
+ */
+export function completeManyText(table: string): string {
+  const ids: string[] = [];
+  const fences: string[] = [];
+  for (let i = 0; i < COMPLETE_MANY; i++) {
+    ids.push(`$${2 + 2 * i}`);
+    fences.push(`WHEN $${2 + 2 * i} THEN CAST($${3 + 2 * i} AS BIGINT)`);
+  }
+  return `UPDATE ${table} SET status = 'handled', handled_at = $1, lease_until = NULL, last_error_code = NULL, last_error_message = NULL WHERE id IN (${ids.join(', ')}) AND status = 'processing' AND fence = CASE id ${fences.join(' ')} END RETURNING id`;
+}
+
+interface Waiting {
+  readonly id: number;
+  readonly fence: number;
+  readonly resolve: (completed: boolean) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * `complete(id, fence)`: resolves whether the row moved to `handled` (its fence still held), once the
+ * statement that carried it ran; rejects as that statement did.
+ */
+export function createCompletions(
+  db: InboxDb,
+  statements: { complete: string; completeMany: string },
+  clock: Clock,
+): (id: number, fence: number) => Promise<boolean> {
+  const waiting: Waiting[] = [];
+  let running = false;
+  let scheduled = false;
+
+  async function flush(): Promise<void> {
+    scheduled = false;
+    running = true;
+    while (waiting.length > 0) {
+      // One row's two runs (a lease taken over by this same worker) never share a statement: the
+      // fence of an id is matched once per statement.
+      const batch: Waiting[] = [];
+      const ids = new Set<number>();
+      for (let i = 0; i < waiting.length && batch.length < COMPLETE_MANY; ) {
+        const row = waiting[i]!;
+        if (ids.has(row.id)) i++;
+        else {
+          ids.add(row.id);
+          batch.push(row);
+          waiting.splice(i, 1);
+        }
+      }
+      try {
+        const done = new Set<number>();
+        const now = clock.now();
+        if (batch.length === 1) {
+          const [one] = batch as [Waiting];
+          if ((await db.query(statements.complete, [one.id, one.fence, now])).length === 1) done.add(one.id);
+        } else {
+          const params: unknown[] = [now];
+          for (let i = 0; i < COMPLETE_MANY; i++) {
+            const row = batch[i] ?? batch[0]!;
+            params.push(row.id, row.fence);
+          }
+          for (const row of await db.query(statements.completeMany, params)) done.add(Number(row.id));
+        }
+        for (const row of batch) row.resolve(done.has(row.id));
+      } catch (error) {
+        for (const row of batch) row.reject(error);
+      }
+    }
+    running = false;
+  }
+
+  return (id, fence) =>
+    new Promise<boolean>((resolve, reject) => {
+      waiting.push({ id, fence, resolve, reject });
+      // While a statement runs, the rows finishing meanwhile wait for it and go together next.
+      if (running || scheduled) return;
+      scheduled = true;
+      setImmediate(() => void flush());
+    });
+}
