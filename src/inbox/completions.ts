@@ -1,7 +1,7 @@
 /**
  * Rows moved to `handled` on the inbox's own connection (a worker without a transaction adapter),
- * several per statement: the completions asked for in one turn of the event loop, and those asked
- * for while the previous statement ran, go as one fenced UPDATE. On SQLite each statement is its own
+ * several per statement: the completions asked for while the previous statement ran go together as
+ * one fenced UPDATE. On SQLite each statement is its own
  * commit (its pages written to the WAL once, whatever the rows), on PostgreSQL its own round trip, so
  * eight rows finishing together cost about what one did (docs/benchmarks.md, "The worker, claiming
  * ahead"). Each row still matches its own fencing token; a row whose fence moved on is not completed
@@ -45,10 +45,9 @@ export function createCompletions(
 ): (id: number, fence: number) => Promise<boolean> {
   const waiting: Waiting[] = [];
   let running = false;
-  let scheduled = false;
 
+  /** The completions that waited, up to {@link COMPLETE_MANY} a statement, until none wait. */
   async function flush(): Promise<void> {
-    scheduled = false;
     running = true;
     while (waiting.length > 0) {
       // One row's two runs (a lease taken over by this same worker) never share a statement: the
@@ -64,20 +63,14 @@ export function createCompletions(
           waiting.splice(i, 1);
         }
       }
+      const params: unknown[] = [clock.now()];
+      for (let i = 0; i < COMPLETE_MANY; i++) {
+        const row = batch[i] ?? batch[0]!;
+        params.push(row.id, row.fence);
+      }
       try {
         const done = new Set<number>();
-        const now = clock.now();
-        if (batch.length === 1) {
-          const [one] = batch as [Waiting];
-          if ((await db.query(statements.complete, [one.id, one.fence, now])).length === 1) done.add(one.id);
-        } else {
-          const params: unknown[] = [now];
-          for (let i = 0; i < COMPLETE_MANY; i++) {
-            const row = batch[i] ?? batch[0]!;
-            params.push(row.id, row.fence);
-          }
-          for (const row of await db.query(statements.completeMany, params)) done.add(Number(row.id));
-        }
+        for (const row of await db.query(statements.completeMany, params)) done.add(Number(row.id));
         for (const row of batch) row.resolve(done.has(row.id));
       } catch (error) {
         for (const row of batch) row.reject(error);
@@ -86,12 +79,17 @@ export function createCompletions(
     running = false;
   }
 
-  return (id, fence) =>
-    new Promise<boolean>((resolve, reject) => {
-      waiting.push({ id, fence, resolve, reject });
-      // While a statement runs, the rows finishing meanwhile wait for it and go together next.
-      if (running || scheduled) return;
-      scheduled = true;
-      setImmediate(() => void flush());
-    });
+  return async (id, fence) => {
+    // The rows finishing while a statement runs wait for it and go together in the next, as a group
+    // commit; a row finishing alone (one in flight) goes at once, in the one-row statement.
+    if (running)
+      return new Promise<boolean>((resolve, reject) => waiting.push({ id, fence, resolve, reject }));
+    running = true;
+    try {
+      return (await db.query(statements.complete, [id, fence, clock.now()])).length === 1;
+    } finally {
+      if (waiting.length > 0) void flush();
+      else running = false;
+    }
+  };
 }

@@ -120,7 +120,14 @@ export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'norm
         return await whileLocked(
           () => {
             const { statement, order } = cache.get(text);
-            return statement.all(...order.map((i) => bindable(params[i]))) as DbRow[];
+            // SQLite drivers bind strings, numbers, null and byte arrays: booleans and undefined
+            // become these, in one pass over the statement's placeholders (no call per parameter).
+            const values: unknown[] = new Array(order.length);
+            for (let i = 0; i < order.length; i++) {
+              const value = params[order[i]!];
+              values[i] = value === undefined ? null : typeof value === 'boolean' ? Number(value) : value;
+            }
+            return statement.all(...values) as DbRow[];
           },
           timeoutMs,
           () => closed,
@@ -150,11 +157,4 @@ export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'norm
       db?.close();
     },
   };
-}
-
-/** SQLite drivers bind strings, numbers, null and byte arrays; booleans and undefined become these. */
-function bindable(value: unknown): unknown {
-  if (value === undefined) return null;
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return value;
 }

@@ -14,98 +14,110 @@ import { INBOX_STATUSES, type InboxRow, type InboxRowDetail, type InboxStatus } 
 /** The largest epoch ms a `Date` holds (±100,000,000 days): a time column past it is no time. */
 const MAX_TIME_MS = 8.64e15;
 
-/** Reads one row's columns, collecting what is not what the inbox writes. */
-class Reader {
-  readonly problems: string[];
-  private readonly row: DbRow;
-  // Assigned here, not as field initializers: tsup's CommonJS pass wraps a class with those in a
-  // renaming helper (test/package/error-name.test.ts).
-  constructor(row: DbRow) {
-    this.row = row;
-    this.problems = [];
-  }
+/** What a column holds: a whole number in a range, a time, text, or one of these or null. */
+type Kind = 'count' | 'time' | 'text';
 
-  private bad(column: string, what: string): void {
-    this.problems.push(`${column} is not ${what}`);
-  }
+/**
+ * The columns every row view reads, each with its kind and whether it may be null. One pass over
+ * this list reads a row (no call per column: a worker reads every column of every row it runs).
+ */
+const COLUMNS: readonly (readonly [column: string, field: keyof InboxRow, kind: Kind, nullable: boolean])[] =
+  [
+    ['id', 'id', 'count', false],
+    ['dedup_key', 'dedupKey', 'text', false],
+    ['service', 'service', 'text', false],
+    ['event', 'event', 'text', false],
+    ['delivery_id', 'deliveryId', 'text', false],
+    ['event_at', 'eventAt', 'time', false],
+    ['ordering_key', 'orderingKey', 'text', true],
+    ['status', 'status', 'text', false],
+    ['attempts', 'attempts', 'count', false],
+    ['run_at', 'runAt', 'time', false],
+    ['lease_until', 'leaseUntil', 'time', true],
+    ['fence', 'fence', 'count', false],
+    ['last_error_code', 'lastErrorCode', 'text', true],
+    ['last_error_message', 'lastErrorMessage', 'text', true],
+    ['received_at', 'receivedAt', 'time', false],
+    ['handled_at', 'handledAt', 'time', true],
+  ];
 
-  /** A whole number within `max` (PostgreSQL BIGINT comes as text, SQLite's as a bigint); NaN otherwise. */
-  whole(column: string, what: string, min: number, max: number): number {
-    const value = this.row[column];
+const WHAT: Record<Kind, string> = { count: 'a count', time: 'a time in epoch ms', text: 'text' };
+
+/**
+ * The row's columns as an {@link InboxRow}, each problem (a column that is not what the inbox
+ * writes) pushed on `problems`. A whole number within its range (PostgreSQL BIGINT comes as text,
+ * SQLite's as a bigint), NaN when none; text as given, or its string form.
+ */
+function readRow(row: DbRow, problems: string[]): InboxRow {
+  const fields: Record<string, unknown> = {};
+  for (const [column, field, kind, nullable] of COLUMNS) {
+    const value = row[column];
+    if (nullable && (value === null || value === undefined)) {
+      fields[field] = null;
+      continue;
+    }
+    if (kind === 'text') {
+      if (typeof value !== 'string') problems.push(`${column} is not text`);
+      fields[field] =
+        typeof value === 'string' ? value : value === null || value === undefined ? '' : String(value);
+      continue;
+    }
     const n =
       typeof value === 'number' || typeof value === 'bigint'
         ? Number(value)
         : typeof value === 'string' && /^-?\d{1,20}$/.test(value)
           ? Number(value)
           : Number.NaN;
-    if (Number.isSafeInteger(n) && n >= min && n <= max) return n;
-    this.bad(column, what);
-    return Number.isFinite(n) ? n : Number.NaN;
+    const [min, max] = kind === 'count' ? [0, Number.MAX_SAFE_INTEGER] : [-MAX_TIME_MS, MAX_TIME_MS];
+    if (!(Number.isSafeInteger(n) && n >= min && n <= max)) problems.push(`${column} is not ${WHAT[kind]}`);
+    fields[field] = Number.isFinite(n) ? n : Number.NaN;
   }
+  if (!INBOX_STATUSES.includes(fields.status as InboxStatus)) problems.push('status is not a status');
+  return fields as unknown as InboxRow;
+}
 
-  count(column: string): number {
-    return this.whole(column, 'a count', 0, Number.MAX_SAFE_INTEGER);
+/** A JSON object of strings, or `undefined` when the text is not one. */
+function stringsOf(text: string): Record<string, string> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      !Array.isArray(parsed) &&
+      Object.values(parsed).every((v) => typeof v === 'string')
+    )
+      return parsed as Record<string, string>;
+  } catch {
+    // not JSON: undefined
   }
+  return undefined;
+}
 
-  time(column: string): number {
-    return this.whole(column, 'a time in epoch ms', -MAX_TIME_MS, MAX_TIME_MS);
-  }
+/** The stored headers (a JSON object of strings). */
+function headersOf(row: DbRow, problems: string[]): Record<string, string> {
+  const text = row.headers;
+  const headers = typeof text === 'string' ? stringsOf(text) : undefined;
+  if (headers) return headers;
+  if (typeof text !== 'string') problems.push('headers is not text');
+  problems.push('headers is not a JSON object of strings');
+  return {};
+}
 
-  timeOrNull(column: string): number | null {
-    const value = this.row[column];
-    return value === null || value === undefined ? null : this.time(column);
-  }
+/** The stored body's bytes. */
+function bodyOf(row: DbRow, problems: string[]): Uint8Array {
+  const value = row.body;
+  if (value instanceof Uint8Array) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  problems.push('body is not bytes');
+  return new TextEncoder().encode(typeof value === 'string' ? value : '');
+}
 
-  text(column: string): string {
-    const value = this.row[column];
-    if (typeof value === 'string') return value;
-    this.bad(column, 'text');
-    return value === null || value === undefined ? '' : String(value);
-  }
-
-  textOrNull(column: string): string | null {
-    const value = this.row[column];
-    return value === null || value === undefined ? null : this.text(column);
-  }
-
-  status(): InboxStatus {
-    const status = this.text('status');
-    if (!INBOX_STATUSES.includes(status as InboxStatus)) this.bad('status', 'a status');
-    return status as InboxStatus;
-  }
-
-  headers(): Record<string, string> {
-    const text = this.text('headers');
+/** The stored route (`{ path, params }` of strings), or null. */
+function routeOf(row: DbRow, problems: string[]): SecretRequest | null {
+  const text = row.route;
+  if (text === null || text === undefined) return null;
+  if (typeof text === 'string') {
     try {
-      const parsed: unknown = JSON.parse(text);
-      if (
-        typeof parsed === 'object' &&
-        parsed !== null &&
-        !Array.isArray(parsed) &&
-        Object.values(parsed).every((v) => typeof v === 'string')
-      )
-        return parsed as Record<string, string>;
-    } catch {
-      // reported below
-    }
-    this.bad('headers', 'a JSON object of strings');
-    return {};
-  }
-
-  body(): Uint8Array {
-    const value = this.row.body;
-    if (value instanceof Uint8Array) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-    this.bad('body', 'bytes');
-    return new TextEncoder().encode(typeof value === 'string' ? value : '');
-  }
-
-  /** The stored route (`{ path, params }` of strings), or null. */
-  route(): SecretRequest | null {
-    const text = this.textOrNull('route');
-    if (text === null) return null;
-    try {
-      const parsed = JSON.parse(text) as { path?: unknown; params?: unknown };
-      const { path, params } = parsed;
+      const { path, params } = JSON.parse(text) as { path?: unknown; params?: unknown };
       if (
         typeof path === 'string' &&
         typeof params === 'object' &&
@@ -117,46 +129,26 @@ class Reader {
     } catch {
       // reported below
     }
-    this.bad('route', 'a JSON route of strings');
-    return null;
-  }
-
-  /** `fields` with `malformed` set when any column was not what the inbox writes. */
-  done<T extends InboxRow>(fields: T): T {
-    if (this.problems.length > 0) fields.malformed = `${this.problems.join('; ')}.`;
-    return fields;
-  }
+  } else problems.push('route is not text');
+  problems.push('route is not a JSON route of strings');
+  return null;
 }
 
-function readRow(read: Reader): InboxRow {
-  return {
-    id: read.count('id'),
-    dedupKey: read.text('dedup_key'),
-    service: read.text('service'),
-    event: read.text('event'),
-    deliveryId: read.text('delivery_id'),
-    eventAt: read.time('event_at'),
-    orderingKey: read.textOrNull('ordering_key'),
-    status: read.status(),
-    attempts: read.count('attempts'),
-    runAt: read.time('run_at'),
-    leaseUntil: read.timeOrNull('lease_until'),
-    fence: read.count('fence'),
-    lastErrorCode: read.textOrNull('last_error_code'),
-    lastErrorMessage: read.textOrNull('last_error_message'),
-    receivedAt: read.time('received_at'),
-    handledAt: read.timeOrNull('handled_at'),
-  };
+/** `fields` with `malformed` set when any column was not what the inbox writes. */
+function marked<T extends InboxRow>(fields: T, problems: string[]): T {
+  if (problems.length > 0) fields.malformed = `${problems.join('; ')}.`;
+  return fields;
 }
 
 export function toRow(row: DbRow): InboxRow {
-  const read = new Reader(row);
-  return read.done(readRow(read));
+  const problems: string[] = [];
+  return marked(readRow(row, problems), problems);
 }
 
 export function toDetail(row: DbRow): InboxRowDetail {
-  const read = new Reader(row);
-  return read.done({ ...readRow(read), headers: read.headers(), body: read.body() });
+  const problems: string[] = [];
+  const fields = readRow(row, problems);
+  return marked({ ...fields, headers: headersOf(row, problems), body: bodyOf(row, problems) }, problems);
 }
 
 /**
@@ -165,24 +157,27 @@ export function toDetail(row: DbRow): InboxRowDetail {
  * "Malformed rows").
  */
 export function storedOf(row: DbRow): StoredDelivery {
-  const read = new Reader(row);
-  readRow(read);
+  const problems: string[] = [];
+  const fields = readRow(row, problems);
+  const traceparent = row.traceparent;
+  if (traceparent !== null && traceparent !== undefined && typeof traceparent !== 'string')
+    problems.push('traceparent is not text');
   const stored: StoredDelivery = {
     stored: 'inbox',
-    service: read.text('service'),
-    deliveryId: read.text('delivery_id'),
-    event: read.text('event'),
-    dedupKey: read.text('dedup_key'),
-    receivedAt: read.time('received_at'),
-    headers: read.headers(),
-    route: read.route(),
-    traceparent: read.textOrNull('traceparent'),
-    body: read.body(),
+    service: fields.service,
+    deliveryId: fields.deliveryId,
+    event: fields.event,
+    dedupKey: fields.dedupKey,
+    receivedAt: fields.receivedAt,
+    headers: headersOf(row, problems),
+    route: routeOf(row, problems),
+    traceparent: traceparent === null || traceparent === undefined ? null : String(traceparent),
+    body: bodyOf(row, problems),
   };
-  if (read.problems.length > 0)
+  if (problems.length > 0)
     throw new WebhookError(
       'job_invalid',
-      `The inbox row is malformed (${[...new Set(read.problems)].join('; ')}): it was not written by a receiver, and it never runs.`,
+      `The inbox row is malformed (${[...new Set(problems)].join('; ')}): it was not written by a receiver, and it never runs.`,
     );
   return stored;
 }

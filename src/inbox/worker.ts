@@ -292,7 +292,9 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   async function releaseAhead(): Promise<void> {
     for (const job of ahead.splice(0)) {
       await queue.release(job.id, job.fence, job.row).catch((error: unknown) => {
-        receiver.reportJobError(error, { message: `${job.label}: release on stop failed; it runs again once its lease ends` });
+        receiver.reportJobError(error, {
+          message: `${job.label}: release on stop failed; it runs again once its lease ends`,
+        });
       });
     }
   }
