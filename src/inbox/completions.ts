@@ -9,23 +9,7 @@
  */
 import type { Clock } from '../shared/clock.js';
 import type { InboxDb } from './db.js';
-
-/** Rows one statement completes at most: the padded statement's width (one shape, prepared once). */
-export const COMPLETE_MANY = 16;
-
-/**
- * The completion of up to {@link COMPLETE_MANY} rows: `$1` now, then each row's id and fence. A batch
- * of fewer rows repeats its first row's pair (the same row twice is completed once).
- */
-export function completeManyText(table: string): string {
-  const ids: string[] = [];
-  const fences: string[] = [];
-  for (let i = 0; i < COMPLETE_MANY; i++) {
-    ids.push(`$${2 + 2 * i}`);
-    fences.push(`WHEN $${2 + 2 * i} THEN CAST($${3 + 2 * i} AS BIGINT)`);
-  }
-  return `UPDATE ${table} SET status = 'handled', handled_at = $1, lease_until = NULL, last_error_code = NULL, last_error_message = NULL WHERE id IN (${ids.join(', ')}) AND status = 'processing' AND fence = CASE id ${fences.join(' ')} END RETURNING id`;
-}
+import { COMPLETE_MANY } from './sql.js';
 
 interface Waiting {
   readonly id: number;

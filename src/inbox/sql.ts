@@ -5,7 +5,6 @@
  */
 import { WebhookError } from '../shared/errors.js';
 import { claimStatement } from './claim-sql.js';
-import { completeManyText } from './completions.js';
 import { driftDDL } from './drift.js';
 
 /** The SQL dialect of an inbox. */
@@ -127,6 +126,23 @@ export function sqliteForm(text: string): { text: string; order: number[] } {
 export function toSqlite(text: string, params: readonly unknown[]): { text: string; params: unknown[] } {
   const { text: rewritten, order } = sqliteForm(text);
   return { text: rewritten, params: order.map((i) => params[i]) };
+}
+
+/** Rows one completion statement completes at most (completions.ts): its padded width, one shape prepared once. */
+export const COMPLETE_MANY = 16;
+
+/**
+ * The completion of up to {@link COMPLETE_MANY} rows: `$1` now, then each row's id and fence. A batch
+ * of fewer rows repeats its first row's pair (the same row twice is completed once).
+ */
+export function completeManyText(table: string): string {
+  const ids: string[] = [];
+  const fences: string[] = [];
+  for (let i = 0; i < COMPLETE_MANY; i++) {
+    ids.push(`$${2 + 2 * i}`);
+    fences.push(`WHEN $${2 + 2 * i} THEN CAST($${3 + 2 * i} AS BIGINT)`);
+  }
+  return `UPDATE ${table} SET status = 'handled', handled_at = $1, lease_until = NULL, last_error_code = NULL, last_error_message = NULL WHERE id IN (${ids.join(', ')}) AND status = 'processing' AND fence = CASE id ${fences.join(' ')} END RETURNING id`;
 }
 
 /** The statements of an inbox table. */
