@@ -14,6 +14,15 @@ import { forEachInboxDatabase, openedInboxDatabase, uniqueTable } from './suppor
 const quiet = () => {};
 const LEASE_MS = 10_000;
 
+/** A promise the test opens when it chooses. */
+function opening(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
 forEachInboxDatabase((name, open, close) => {
   describe(`claiming ahead (${name})`, () => {
     const opened = openedInboxDatabase(open, close);
@@ -41,23 +50,17 @@ forEachInboxDatabase((name, open, close) => {
     it('stop() puts the rows claimed ahead back, their attempt refunded; another worker runs them', async () => {
       const now = 1_000_000;
       const { inbox, receiver, status } = await rows(4, { now: () => now });
-      let entered!: () => void;
-      const running = new Promise<void>((resolve) => {
-        entered = resolve;
-      });
-      let finish!: () => void;
-      const gate = new Promise<void>((resolve) => {
-        finish = resolve;
-      });
+      const entered = opening();
+      const gate = opening();
       const ran: string[] = [];
       receiver.on('delivered', async (event) => {
         ran.push(event.payload.message_id);
-        entered();
-        await gate;
+        entered.open();
+        await gate.opened;
       });
       const worker = createInboxWorker({ receiver, inbox, leaseMs: LEASE_MS, pollMs: 60_000 });
       worker.start();
-      await running;
+      await entered.opened;
       // One row runs; the claim took the other three ahead of the one slot.
       expect((await status()).map((row) => row.status)).toEqual([
         'processing',
@@ -66,7 +69,7 @@ forEachInboxDatabase((name, open, close) => {
         'processing',
       ]);
       const stopped = worker.stop();
-      finish();
+      gate.open();
       await stopped;
       expect(await status()).toEqual([
         { id: 1, status: 'handled', attempts: 1, fence: 1 },
