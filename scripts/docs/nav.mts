@@ -78,7 +78,21 @@ export const NAV: NavGroup[] = [
       { text: 'DynamoDB store', target: 'docs/dedup-dynamodb.md' },
       { text: 'Store stalls and abandoned claims', target: 'docs/dedup-stalls.md' },
       { text: 'Writing your own store', target: 'docs/dedup-custom.md' },
-      { text: 'The database inbox', target: 'docs/inbox.md' },
+    ],
+  },
+  {
+    title: 'The database inbox',
+    items: [
+      { text: 'The inbox and its table', target: 'docs/inbox.md' },
+      { text: 'The worker, exactly once', target: 'docs/inbox-worker.md' },
+      { text: 'Transaction adapters', target: 'docs/inbox-transactions.md' },
+      { text: 'Direct mode', target: 'docs/inbox-direct.md' },
+      { text: 'Quarantine', target: 'docs/inbox-quarantine.md' },
+      { text: 'When the payload changes', target: 'docs/inbox-repair.md' },
+      { text: 'Ordering and the stale guard', target: 'docs/inbox-ordering.md' },
+      { text: 'Depth and drift', target: 'docs/inbox-observability.md' },
+      { text: 'Inspect, re-drive, purge', target: 'docs/inbox-operate.md' },
+      { text: 'What the inbox is tested on', target: 'docs/inbox-tested.md' },
     ],
   },
   {

@@ -1,5 +1,5 @@
 /**
- * Payload drift in the inbox's database (docs/inbox.md "Payload drift"): a small table beside the
+ * Payload drift in the inbox's database (docs/inbox-observability.md "Payload drift"): a small table beside the
  * inbox table, one row per (service, event, path) with how many verified deliveries carried it and
  * when first and last. Written at receipt, only for a delivery that has drift (core/drift.ts), from the
  * receiver's one parse: a delivery without drift writes nothing more than its row. Paths only, never
