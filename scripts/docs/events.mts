@@ -111,7 +111,7 @@ function eventMarkdown(service: Service, name: string, example: { headers: Recor
     '|---|---|---|---|',
     ...fieldRows(body),
     '',
-    `The zod schema is \`${own.schema}['${name}']\` of \`@svc/webhooks/schemas\` (type \`${own.type}<'${name}'>\`); its JSON Schema, \`${body.title}\`, is \`${service}/${name}.json\` of [\`svc-webhooks schemas --out\`](../../docs/cli.md#schemas).`,
+    `The zod schema is \`${own.schema}['${name}']\` of \`@svc/webhooks/schemas\` (type \`${own.type}<'${name}'>\`); its JSON Schema, \`${body.title}\`, is \`${service}/${name}.json\` of [\`svc-webhooks schemas --out\`](../../docs/cli-schemas.md#schemas).`,
     '',
     '## Headers',
     '',
