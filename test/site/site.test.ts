@@ -217,7 +217,9 @@ describe('the docs site in a browser', () => {
       'Hand-off mode',
       'Testing your handlers',
       'Observability',
-      'The CLI and emulator',
+      'The CLI',
+      'The emulator',
+      'The inbox and its table',
       'Error codes and fixes',
     ])
       expect(sidebar).toContain(group);
