@@ -2,7 +2,7 @@
  * The inbox worker's claim against one ordering key's backlog: one captured body replayed under fresh
  * ids, 0, 100,000 and 300,000 rows of ONE key waiting behind its head (running under a live lease),
  * and 20 other keys' due rows received after them. A claim of 8 rows must take the 20 other keys'
- * rows at a cost that does not follow the backlog (docs/inbox.md "Ordering").
+ * rows at a cost that does not follow the backlog (docs/inbox-ordering.md "Ordering").
  *
  * SQLite: instructions per claim, counted by callgrind in a child process over the seeded file (each
  * claim in `BEGIN … ROLLBACK`, so every claim finds the same rows; the frame alone is counted and

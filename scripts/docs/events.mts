@@ -80,8 +80,8 @@ function keyRows(service: Service, name: string, headers: Record<string, string>
       : [`| Dedup key, default \`dedupKey: 'delivery-id'\` | \`${crmDedupKeyOf('delivery-id')(event)}\` | the envelope's \`id\` (equal to \`X-Svc-Delivery\`), the same across attempts |`];
   rows.push(
     ordering === null
-      ? '| Ordering key ([inbox](../../docs/inbox.md)) | none | runs in no particular order with other events |'
-      : `| Ordering key ([inbox](../../docs/inbox.md)) | \`${ordering}\` | the rows of one key run one at a time, oldest event first |`,
+      ? '| Ordering key ([inbox](../../docs/inbox-ordering.md)) | none | runs in no particular order with other events |'
+      : `| Ordering key ([inbox](../../docs/inbox-ordering.md)) | \`${ordering}\` | the rows of one key run one at a time, oldest event first |`,
   );
   return rows;
 }
@@ -111,7 +111,7 @@ function eventMarkdown(service: Service, name: string, example: { headers: Recor
     '|---|---|---|---|',
     ...fieldRows(body),
     '',
-    `The zod schema is \`${own.schema}['${name}']\` of \`@svc/webhooks/schemas\` (type \`${own.type}<'${name}'>\`); its JSON Schema, \`${body.title}\`, is \`${service}/${name}.json\` of [\`svc-webhooks schemas --out\`](../../docs/cli.md#schemas).`,
+    `The zod schema is \`${own.schema}['${name}']\` of \`@svc/webhooks/schemas\` (type \`${own.type}<'${name}'>\`); its JSON Schema, \`${body.title}\`, is \`${service}/${name}.json\` of [\`svc-webhooks schemas --out\`](../../docs/cli-schemas.md#schemas).`,
     '',
     '## Headers',
     '',
@@ -140,7 +140,7 @@ function eventMarkdown(service: Service, name: string, example: { headers: Recor
     '|---|---|---|',
     ...keyRows(service, name, example.headers, example.payload),
     '',
-    `See [Exactly-once and stores](../../docs/dedup.md) and [the database inbox](../../docs/inbox.md#ordering-and-the-stale-guard).`,
+    `See [Exactly-once and stores](../../docs/dedup.md) and [the database inbox](../../docs/inbox-ordering.md#ordering-and-the-stale-guard).`,
     '',
     '## Send one to your app',
     '',

@@ -1,7 +1,7 @@
 /**
  * Payload drift: the JSON paths of a parsed payload that its schema does not know. The schemas are
  * lenient (`looseObject`), so a field a service starts sending passes validation and stays in the
- * payload; this names it before something fails on it (docs/observability.md "Payload drift"). Paths
+ * payload; this names it before something fails on it (docs/observability-drift.md "Payload drift"). Paths
  * only, never values; arrays collapse to `items[]`, record values to `map.*`; an event this version
  * does not know is the one path `""`. Everything a signed body controls here is bounded: depth, paths
  * per delivery, key length (and in drift-log.ts the per-process set of paths already logged).

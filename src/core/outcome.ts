@@ -57,7 +57,7 @@ export interface Outcome {
   /**
    * Payload drift, at receipt only (not in a worker): the JSON paths of the payload its schema does
    * not know (`data.new_field`, arrays as `items[]`), or `['']` for an event this version does not
-   * know; never values. Undefined when there was none (docs/observability.md "Payload drift").
+   * know; never values. Undefined when there was none (docs/observability-drift.md "Payload drift").
    */
   readonly drift?: readonly string[] | undefined;
   /**

@@ -1,7 +1,7 @@
 /**
  * What a target that quarantines (the database inbox) keeps of an authentic delivery the receiver
  * cannot run: its event as far as it reads without the schema, and the key its row takes
- * (docs/inbox.md "What the inbox keeps"). The other refusals stay refusals there too.
+ * (docs/inbox-quarantine.md "What the inbox keeps"). The other refusals stay refusals there too.
  */
 import { dedupKeyOfDeliveryId } from '../dedup/key-strategy.js';
 import { isWebhookError, type WebhookError } from '../shared/errors.js';

@@ -46,7 +46,7 @@ export interface VerifiedDelivery<E extends DispatchableEvent = DispatchableEven
   readonly event: E;
   /**
    * The verified delivery failed the schema (`invalid_payload`): stored with the target's
-   * `quarantine` instead of `enqueue` (docs/inbox.md "Quarantine").
+   * `quarantine` instead of `enqueue` (docs/inbox-quarantine.md "Quarantine").
    */
   readonly quarantine?: WebhookError | undefined;
   readonly dedupKey: string;

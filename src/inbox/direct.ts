@@ -74,7 +74,7 @@ function positive(name: string, value: number): number {
 }
 
 /**
- * The inbox in direct mode (docs/inbox.md "Direct mode"): give it to a receiver as `handoff`. Each
+ * The inbox in direct mode (docs/inbox-direct.md "Direct mode"): give it to a receiver as `handoff`. Each
  * delivery's row is inserted, then its handlers run in your transaction before the answer: 200 once
  * their writes and the row's move to `handled` committed together; on a failure both roll back, the
  * row is left `failed` with the error and the answer is the failure's status (500, 503) so the service

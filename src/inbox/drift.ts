@@ -1,5 +1,5 @@
 /**
- * Payload drift in the inbox's database (docs/inbox.md "Payload drift"): a small table beside the
+ * Payload drift in the inbox's database (docs/inbox-observability.md "Payload drift"): a small table beside the
  * inbox table, one row per (service, event, path) with how many verified deliveries carried it and
  * when first and last. Written at receipt, only for a delivery that has drift (core/drift.ts), from the
  * receiver's one parse: a delivery without drift writes nothing more than its row. Paths only, never
@@ -8,7 +8,7 @@
  */
 import { truncateUntrusted } from '../core/untrusted.js';
 import type { DbRow, InboxDb } from './db.js';
-import { type Dialect, quoteTable } from './sql.js';
+import { type Dialect, driftTable } from './sql.js';
 import type { InboxStats } from './types.js';
 
 /**
@@ -21,25 +21,6 @@ const MAX_TRIPLES = 1_000;
 
 /** One (service, event, path) of `inbox.stats().drift`. */
 type DriftCount = InboxStats['drift'][number];
-
-/** The drift table of inbox table `table`: `<table>_drift`, in the same schema on PostgreSQL. */
-function driftTable(table: string, dialect: Dialect): string {
-  const { quoted, base } = quoteTable(table, dialect);
-  return `${quoted.slice(0, quoted.length - base.length - 2)}"${base}_drift"`;
-}
-
-/** The drift table's DDL, appended to the inbox's (sql.ts). */
-export function driftDDL(table: string, dialect: Dialect): string {
-  return `CREATE TABLE IF NOT EXISTS ${driftTable(table, dialect)} (
-  service TEXT NOT NULL,
-  event TEXT NOT NULL,
-  path TEXT NOT NULL,
-  deliveries BIGINT NOT NULL,
-  first_seen_at BIGINT NOT NULL,
-  last_seen_at BIGINT NOT NULL,
-  PRIMARY KEY (service, event, path)
-)`;
-}
 
 /** The statements of the drift table: count a delivery's paths ($1 service, $2 event, $3 JSON array, $4 now), read. */
 export function driftStatements(table: string, dialect: Dialect) {

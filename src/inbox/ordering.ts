@@ -1,6 +1,6 @@
 /**
  * The ordering key and event time of a delivery, read from its verified body: the rows of one key run
- * one at a time, oldest event first (docs/inbox.md "Ordering"). Defaults from the specs' data fields:
+ * one at a time, oldest event first (docs/inbox-ordering.md "Ordering"). Defaults from the specs' data fields:
  * the CRM's deal, contact, campaign and journey enrollment ids (crm-service §6), the email service's
  * `message_id` (email-service §6).
  */

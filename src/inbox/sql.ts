@@ -5,7 +5,6 @@
  */
 import { WebhookError } from '../shared/errors.js';
 import { claimStatement } from './claim-sql.js';
-import { driftDDL } from './drift.js';
 
 /** The SQL dialect of an inbox. */
 export type Dialect = 'postgres' | 'sqlite';
@@ -105,6 +104,25 @@ function ddl(table: string, dialect: Dialect): string {
     // Payload drift by service, event and path, beside the rows (drift.ts).
     driftDDL(table, dialect),
   ].join(';\n');
+}
+
+/** The drift table of inbox table `table`: `<table>_drift`, in the same schema on PostgreSQL. */
+export function driftTable(table: string, dialect: Dialect): string {
+  const { quoted, base } = quoteTable(table, dialect);
+  return `${quoted.slice(0, quoted.length - base.length - 2)}"${base}_drift"`;
+}
+
+/** The drift table's DDL, appended to the inbox's (below); counted and read by drift.ts. */
+export function driftDDL(table: string, dialect: Dialect): string {
+  return `CREATE TABLE IF NOT EXISTS ${driftTable(table, dialect)} (
+  service TEXT NOT NULL,
+  event TEXT NOT NULL,
+  path TEXT NOT NULL,
+  deliveries BIGINT NOT NULL,
+  first_seen_at BIGINT NOT NULL,
+  last_seen_at BIGINT NOT NULL,
+  PRIMARY KEY (service, event, path)
+)`;
 }
 
 /** The LISTEN/NOTIFY channel of a PostgreSQL inbox table (a checked identifier). */

@@ -51,7 +51,7 @@ export interface InboxRow {
   deliveryId: string;
   /** The event's own timestamp (the body's `timestamp`), or its receipt when it has none. */
   eventAt: number;
-  /** Rows of one key run one at a time in `eventAt` order (docs/inbox.md "Ordering"); null for none. */
+  /** Rows of one key run one at a time in `eventAt` order (docs/inbox-ordering.md "Ordering"); null for none. */
   orderingKey: string | null;
   status: InboxStatus;
   /** Runs started (a run cut short by a crash counts). */
@@ -71,7 +71,7 @@ export interface InboxRow {
    * Present only on a row holding what the inbox never writes (a hand edit, another program): which
    * columns and why, e.g. `run_at is not a time in epoch ms.` Such a row is still listed, its other
    * fields read as they are (a number that is no whole number is `NaN`); the worker moves it to `dead`
-   * with `job_invalid` when it claims it, and never runs it (docs/inbox.md "Malformed rows").
+   * with `job_invalid` when it claims it, and never runs it (docs/inbox-operate.md "Malformed rows").
    */
   malformed?: string;
 }
@@ -151,7 +151,7 @@ export interface InboxStats {
   /** Milliseconds since the receipt of the oldest pending row; `null` when none is pending. */
   oldestPendingAgeMs: number | null;
   /**
-   * Payload drift seen at receipt (docs/inbox.md "Payload drift"), by service, event and path: the
+   * Payload drift seen at receipt (docs/inbox-observability.md "Payload drift"), by service, event and path: the
    * JSON paths of payloads that their schema does not know (`tier`, `data.owner`, `items[].sku`), and
    * `""` for an event this version does not know; never values. `deliveries` counts each verified
    * delivery received with it (a service's retry counts again, as `svc_webhooks.drift` does); times

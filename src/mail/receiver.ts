@@ -48,7 +48,7 @@ export interface MailReceiverOptions extends ReceiverOptions {
   /**
    * Refuse (400 `event_missing`) a body without its own `event` field; a body whose `event` differs
    * from `X-SvcMAIL-Event` is always refused (`event_mismatch`). With the database inbox as the target
-   * both are kept `quarantined` instead and never run (docs/inbox.md "What the inbox keeps"), keyed
+   * both are kept `quarantined` instead and never run (docs/inbox-quarantine.md "What the inbox keeps"), keyed
    * apart from the delivery they copy. The service signs the body only, so
    * without this a captured body that lacks `event` can be re-sent under another event name. Default
    * `false`: the spec shows the field only in its sending-event example (email-service §6); turn it on

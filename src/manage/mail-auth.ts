@@ -26,7 +26,7 @@ export function mailAuthMethods(http: HttpClient) {
         'email',
         'keys',
       ) as MailApiKey[],
-    /** `DELETE /api/v1/auth/api-keys/:id` (the spec does not show the route; docs/manage.md). */
+    /** `DELETE /api/v1/auth/api-keys/:id` (the spec does not show the route; docs/manage-clients.md). */
     revokeApiKey: async (keyId: string, call?: CallOptions): Promise<void> => {
       await http.request('DELETE', `/api/v1/auth/api-keys/${id(keyId)}`, { ...call });
     },

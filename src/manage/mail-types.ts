@@ -43,7 +43,7 @@ export interface CreateMailWebhook {
 
 /**
  * Body of `updateWebhook` (`PATCH /api/v1/webhooks/:id`). `status: 'active'` reactivates a paused
- * webhook: the field is not shown by the spec; it is the decision of the emulated API (docs/manage.md).
+ * webhook: the field is not shown by the spec; it is the decision of the emulated API (docs/manage-clients.md).
  *
  * @example
  * ```ts
@@ -86,7 +86,7 @@ export interface MailDeliveryAttempt {
 
 /**
  * Filters and paging of `listDeliveries` (`GET /api/v1/webhooks/:id/deliveries`). The spec shows no
- * query parameters; these are the emulated API's (docs/manage.md). The client also applies `since`
+ * query parameters; these are the emulated API's (docs/manage-clients.md). The client also applies `since`
  * and `success` itself, so a service that ignores them still gives the right answer.
  *
  * @example
@@ -140,7 +140,7 @@ export interface MailIdentity {
 
 /**
  * An API key record. `value` (`zm_live_…`) is present only in the creation response: the service
- * stores its SHA-256 hash (email-service §2). Other fields are the emulated API's (docs/manage.md).
+ * stores its SHA-256 hash (email-service §2). Other fields are the emulated API's (docs/manage-clients.md).
  *
  * @example
  * ```ts

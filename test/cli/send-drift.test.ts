@@ -1,7 +1,7 @@
 /**
  * `svc-webhooks send --set` with a field this version does not know: the built bin signs and sends the
  * drifted payload to a real receiver over HTTP, which accepts it and names the new fields as drift
- * (docs/observability.md "Payload drift"), not their values.
+ * (docs/observability-drift.md "Payload drift"), not their values.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * Authentic rows only (docs/inbox.md "How rows are authenticated"), on real PostgreSQL and a real
+ * Authentic rows only (docs/inbox-worker.md "How rows are authenticated"), on real PostgreSQL and a real
  * SQLite file: the worker verifies the service's own signature, stored with the row as received,
  * again over the stored bytes with its receiver's secrets. A row written by hand, or changed after
  * receipt (a body byte, the event header), is `dead` with `job_invalid`, reported once, and never

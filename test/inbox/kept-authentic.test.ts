@@ -1,5 +1,5 @@
 /**
- * Nothing authentic refused (docs/inbox.md "What the inbox keeps"), on real PostgreSQL and a real
+ * Nothing authentic refused (docs/inbox-quarantine.md "What the inbox keeps"), on real PostgreSQL and a real
  * SQLite file: with the inbox as the target, a delivery whose signature verifies but which the
  * receiver cannot run (its body is not JSON, its event header and body disagree, it has no event) is
  * stored `quarantined` with its code and answered 2xx, so the service neither retries it nor counts it

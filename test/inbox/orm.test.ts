@@ -1,5 +1,5 @@
 /**
- * The transaction adapters and recipes of docs/inbox.md "Transaction adapters" on real drivers: on
+ * The transaction adapters and recipes of docs/inbox-transactions.md "Transaction adapters" on real drivers: on
  * PostgreSQL, `drizzleTransactions` (node-postgres and postgres.js), `kyselyTransactions` (pg),
  * `postgresJsTransactions` and the Prisma 7 recipe (its engine-less client, generated here offline);
  * on a SQLite file, `drizzleSqliteTransactions` (better-sqlite3) and, where the runtime has it,
@@ -36,7 +36,7 @@ import {
 import { runSqliteCases } from './fixtures/sqlite-orm.js';
 import { uniqueTable } from './support.js';
 
-/** docs/inbox.md "Prisma": an interactive `$transaction`, the inbox's statement by `$queryRawUnsafe`. */
+/** docs/inbox-transactions.md "Prisma": an interactive `$transaction`, the inbox's statement by `$queryRawUnsafe`. */
 function prismaTransactions(prisma: PrismaLike): InboxTransactions<PrismaTx> {
   return {
     transaction: (work) =>

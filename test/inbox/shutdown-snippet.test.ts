@@ -1,5 +1,5 @@
 /**
- * docs/inbox.md's worker example, run as written as a process on a real PostgreSQL: after SIGTERM it
+ * docs/inbox-worker.md's worker example, run as written as a process on a real PostgreSQL: after SIGTERM it
  * exits by itself. The example's signal listener replaces Node's default exit, so a listener that
  * stops the worker but leaves the server listening (or the pool open) keeps the process alive: this
  * test then ends on its timeout, not on an exit. A preload only moves the example's port to a free
@@ -21,7 +21,7 @@ const DIR = join(ROOT, `.tmp/shutdown-snippet-${process.pid}`);
 
 /** The ```ts block under `heading` in a docs page, verbatim. */
 function snippetUnder(page: string, heading: string): string {
-  const text = readFileSync(join(ROOT, page), 'utf8');
+  const text = `\n${readFileSync(join(ROOT, page), 'utf8')}`;
   const section = text.slice(text.indexOf(`\n${heading}\n`));
   const block = /```ts\n([\s\S]*?)```/.exec(section);
   if (!block?.[1]) throw new Error(`no ts block under ${heading} in ${page}`);
@@ -38,7 +38,7 @@ Server.prototype.listen = function (...args) {
 };
 `;
 
-describe.runIf(postgresAvailable())("docs/inbox.md's worker example", () => {
+describe.runIf(postgresAvailable())("docs/inbox-worker.md's worker example", () => {
   let postgres: PostgresServer;
   let child: ChildProcess | undefined;
   afterAll(async () => {
@@ -54,7 +54,7 @@ describe.runIf(postgresAvailable())("docs/inbox.md's worker example", () => {
 
     mkdirSync(DIR, { recursive: true });
     const source = join(DIR, 'example.ts');
-    writeFileSync(source, snippetUnder('docs/inbox.md', '## The worker, and exactly-once effects'));
+    writeFileSync(source, snippetUnder('docs/inbox-worker.md', '# The worker, and exactly-once effects'));
     writeFileSync(join(DIR, 'preload.mjs'), PRELOAD);
     await build({
       entryPoints: [source],

@@ -518,7 +518,7 @@ describe('lenient reading of answers the specs do not show', () => {
   });
 });
 
-describe('the documented msw setup (docs/manage.md)', () => {
+describe('the documented msw setup (docs/manage-clients.md)', () => {
   it('the clients drive the emulators through mailApiHandlers / crmApiHandlers', async () => {
     const mailEmitter = createMailEmitter({ handler: () => new Response(null, { status: 500 }) });
     const crmEmitter = createCrmEmitter();

@@ -217,7 +217,9 @@ describe('the docs site in a browser', () => {
       'Hand-off mode',
       'Testing your handlers',
       'Observability',
-      'The CLI and emulator',
+      'The CLI',
+      'The emulator',
+      'The inbox and its table',
       'Error codes and fixes',
     ])
       expect(sidebar).toContain(group);
@@ -371,10 +373,10 @@ describe('the docs site in a browser', () => {
     await page.goto(`${base}/dedup.html#choosing-a-store`);
     await page.evaluate(`location.hash = 'sqlite-store-svcwebhookssqlite'`);
     await page.waitForURL(`${base}/dedup-sqlite.html#sqlite-store-svcwebhookssqlite`);
-    // A link written to the old place (docs/cli.md names handoff.md#setting-up-the-queues) leads to the new one.
+    // A link written to the old place (docs/cli-setup.md names handoff.md#setting-up-the-queues) leads to the new one.
     expect(
       crawled
-        .get('cli.html')
+        .get('cli-setup.html')
         ?.links.some((l) => l.path === 'handoff-sqs.html' && l.anchor === 'setting-up-the-queues'),
     ).toBe(true);
     // A page split off a long guide, at both widths and in both schemes: no hidden sideways scroll.

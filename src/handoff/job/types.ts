@@ -179,7 +179,7 @@ export interface HandoffRunner {
    * {@link Verdict} and never rejects; `jobAction(verdict)` says what the engine does with the job. The database
    * inbox's worker calls it with a row it claimed instead of a job, and the row as its held claim: the row's
    * stored signature is verified again with this receiver's secrets instead of a job MAC
-   * (docs/inbox.md "How rows are authenticated").
+   * (docs/inbox-worker.md "How rows are authenticated").
    */
   runJob(job: unknown, options?: RunJobOptions): Promise<Verdict>;
   /**

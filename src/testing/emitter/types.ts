@@ -170,7 +170,7 @@ export interface EmitterOptions extends TransportOptions, UrlPolicyOptions {
   requireSubscriber?: boolean;
   /**
    * Event names a newer version of the service sends that this package does not know, to show payload
-   * drift (docs/observability.md "Payload drift"): webhooks may subscribe to them, and `emit()` sends
+   * drift (docs/observability-drift.md "Payload drift"): webhooks may subscribe to them, and `emit()` sends
    * them with the payload as given (the email service's with its `event` field first; the CRM's as the
    * envelope's `data`), never validated. Default none.
    */
