@@ -6,7 +6,7 @@
  * is its own capability with its own shape ({@link DeliveryInbox}); `HandoffJob` is for queue engines.
  */
 
-import { writeWithinBound } from '../core/bounded-write.js';
+import { writeNowWithinBound } from '../core/bounded-write.js';
 import type { DispatchableEvent, HandlerRegistry } from '../core/handler-registry.js';
 import { emit, errField } from '../core/logger.js';
 import type { PipelineOptions } from '../core/pipeline-options.js';
@@ -44,8 +44,8 @@ export interface InboxRequestRunner extends Pick<HandoffRunner, 'service' | 'lea
 
 /** The database inbox as a receiver writes to it (an `Inbox`, or a direct inbox: src/inbox/). */
 export interface DeliveryInbox {
-  /** Inserts the row unless its dedup key has one. */
-  storeDelivery(receipt: InboxReceipt): Promise<EnqueueResult>;
+  /** Inserts the row unless its dedup key has one: a value when the write finished at once (SQLite). */
+  storeDelivery(receipt: InboxReceipt): EnqueueResult | Promise<EnqueueResult>;
   /**
    * Adds a verified delivery's payload drift (core/drift.ts: paths, `""` for an unknown event) to the
    * inbox's counts (inbox/drift.ts); called only for a delivery that has drift.
@@ -158,9 +158,10 @@ export function createInboxHandOff(
     }
     let result: EnqueueResult;
     try {
-      result = await writeWithinBound(clock, delivery.receivedAt, timeoutMs, () =>
+      const written = writeNowWithinBound(clock, delivery.receivedAt, timeoutMs, () =>
         inbox.storeDelivery(receipt),
       );
+      result = written instanceof Promise ? await written : written;
     } catch (error) {
       return unavailable(error);
     }
