@@ -139,12 +139,16 @@ export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'norm
       }
     },
     write(text, params, timeoutMs = callTimeoutMs) {
-      const op = () => {
-        const { statement, order } = cache.get(text);
-        return Number(statement.run(...bound(order, params)).changes);
-      };
       // whileLockedNow's errors are store_unavailable already (as query's, naming the inbox).
-      return whileLockedNow(op, timeoutMs, isClosed, INBOX);
+      return whileLockedNow(
+        () => {
+          const { statement, order } = cache.get(text);
+          return Number(statement.run(...bound(order, params)).changes);
+        },
+        timeoutMs,
+        isClosed,
+        INBOX,
+      );
     },
     async exec(ddl) {
       try {

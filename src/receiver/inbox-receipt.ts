@@ -95,6 +95,26 @@ export function createInboxHandOff(
     }
   }
 
+  /** A write that failed or ran past its bound: reported, and 503 for the sender to retry. */
+  function unavailable(error: unknown, delivery: VerifiedDelivery, fields: Record<string, string>): Verdict {
+    const { event, dedupKey, quarantine } = delivery;
+    const { deliveryId, name } = event;
+    report(
+      { hooks: registry.errorHooks, logger },
+      {
+        level: 'error',
+        message: 'hand-off enqueue failed',
+        fields,
+        error,
+        phase: 'enqueue',
+        ...(quarantine ? {} : { event }),
+        deliveryId,
+        dedupKey,
+      },
+    );
+    return failed(service, 'handoff_unavailable', error, { deliveryId, event: name });
+  }
+
   async function handOff(delivery: VerifiedDelivery): Promise<Verdict> {
     const { event, dedupKey, quarantine } = delivery;
     const { deliveryId, name } = event;
@@ -107,9 +127,9 @@ export function createInboxHandOff(
       return accepted('ignored', service, deliveryId, name);
     }
     const headers: Record<string, string> = {};
-    for (const header of names) {
-      const value = readHeaderString(delivery.headers, header);
-      if (value !== undefined) headers[header] = value;
+    for (let i = 0; i < names.length; i++) {
+      const value = readHeaderString(delivery.headers, names[i]!);
+      if (value !== undefined) headers[names[i]!] = value;
     }
     const direct = inbox.runInRequest !== undefined && !quarantine;
     // The trace of this request goes on in the worker (docs/observability.md).
@@ -125,22 +145,6 @@ export function createInboxHandOff(
       traceparent: traceparent ?? null,
       quarantine,
     };
-    const unavailable = (error: unknown): Verdict => {
-      report(
-        { hooks: registry.errorHooks, logger },
-        {
-          level: 'error',
-          message: 'hand-off enqueue failed',
-          fields,
-          error,
-          phase: 'enqueue',
-          ...(quarantine ? {} : { event }),
-          deliveryId,
-          dedupKey,
-        },
-      );
-      return failed(service, 'handoff_unavailable', error, { deliveryId, event: name });
-    };
     if (direct) {
       // Direct mode: the handlers run now on this request's parse; the run's verdict is the answer.
       const runner: InboxRequestRunner = {
@@ -153,7 +157,7 @@ export function createInboxHandOff(
       try {
         return await inbox.runInRequest!(receipt, runner);
       } catch (error) {
-        return unavailable(error);
+        return unavailable(error, delivery, fields);
       }
     }
     let result: EnqueueResult;
@@ -163,7 +167,7 @@ export function createInboxHandOff(
       );
       result = written instanceof Promise ? await written : written;
     } catch (error) {
-      return unavailable(error);
+      return unavailable(error, delivery, fields);
     }
     if (delivery.drift) await countDrift(delivery, fields);
     const kind = result === 'duplicate' ? 'duplicate' : 'queued';
