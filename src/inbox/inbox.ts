@@ -312,7 +312,7 @@ export function createInbox(
   const storeDelivery = (receipt: InboxReceipt): EnqueueResult | Promise<EnqueueResult> => {
     if (db.write === undefined)
       return insert(receipt).then((id) => (id === undefined ? 'duplicate' : 'enqueued'));
-    const written = db.write(sql.store, rowOf(receipt, 0));
+    const written = db.write(receipt.quarantine ? sql.storeQuarantined : sql.store, rowOf(receipt, 0));
     return written instanceof Promise ? written.then(storedAs) : storedAs(written);
   };
 

@@ -142,7 +142,9 @@ export function inboxStatements(table: string, dialect: Dialect) {
       : `${insert} RETURNING id`,
     // SQLite: the receipt's insert, run for the count of rows it wrote (1, or 0 for a duplicate): no
     // RETURNING, whose rows SQLite collects in a table of their own before the first one comes back.
-    store: insert,
+    // A row to run binds only what it has (the same parameters, without status and error: 12 of 15).
+    store: `INSERT INTO ${t} (dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, headers, route, traceparent, body) VALUES ($1, $2, $3, $4, $5, $6, 'received', $8, $9, $10, $11, $12, $13) ON CONFLICT (dedup_key) DO NOTHING`,
+    storeQuarantined: insert,
     ddl: ddl(table, dialect),
     // The rows that run next, at most one per ordering key; its cost does not grow with a key's
     // backlog (claim-sql.ts). Each claimed row comes back with `stale`: the stale guard's condition,
