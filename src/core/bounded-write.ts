@@ -12,13 +12,6 @@ import { createDeadline, type Deadline, TIMED_OUT } from './deadline.js';
 const late = (timeoutMs: number) =>
   new Error(`hand-off enqueue did not answer within ${timeoutMs} ms of the delivery's receipt`);
 
-/** When the bound ends (epoch ms on `clock`); throws the late error when it passed already. */
-function boundAt(clock: Clock, receivedAt: number, timeoutMs: number): number {
-  const at = Math.min(receivedAt, clock.now()) + timeoutMs;
-  if (at - clock.now() <= 0) throw late(timeoutMs);
-  return at;
-}
-
 /** `pending`'s value, or the late error once `deadline` passed (`onLate` gets it first). */
 async function withinBound<T>(
   deadline: Deadline,
@@ -65,18 +58,23 @@ export async function writeWithinBound<T>(
 
 /**
  * The same bound for a write that takes no signal and may finish at once (the database inbox's insert:
- * SQLite writes synchronously while its file is free). A value comes back as is, with no timer and no
- * promise made for it: a write that already finished cannot be late (as in {@link writeWithinBound},
- * where it wins the race). A promise is raced against the bound, with the same late error; a bound
- * already past throws it without starting the write, as does a write that throws.
+ * SQLite writes synchronously while its file is free), in two steps so a write that finished makes no
+ * timer and no promise (it cannot be late: in {@link writeWithinBound} it wins the race).
+ * {@link boundAt} first (it throws the late error when the bound passed, the write not started); then,
+ * only for a write still pending, {@link pendingWithinBound}.
  */
-export function writeNowWithinBound<T>(
+export function boundAt(clock: Clock, receivedAt: number, timeoutMs: number): number {
+  const at = Math.min(receivedAt, clock.now()) + timeoutMs;
+  if (at - clock.now() <= 0) throw late(timeoutMs);
+  return at;
+}
+
+/** `pending`'s value, or the late error once the bound at `at` ({@link boundAt}) passed. */
+export function pendingWithinBound<T>(
   clock: Clock,
-  receivedAt: number,
+  at: number,
   timeoutMs: number,
-  write: () => Promise<T> | T,
-): Promise<T> | T {
-  const at = boundAt(clock, receivedAt, timeoutMs);
-  const written = write();
-  return written instanceof Promise ? withinBound(createDeadline(clock, at), timeoutMs, written) : written;
+  pending: Promise<T>,
+): Promise<T> {
+  return withinBound(createDeadline(clock, at), timeoutMs, pending);
 }

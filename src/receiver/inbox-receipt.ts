@@ -6,7 +6,7 @@
  * is its own capability with its own shape ({@link DeliveryInbox}); `HandoffJob` is for queue engines.
  */
 
-import { writeNowWithinBound } from '../core/bounded-write.js';
+import { boundAt, pendingWithinBound } from '../core/bounded-write.js';
 import type { DispatchableEvent, HandlerRegistry } from '../core/handler-registry.js';
 import { emit, errField } from '../core/logger.js';
 import type { PipelineOptions } from '../core/pipeline-options.js';
@@ -162,10 +162,11 @@ export function createInboxHandOff(
     }
     let result: EnqueueResult;
     try {
-      const written = writeNowWithinBound(clock, delivery.receivedAt, timeoutMs, () =>
-        inbox.storeDelivery(receipt),
-      );
-      result = written instanceof Promise ? await written : written;
+      // A write that finished at once (SQLite, its file free) has no timer or promise made for it.
+      const at = boundAt(clock, delivery.receivedAt, timeoutMs);
+      const written = inbox.storeDelivery(receipt);
+      result =
+        written instanceof Promise ? await pendingWithinBound(clock, at, timeoutMs, written) : written;
     } catch (error) {
       return unavailable(error, delivery, fields);
     }
