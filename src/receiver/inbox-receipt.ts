@@ -165,8 +165,7 @@ export function createInboxHandOff(
       // A write that finished at once (SQLite, its file free) has no timer or promise made for it.
       const at = boundAt(clock, delivery.receivedAt, timeoutMs);
       const written = inbox.storeDelivery(receipt);
-      result =
-        written instanceof Promise ? await pendingWithinBound(clock, at, timeoutMs, written) : written;
+      result = written instanceof Promise ? await pendingWithinBound(clock, at, timeoutMs, written) : written;
     } catch (error) {
       return unavailable(error, delivery, fields);
     }
