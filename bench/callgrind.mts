@@ -8,13 +8,23 @@
 const COLLECTOR =
   /Scaveng|MarkCompact|Marking|Sweep|Evacuat|RememberedSet|RecordMigrated|RecordWrite|heap::base|v8::internal::Heap::|GCTracer|MinorMS|SlotSet|LiveObjectVisitor|IterateObjectCache|RootVisitor|BodyDescriptorBase::IteratePointers/;
 
-/** The total instructions of a callgrind output file, and those of the collector's own functions. */
-export function countsOf(text: string): { total: number; collector: number } {
+// V8's compilers by their runtime entries (lazy compilation, Maglev and TurboFan tier-up, OSR): a
+// function's first optimisation can land inside the counted window, and one of a large function (zod's
+// parse of a whole schema) costs millions of instructions once.
+const COMPILER = /^v8::internal::Runtime_(?:Compile|Optimize|InstallBaselineCode)/;
+
+/**
+ * The total instructions of a callgrind output file, those of the collector's own functions, and
+ * those of the JIT compilers (inclusive: every call into one of their runtime entries).
+ */
+export function countsOf(text: string): { total: number; collector: number; compiler: number } {
   const total = Number(/^totals:\s+(\d+)/m.exec(text)?.[1]);
   const names = new Map<string, string>();
   let current = '';
+  let callee = '';
   let skipNext = false;
   let collector = 0;
+  let compiler = 0;
   for (const line of text.split('\n')) {
     const fn = /^fn=\((\d+)\)(?: (.*))?$/.exec(line);
     if (fn) {
@@ -30,13 +40,17 @@ export function countsOf(text: string): { total: number; collector: number } {
     const cost = /^[+-]?\d+ (\d+)$/.exec(line) ?? /^\* (\d+)$/.exec(line);
     if (cost) {
       if (!skipNext && COLLECTOR.test(current)) collector += Number(cost[1]);
+      if (skipNext && COMPILER.test(callee) && !COMPILER.test(current)) compiler += Number(cost[1]);
       skipNext = false;
     } else {
       const named = /^cfn=\((\d+)\)(?: (.*))?$/.exec(line);
-      if (named?.[2] !== undefined) names.set(named[1]!, named[2]);
+      if (named) {
+        if (named[2] !== undefined) names.set(named[1]!, named[2]);
+        callee = names.get(named[1]!) ?? '';
+      }
     }
   }
-  return { total, collector };
+  return { total, collector, compiler };
 }
 
 /**

@@ -206,3 +206,24 @@ export async function whileLocked<T>(
     await sleep(pause);
   }
 }
+
+/**
+ * {@link whileLocked} whose first attempt runs at once: `op`'s value when the file was free (no
+ * promise, no await: a writer on the event loop's hot path), its error thrown as `store_unavailable`,
+ * and only when another writer holds the lock the promise of `whileLocked`'s waits.
+ */
+export function whileLockedNow<T>(
+  op: () => T,
+  boundMs: number,
+  closed: () => boolean,
+  what?: string,
+): T | Promise<T> {
+  if (!closed()) {
+    try {
+      return op();
+    } catch (error) {
+      if (!isBusy(error)) throw storeUnavailable('SQLite', error, what);
+    }
+  }
+  return whileLocked(op, boundMs, closed, what);
+}

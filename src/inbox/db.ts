@@ -5,7 +5,7 @@
  * read and shown as malformed (rows.ts) instead of failing the statement that read it.
  */
 
-import { openSqlite, type SqliteDatabaseLike, whileLocked } from '../dedup/sqlite-driver.js';
+import { openSqlite, type SqliteDatabaseLike, whileLocked, whileLockedNow } from '../dedup/sqlite-driver.js';
 import { storeUnavailable, withTimeout } from '../dedup/store-error.js';
 import { runPostgresDDL } from '../shared/pg-ddl.js';
 import { queryNamed } from '../shared/pg-named.js';
@@ -22,6 +22,12 @@ export interface InboxDb {
   /** SQLite: how many prepared statements the connection holds (bounded, statement-cache.ts). */
   readonly statementCount?: () => number;
   query(text: string, params: readonly unknown[], timeoutMs?: number): Promise<DbRow[]>;
+  /**
+   * SQLite: runs a writing statement that returns no rows and tells how many rows it wrote: at once (a
+   * number, no promise) when the file is free, else the promise of `query`'s waits off the loop. Its
+   * failures are `query`'s (`store_unavailable`), thrown or rejected.
+   */
+  write?(text: string, params: readonly unknown[], timeoutMs?: number): number | Promise<number>;
   /** Runs each statement of a DDL text (separated by `;\n`). */
   exec(ddl: string): Promise<void>;
   close(): Promise<void>;
@@ -75,6 +81,7 @@ export function postgresDb(
 
 type Statement = {
   all(...params: unknown[]): unknown[];
+  run(...params: unknown[]): { changes: number | bigint };
   /** node:sqlite */
   setReadBigInts?(on: boolean): unknown;
   /** better-sqlite3, bun:sqlite */
@@ -112,6 +119,7 @@ export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'norm
     const statement = readingBigInts(open().prepare(form.text) as unknown as Statement);
     return { statement, order: form.order };
   });
+  const isClosed = () => closed;
   return {
     dialect: 'sqlite',
     statementCount: () => cache.size,
@@ -120,22 +128,27 @@ export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'norm
         return await whileLocked(
           () => {
             const { statement, order } = cache.get(text);
-            // SQLite drivers bind strings, numbers, null and byte arrays: booleans and undefined
-            // become these, in one pass over the statement's placeholders (no call per parameter).
-            const values: unknown[] = new Array(order.length);
-            for (let i = 0; i < order.length; i++) {
-              const value = params[order[i]!];
-              values[i] = value === undefined ? null : typeof value === 'boolean' ? Number(value) : value;
-            }
-            return statement.all(...values) as DbRow[];
+            return statement.all(...bound(order, params)) as DbRow[];
           },
           timeoutMs,
-          () => closed,
+          isClosed,
           INBOX,
         );
       } catch (error) {
         throw storeUnavailable('SQLite', error, INBOX);
       }
+    },
+    write(text, params, timeoutMs = callTimeoutMs) {
+      // whileLockedNow's errors are store_unavailable already (as query's, naming the inbox).
+      return whileLockedNow(
+        () => {
+          const { statement, order } = cache.get(text);
+          return Number(statement.run(...bound(order, params)).changes);
+        },
+        timeoutMs,
+        isClosed,
+        INBOX,
+      );
     },
     async exec(ddl) {
       try {
@@ -157,4 +170,18 @@ export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'norm
       db?.close();
     },
   };
+}
+
+/**
+ * `params` in the order a SQLite statement binds them (`order`: sqliteForm's). SQLite drivers bind
+ * strings, numbers, null and byte arrays: booleans and undefined become these, in one pass over the
+ * statement's placeholders (no call per parameter).
+ */
+function bound(order: readonly number[], params: readonly unknown[]): unknown[] {
+  const values = new Array<unknown>(order.length);
+  for (let i = 0; i < order.length; i++) {
+    const value = params[order[i]!];
+    values[i] = value === undefined ? null : typeof value === 'boolean' ? Number(value) : value;
+  }
+  return values;
 }

@@ -198,6 +198,9 @@ function payloadOf(receipt: InboxReceipt): unknown {
   }
 }
 
+/** What a receipt's insert that wrote `changes` rows (1, or 0: the dedup key had one) answers. */
+const storedAs = (changes: number): EnqueueResult => (changes === 0 ? 'duplicate' : 'enqueued');
+
 const notForJobs = () =>
   Promise.reject(
     new WebhookError(
@@ -237,12 +240,12 @@ export function createInbox(
     return conditions;
   }
 
-  /** Inserts the delivery's row unless its dedup key has one; resolves the new row's id, or undefined. */
-  async function insert(receipt: InboxReceipt, delayMs = 0): Promise<unknown> {
+  /** The insert's parameters for the delivery's row. */
+  function rowOf(receipt: InboxReceipt, delayMs: number): unknown[] {
     const payload = payloadOf(receipt);
     const { service, event, quarantine: problem } = receipt;
     const now = clock.now();
-    const rows = await db.query(sql.insert, [
+    return [
       receipt.dedupKey,
       service,
       event.name,
@@ -258,7 +261,12 @@ export function createInbox(
       receipt.body,
       problem?.code ?? null,
       problem ? storedMessage(problem.message) : null,
-    ]);
+    ];
+  }
+
+  /** Inserts the delivery's row unless its dedup key has one; resolves the new row's id, or undefined. */
+  async function insert(receipt: InboxReceipt, delayMs = 0): Promise<unknown> {
+    const rows = await db.query(sql.insert, rowOf(receipt, delayMs));
     return rows[0]?.id;
   }
 
@@ -308,8 +316,16 @@ export function createInbox(
     },
   };
 
-  const storeDelivery = async (receipt: InboxReceipt): Promise<EnqueueResult> =>
-    (await insert(receipt)) === undefined ? 'duplicate' : 'enqueued';
+  /**
+   * The receipt's insert. SQLite writes it at once when its file is free: the answer is a value, no
+   * promise (the receiver's bound then has nothing to wait for); PostgreSQL's is a round trip.
+   */
+  const storeDelivery = (receipt: InboxReceipt): EnqueueResult | Promise<EnqueueResult> => {
+    if (db.write === undefined)
+      return insert(receipt).then((id) => (id === undefined ? 'duplicate' : 'enqueued'));
+    const written = db.write(receipt.quarantine ? sql.storeQuarantined : sql.store, rowOf(receipt, 0));
+    return written instanceof Promise ? written.then(storedAs) : storedAs(written);
+  };
 
   const inbox: Inbox & DeliveryInbox = {
     dialect: db.dialect,

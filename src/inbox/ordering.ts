@@ -4,6 +4,7 @@
  * the CRM's deal, contact, campaign and journey enrollment ids (crm-service §6), the email service's
  * `message_id` (email-service §6).
  */
+import { eventTimeOf } from '../core/lag.js';
 import { sha256Hex } from '../dedup/bound-key.js';
 
 /**
@@ -59,11 +60,12 @@ export function defaultOrderingKey({ service, event, payload }: OrderingInput): 
   return null;
 }
 
-/** The body's `timestamp` (both services: ISO 8601 with milliseconds), or `fallback`. */
+/**
+ * The body's `timestamp` (both services: ISO 8601 with milliseconds), or `fallback`: read as the
+ * lag reads it (core/lag.ts: the services' form digit by digit, any other through `Date.parse`).
+ */
 export function eventTime(payload: unknown, fallback: number): number {
-  const stamp = field(payload, 'timestamp');
-  const ms = stamp === undefined ? Number.NaN : Date.parse(stamp);
-  return Number.isSafeInteger(ms) ? ms : fallback;
+  return eventTimeOf(field(payload, 'timestamp')) ?? fallback;
 }
 
 /**
@@ -73,9 +75,15 @@ export function eventTime(payload: unknown, fallback: number): number {
  * either database; list filters go through it too.
  */
 export function storedKey(key: string): string {
-  const nul = key.indexOf('\u0000');
+  const nul = nulAt(key);
   if (nul < 0) return key;
   return `${key.slice(0, key.lastIndexOf(':', nul) + 1)}sha256:${sha256Hex(key)}`;
+}
+
+/** Where `key`'s first U+0000 is, or -1: a loop over a short key costs less than `indexOf`'s call. */
+function nulAt(key: string): number {
+  for (let i = 0; i < key.length; i++) if (key.charCodeAt(i) === 0) return i;
+  return -1;
 }
 
 /** A key within bounds, as stored (see {@link storedKey}), or null (a longer one is not an entity id). */

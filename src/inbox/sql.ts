@@ -167,14 +167,19 @@ export function completeManyText(table: string): string {
 export function inboxStatements(table: string, dialect: Dialect) {
   const { quoted: t } = quoteTable(table, dialect);
   const pg = dialect === 'postgres';
-  const insert = `INSERT INTO ${t} (dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, headers, route, traceparent, body, last_error_code, last_error_message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (dedup_key) DO NOTHING RETURNING id`;
+  const insert = `INSERT INTO ${t} (dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, headers, route, traceparent, body, last_error_code, last_error_message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (dedup_key) DO NOTHING`;
   // An event older than one of its key already handled (the row is the statement's own table).
   const stale = `${t}.ordering_key IS NOT NULL AND EXISTS (SELECT 1 FROM ${t} n WHERE n.ordering_key = ${t}.ordering_key AND n.status = 'handled' AND n.event_at > ${t}.event_at)`;
   return {
     // PostgreSQL: the same round trip wakes the workers that LISTEN on the table's channel.
     insert: pg
-      ? `WITH ins AS (${insert}) SELECT id, pg_notify('${notifyChannel(table)}', '') FROM ins`
-      : insert,
+      ? `WITH ins AS (${insert} RETURNING id) SELECT id, pg_notify('${notifyChannel(table)}', '') FROM ins`
+      : `${insert} RETURNING id`,
+    // SQLite: the receipt's insert, run for the count of rows it wrote (1, or 0 for a duplicate): no
+    // RETURNING, whose rows SQLite collects in a table of their own before the first one comes back.
+    // A row to run binds only what it has (the same parameters, without status and error: 12 of 15).
+    store: `INSERT INTO ${t} (dedup_key, service, event, delivery_id, event_at, ordering_key, status, run_at, received_at, headers, route, traceparent, body) VALUES ($1, $2, $3, $4, $5, $6, 'received', $8, $9, $10, $11, $12, $13) ON CONFLICT (dedup_key) DO NOTHING`,
+    storeQuarantined: insert,
     ddl: ddl(table, dialect),
     // The rows that run next, at most one per ordering key; its cost does not grow with a key's
     // backlog (claim-sql.ts). Each claimed row comes back with `stale`: the stale guard's condition,

@@ -23,19 +23,30 @@ export function createStatementCache<S>(
   limit = STATEMENT_CACHE_LIMIT,
 ): StatementCache<S> {
   const statements = new Map<string, S>();
+  // The most recently used text and its statement: a text run again at once (a receipt's insert, one
+  // after the other) is already last in the order, so the Map is not touched.
+  let lastText: string | undefined;
+  let last: S | undefined;
   return {
     get(text) {
+      if (text === lastText) return last!;
       let statement = statements.get(text);
       if (statement === undefined) {
         statement = prepare(text);
         if (statements.size >= limit) statements.delete(statements.keys().next().value!);
       } else statements.delete(text); // re-inserted below: a Map iterates oldest first
       statements.set(text, statement);
+      lastText = text;
+      last = statement;
       return statement;
     },
     get size() {
       return statements.size;
     },
-    clear: () => statements.clear(),
+    clear() {
+      statements.clear();
+      lastText = undefined;
+      last = undefined;
+    },
   };
 }

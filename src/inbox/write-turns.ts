@@ -20,7 +20,12 @@ export interface WriteTurns {
    * after `waitMs` regardless (then the driver's own lock handling decides, as for another
    * process's lock); `op` gets the time left of `waitMs`.
    */
-  statement<T>(op: (leftMs: number) => Promise<T>, waitMs: number): Promise<T>;
+  statement<T>(op: (leftMs: number) => T | Promise<T>, waitMs: number): Promise<T>;
+  /**
+   * {@link statement} without a promise when it can: while no transaction holds the file, `op` runs at
+   * once and its value (or its promise) comes back as is; otherwise it waits its turn as `statement`.
+   */
+  statementNow<T>(op: (leftMs: number) => T | Promise<T>, waitMs: number): T | Promise<T>;
   /** Runs `work` (a transaction that holds the write lock) alone, after the statements waiting. */
   transaction<T>(work: () => Promise<T>): Promise<T>;
 }
@@ -89,7 +94,7 @@ function createTurns(): WriteTurns {
     start();
   }
 
-  return {
+  const turns: WriteTurns = {
     async statement(op, waitMs) {
       const started = performance.now();
       if (holding)
@@ -112,6 +117,28 @@ function createTurns(): WriteTurns {
       }
     },
 
+    statementNow(op, waitMs) {
+      if (holding) return turns.statement(op, waitMs);
+      statements++;
+      let result: ReturnType<typeof op>;
+      try {
+        result = op(waitMs);
+      } catch (error) {
+        statements--;
+        next();
+        throw error;
+      }
+      if (!(result instanceof Promise)) {
+        statements--;
+        next();
+        return result;
+      }
+      return result.finally(() => {
+        statements--;
+        next();
+      });
+    },
+
     async transaction(work) {
       if (holding || statements > 0 || waitingStatements.size > 0 || waitingTransactions.length > 0)
         await new Promise<void>((resolve) => waitingTransactions.push(resolve));
@@ -124,6 +151,7 @@ function createTurns(): WriteTurns {
       }
     },
   };
+  return turns;
 }
 
 /** Statements that only read: WAL lets them run beside a writer, so they take no turn. */
@@ -138,6 +166,13 @@ export function withWriteTurns(db: InboxDb, file: FileTurns, callTimeoutMs: numb
       READ.test(text)
         ? db.query(text, params, timeoutMs)
         : turns.statement((left) => db.query(text, params, left), timeoutMs),
+    // A write by its kind, not its text: no READ test, and no promise while the file is free.
+    ...(db.write === undefined
+      ? {}
+      : {
+          write: (text: string, params: readonly unknown[], timeoutMs = callTimeoutMs) =>
+            turns.statementNow((left) => db.write!(text, params, left), timeoutMs),
+        }),
     exec: (ddl) => turns.statement(() => db.exec(ddl), callTimeoutMs),
     close() {
       file.release();

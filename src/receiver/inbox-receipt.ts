@@ -6,7 +6,7 @@
  * is its own capability with its own shape ({@link DeliveryInbox}); `HandoffJob` is for queue engines.
  */
 
-import { writeWithinBound } from '../core/bounded-write.js';
+import { boundAt, pendingWithinBound } from '../core/bounded-write.js';
 import type { DispatchableEvent, HandlerRegistry } from '../core/handler-registry.js';
 import { emit, errField } from '../core/logger.js';
 import type { PipelineOptions } from '../core/pipeline-options.js';
@@ -44,8 +44,8 @@ export interface InboxRequestRunner extends Pick<HandoffRunner, 'service' | 'lea
 
 /** The database inbox as a receiver writes to it (an `Inbox`, or a direct inbox: src/inbox/). */
 export interface DeliveryInbox {
-  /** Inserts the row unless its dedup key has one. */
-  storeDelivery(receipt: InboxReceipt): Promise<EnqueueResult>;
+  /** Inserts the row unless its dedup key has one: a value when the write finished at once (SQLite). */
+  storeDelivery(receipt: InboxReceipt): EnqueueResult | Promise<EnqueueResult>;
   /**
    * Adds a verified delivery's payload drift (core/drift.ts: paths, `""` for an unknown event) to the
    * inbox's counts (inbox/drift.ts); called only for a delivery that has drift.
@@ -95,6 +95,26 @@ export function createInboxHandOff(
     }
   }
 
+  /** A write that failed or ran past its bound: reported, and 503 for the sender to retry. */
+  function unavailable(error: unknown, delivery: VerifiedDelivery, fields: Record<string, string>): Verdict {
+    const { event, dedupKey, quarantine } = delivery;
+    const { deliveryId, name } = event;
+    report(
+      { hooks: registry.errorHooks, logger },
+      {
+        level: 'error',
+        message: 'hand-off enqueue failed',
+        fields,
+        error,
+        phase: 'enqueue',
+        ...(quarantine ? {} : { event }),
+        deliveryId,
+        dedupKey,
+      },
+    );
+    return failed(service, 'handoff_unavailable', error, { deliveryId, event: name });
+  }
+
   async function handOff(delivery: VerifiedDelivery): Promise<Verdict> {
     const { event, dedupKey, quarantine } = delivery;
     const { deliveryId, name } = event;
@@ -107,9 +127,9 @@ export function createInboxHandOff(
       return accepted('ignored', service, deliveryId, name);
     }
     const headers: Record<string, string> = {};
-    for (const header of names) {
-      const value = readHeaderString(delivery.headers, header);
-      if (value !== undefined) headers[header] = value;
+    for (let i = 0; i < names.length; i++) {
+      const value = readHeaderString(delivery.headers, names[i]!);
+      if (value !== undefined) headers[names[i]!] = value;
     }
     const direct = inbox.runInRequest !== undefined && !quarantine;
     // The trace of this request goes on in the worker (docs/observability.md).
@@ -125,22 +145,6 @@ export function createInboxHandOff(
       traceparent: traceparent ?? null,
       quarantine,
     };
-    const unavailable = (error: unknown): Verdict => {
-      report(
-        { hooks: registry.errorHooks, logger },
-        {
-          level: 'error',
-          message: 'hand-off enqueue failed',
-          fields,
-          error,
-          phase: 'enqueue',
-          ...(quarantine ? {} : { event }),
-          deliveryId,
-          dedupKey,
-        },
-      );
-      return failed(service, 'handoff_unavailable', error, { deliveryId, event: name });
-    };
     if (direct) {
       // Direct mode: the handlers run now on this request's parse; the run's verdict is the answer.
       const runner: InboxRequestRunner = {
@@ -153,16 +157,17 @@ export function createInboxHandOff(
       try {
         return await inbox.runInRequest!(receipt, runner);
       } catch (error) {
-        return unavailable(error);
+        return unavailable(error, delivery, fields);
       }
     }
     let result: EnqueueResult;
     try {
-      result = await writeWithinBound(clock, delivery.receivedAt, timeoutMs, () =>
-        inbox.storeDelivery(receipt),
-      );
+      // A write that finished at once (SQLite, its file free) has no timer or promise made for it.
+      const at = boundAt(clock, delivery.receivedAt, timeoutMs);
+      const written = inbox.storeDelivery(receipt);
+      result = written instanceof Promise ? await pendingWithinBound(clock, at, timeoutMs, written) : written;
     } catch (error) {
-      return unavailable(error);
+      return unavailable(error, delivery, fields);
     }
     if (delivery.drift) await countDrift(delivery, fields);
     const kind = result === 'duplicate' ? 'duplicate' : 'queued';

@@ -46,12 +46,20 @@ describe('a SQLite inbox worker takes turns with the receipts and the other work
     const insertReached = new Promise<void>((resolve) => {
       reached = resolve;
     });
+    // The receipt's INSERT is a `write` (its count of rows, no RETURNING); any other insert a `query`.
     const { db: connection } = queueOf(inbox);
-    const query = connection.query;
+    const { query, write } = connection;
+    const watch = (text: string, params: readonly unknown[]) => {
+      if (text.startsWith('INSERT') && params.includes(late.deliveryId)) reached();
+    };
     Object.assign(connection, {
       query: (text: string, params: readonly unknown[], timeoutMs?: number) => {
-        if (text.startsWith('INSERT') && params.includes(late.deliveryId)) reached();
+        watch(text, params);
         return query.call(connection, text, params, timeoutMs);
+      },
+      write: (text: string, params: readonly unknown[], timeoutMs?: number) => {
+        watch(text, params);
+        return write!.call(connection, text, params, timeoutMs);
       },
     });
     const events: string[] = [];
