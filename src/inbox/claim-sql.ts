@@ -1,6 +1,6 @@
 /**
  * The inbox worker's claim: the next rows that may run, at most one per ordering key, in `(run_at, id)`
- * order, at a cost that does not grow with the rows waiting behind one key (docs/inbox.md "Ordering").
+ * order, at a cost that does not grow with the rows waiting behind one key (docs/inbox-ordering.md).
  *
  * A key's rows run one at a time in `(event_at, id)` order: a row may run when it is due and its key
  * has no earlier row still pending and no row running under a live lease. One scan of every due row in

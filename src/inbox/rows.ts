@@ -153,7 +153,7 @@ export function toDetail(row: DbRow): InboxRowDetail {
 
 /**
  * The delivery a claimed row stores, to run again: the worker hands it to `receiver.runJob`, which
- * verifies its stored signature again. Throws `job_invalid` for a malformed row (docs/inbox.md
+ * verifies its stored signature again. Throws `job_invalid` for a malformed row (docs/inbox-operate.md
  * "Malformed rows").
  */
 export function storedOf(row: DbRow): StoredDelivery {

@@ -184,7 +184,7 @@ export function inboxStatements(table: string, dialect: Dialect) {
     // The rows that run next, at most one per ordering key; its cost does not grow with a key's
     // backlog (claim-sql.ts). Each claimed row comes back with `stale`: the stale guard's condition,
     // read in the claim's own round trip, so `supersede` runs only for a row that is stale
-    // (docs/inbox.md "Ordering").
+    // (docs/inbox-ordering.md).
     claim: claimStatement(t, pg, stale),
     // The stale guard: an event older than one of its key already handled never runs.
     supersede: `UPDATE ${t} SET status = 'superseded', lease_until = NULL, handled_at = $3 WHERE id = $1 AND fence = $2 AND status = 'processing' AND ${stale} RETURNING id`,

@@ -121,7 +121,7 @@ export function createInboxHandOff(
     const fields = { service, deliveryId, event: name, dedupKey };
     if (!quarantine && !event.known && registry.handlersFor(event).length === 0) {
       // An event this version does not know, and no onUnknown handler: acknowledged without a row,
-      // as without the inbox (docs/inbox.md "Unknown events"); its drift is counted all the same.
+      // as without the inbox (docs/inbox-quarantine.md "Unknown events"); its drift is counted all the same.
       if (delivery.drift) await countDrift(delivery, fields);
       emit(logger, 'debug', 'webhook ignored: no handler', fields);
       return accepted('ignored', service, deliveryId, name);
