@@ -27,8 +27,9 @@ const STACK_KINDS = 256;
 /**
  * One console line: `@svc/webhooks WARN <message> key=value …`; an `Error` under `err` is passed
  * after it, so the console prints its stack (and `cause`) below the line. With `printed` (the
- * default console), a stack is printed once per kind of failure (entry message, error name and
- * message): a failure that repeats on every attempt (a planned outage, a retried job) is one line
+ * default console), a stack is printed once per kind of failure (level, error name, code and
+ * message; not the entry's message, which names the delivery or job): a failure that repeats on every
+ * attempt or every delivery (a planned outage, jobs retried while another attempt runs) is one line
  * each time after the first, naming the error and saying the stack was printed.
  */
 function writeConsole(target: () => Record<LogLevel, Method>, entry: LogEntry, printed?: Set<string>): void {
@@ -47,7 +48,8 @@ function writeConsole(target: () => Record<LogLevel, Method>, entry: LogEntry, p
   }
   const console = target();
   if (error && printed) {
-    const kind = `${message}\0${error.name}\0${error.message}`;
+    const code = (error as { code?: unknown }).code;
+    const kind = `${level}\0${error.name}\0${typeof code === 'string' ? code : ''}\0${error.message}`;
     if (printed.has(kind) || printed.size >= STACK_KINDS) {
       const text = `${error.name}: ${error.message}`.slice(0, 500);
       const why = printed.has(kind) ? 'printed the first time' : `not printed past ${STACK_KINDS} kinds`;

@@ -10,6 +10,8 @@ import bunyan from 'bunyan';
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import winston from 'winston';
+import { toLogSink } from '../../src/core/log-sink.js';
+import { WebhookError } from '../../src/shared/errors.js';
 import { deliver, MAIL_SECRET, mailDelivery, sign } from '../receivers/support.js';
 
 // In every body below; a log line holding it holds part of a body.
@@ -98,6 +100,42 @@ describe('without a logger', () => {
         .map((value) => (value instanceof Error ? `${value.stack} ${value.message}` : String(value)))
         .join('\n'),
     );
+  });
+
+  it('the same error on many deliveries prints its stack once, though each line names its own job', () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const log = toLogSink('createMailReceiver', undefined)!;
+    const inProgress = () =>
+      new WebhookError(
+        'delivery_in_progress',
+        'Another attempt of this delivery is being processed; retry later.',
+      );
+    for (const id of ['dlv_1', 'dlv_2', 'dlv_3']) {
+      log({
+        level: 'error',
+        message: `BullMQ job mail%3Adelivery%3A${id} attempt 1 not run (delivery_in_progress); it runs again`,
+        fields: { deliveryId: id, err: inProgress() },
+      });
+    }
+    const calls = error.mock.calls;
+    expect(calls).toHaveLength(3);
+    expect(calls[0]).toHaveLength(2);
+    expect(calls.slice(1).map((call) => call.length)).toEqual([1, 1]);
+    expect(String(calls[2]![0])).toMatch(
+      /job mail%3Adelivery%3Adlv_3 .*deliveryId=dlv_3 err="WebhookError: Another attempt of this delivery is being processed; retry later\." \(stack printed the first time\)$/,
+    );
+    // The same text under another code is another kind of failure: its own first stack.
+    log({
+      level: 'error',
+      message: 'BullMQ job mail%3Adelivery%3Adlv_4 attempt 1 not run (store_unavailable); it runs again',
+      fields: {
+        err: new WebhookError(
+          'store_unavailable',
+          'Another attempt of this delivery is being processed; retry later.',
+        ),
+      },
+    });
+    expect(calls.at(-1)).toHaveLength(2);
   });
 
   it('a failure that repeats prints its stack once, then one line per attempt naming the error', async () => {
