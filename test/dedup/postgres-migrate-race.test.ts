@@ -28,36 +28,31 @@ afterAll(async () => {
   await server?.close();
 });
 
-it(`the dedup store: ${SESSIONS} sessions migrating one new table at once all succeed, ${ROUNDS} times`, async () => {
-  for (let round = 0; round < ROUNDS; round++) {
-    const table = `race_dedup_${round}`;
-    const stores = pools.map((client) => createPostgresStore({ client, table }));
-    const results = await Promise.allSettled(stores.map((store) => store.migrate()));
-    expect(
-      results
-        .filter((r) => r.status === 'rejected')
-        .map((r) => String((r as PromiseRejectedResult).reason?.cause ?? r)),
-    ).toEqual([]);
-    const { rows } = await pools[0]!.query('select count(*)::int as n from pg_class where relname = $1', [
-      table,
-    ]);
-    expect(rows[0].n).toBe(1);
-  }
-}, 120_000);
+const migrators = [
+  [
+    'the dedup store',
+    'race_dedup',
+    (client: pg.Pool, table: string) => createPostgresStore({ client, table }),
+  ],
+  ['the inbox', 'race_inbox', (client: pg.Pool, table: string) => createPostgresInbox({ client, table })],
+] as const;
 
-it(`the inbox: ${SESSIONS} sessions migrating one new table at once all succeed, ${ROUNDS} times`, async () => {
-  for (let round = 0; round < ROUNDS; round++) {
-    const table = `race_inbox_${round}`;
-    const inboxes = pools.map((client) => createPostgresInbox({ client, table }));
-    const results = await Promise.allSettled(inboxes.map((inbox) => inbox.migrate()));
-    expect(
-      results
-        .filter((r) => r.status === 'rejected')
-        .map((r) => String((r as PromiseRejectedResult).reason?.cause ?? r)),
-    ).toEqual([]);
-    const { rows } = await pools[0]!.query('select count(*)::int as n from pg_class where relname = $1', [
-      table,
-    ]);
-    expect(rows[0].n).toBe(1);
-  }
-}, 120_000);
+it.each(migrators)(
+  `%s: ${SESSIONS} sessions migrating one new table at once all succeed, ${ROUNDS} times`,
+  async (_name, prefix, create) => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const table = `${prefix}_${round}`;
+      const results = await Promise.allSettled(pools.map((client) => create(client, table).migrate()));
+      expect(
+        results
+          .filter((r) => r.status === 'rejected')
+          .map((r) => String((r as PromiseRejectedResult).reason?.cause ?? r)),
+      ).toEqual([]);
+      const { rows } = await pools[0]!.query('select count(*)::int as n from pg_class where relname = $1', [
+        table,
+      ]);
+      expect(rows[0].n).toBe(1);
+    }
+  },
+  120_000,
+);
