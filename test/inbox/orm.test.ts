@@ -196,7 +196,7 @@ describe('inbox with driver and ORM transactions on a SQLite file', () => {
       expect(
         results.map((r) => r.driver),
         runtime,
-      ).toEqual(expect.arrayContaining(['better-sqlite3', 'Drizzle (better-sqlite3)']));
+      ).toEqual(expect.arrayContaining(['better-sqlite3', 'Drizzle (better-sqlite3)', 'drift counts']));
       expect(results.filter((r) => r.error)).toEqual([]);
     },
     60_000,
