@@ -5,11 +5,18 @@
  * flight, no transaction adapter, a no-op handler) on a SQLite file; counts after 20 rows of
  * warm-up, over `--rows` rows (one `runOnce` runs them one after another, plus one empty claim), per row.
  *
- *   npx tsx bench/claim-walk.mts [--rows 10] [--by-function]
+ *   npx tsx bench/claim-walk.mts [--rows 10] [--by-function] [--by-edge]
  *
  * "Entries" counts every call of a function of src/ (a callback, a getter, a method of an object a
  * factory returned), whoever called it. A call from one function of a file to another of the same
  * file is an entry too; the entries into files other than the caller's are at most the total.
+ *
+ * "Calls into other files" counts only the entries whose direct caller is a function of another file
+ * of src/, read from the stack at each entry: a second pass of `--rows` rows runs with a breakpoint
+ * at the start of every function the first pass entered, whose condition records the caller's file
+ * and never pauses. An entry with no caller in src/ (a promise job resuming a callback, a driver's
+ * callback, a timer) is counted apart, as "entered from outside src/". `--by-edge`: the calls per
+ * pair of files.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -58,8 +65,64 @@ await session.post('Profiler.takePreciseCoverage'); // resets the counts
 if ((await worker.runOnce()) !== ROWS) throw new Error('rows');
 const { result } = await session.post('Profiler.takePreciseCoverage');
 await session.post('Profiler.stopPreciseCoverage');
+
+// Second pass: who calls each function the first pass entered.
+const srcPath = fileURLToPath(src);
+const fileOf = (path: string) => path.slice(srcPath.length - 'src/'.length);
+const callees: string[] = [];
+const edges = new Map<string, number>();
+let recording = false;
+let fromOutside = 0;
+const entered = new Set<string>();
+(globalThis as { __walkHit?: unknown }).__walkHit = (id: number, stack: string) => {
+  if (!recording) return;
+  const callee = callees[id] as string;
+  entered.add(callee);
+  // Frames: the condition's eval, the callee, its caller.
+  const caller = /\((?:file:\/\/)?([^()]*?):\d+:\d+\)$|at (?:file:\/\/)?(\/[^ ]*?):\d+:\d+$/.exec(
+    stack.split('\n')[3]?.trim() ?? '',
+  );
+  const path = caller?.[1] ?? caller?.[2];
+  if (!path?.startsWith(srcPath)) {
+    fromOutside++;
+    return;
+  }
+  const from = fileOf(path);
+  if (from === callee) return;
+  const edge = `${from} -> ${callee}`;
+  edges.set(edge, (edges.get(edge) ?? 0) + 1);
+};
+await session.post('Debugger.enable');
+for (const script of result) {
+  if (!script.url.startsWith(src)) continue;
+  const { scriptSource } = await session.post('Debugger.getScriptSource', {
+    scriptId: script.scriptId,
+  });
+  const lineStarts = [0];
+  for (let i = 0; i < scriptSource.length; i++) if (scriptSource.charCodeAt(i) === 10) lineStarts.push(i + 1);
+  for (const fn of script.functions) {
+    const range = fn.ranges[0];
+    if (!range || range.count === 0 || (fn.functionName === '' && range.startOffset === 0)) continue;
+    let line = 0;
+    while (line + 1 < lineStarts.length && (lineStarts[line + 1] as number) <= range.startOffset) line++;
+    const id = callees.push(fileOf(fileURLToPath(script.url))) - 1;
+    await session.post('Debugger.setBreakpoint', {
+      location: {
+        scriptId: script.scriptId,
+        lineNumber: line,
+        columnNumber: range.startOffset - (lineStarts[line] as number),
+      },
+      condition: `globalThis.__walkHit(${id}, new Error().stack), false`,
+    });
+  }
+}
+await seed(WARM + ROWS, ROWS);
+recording = true;
+if ((await worker.runOnce()) !== ROWS) throw new Error('rows, second pass');
+recording = false;
+await session.post('Debugger.disable');
 session.disconnect();
-if ((await inbox.stats()).rows.handled !== WARM + ROWS) throw new Error('not all rows handled');
+if ((await inbox.stats()).rows.handled !== WARM + 2 * ROWS) throw new Error('not all rows handled');
 await inbox.close();
 rmSync(dir, { recursive: true, force: true });
 
@@ -88,6 +151,13 @@ console.log(
 );
 for (const [file, n] of [...byFile].sort((a, b) => b[1] - a[1]))
   console.log(`  ${per(n).padStart(5)}  ${file}`);
+const calls = [...edges.values()].reduce((a, b) => a + b, 0);
+console.log(
+  `calls into other files of src/: ${per(calls)} per row, into ${entered.size} files; entered from outside src/: ${per(fromOutside)}`,
+);
+if (process.argv.includes('--by-edge'))
+  for (const [edge, n] of [...edges].sort((a, b) => b[1] - a[1]))
+    console.log(`  ${per(n).padStart(5)}  ${edge}`);
 if (process.argv.includes('--by-function'))
   for (const [name, n] of [...byFunction].sort((a, b) => b[1] - a[1]))
     console.log(`  ${per(n).padStart(5)}  ${name}`);

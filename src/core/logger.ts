@@ -4,7 +4,7 @@
  * entry is about travels as the original `Error` under `err`, so a logger's serializer keeps its stack.
  */
 import { isRetryable, isWebhookError, WebhookError } from '../shared/errors.js';
-import { truncateUntrusted } from './untrusted.js';
+import { truncateUntrusted, UNTRUSTED_LOG_CHARS } from './untrusted.js';
 
 /**
  * Severity of a {@link LogEntry}: `debug` (processed, ignored, duplicate), `info` (in progress
@@ -143,7 +143,8 @@ function bounded(fields: LogFields): LogFields {
   let copy: Record<string, string | number | boolean | Error | undefined> | undefined;
   for (const name of UNTRUSTED_FIELDS) {
     const value = fields[name];
-    if (typeof value !== 'string') continue;
+    // Checked here: nearly every value is short, and then nothing is called.
+    if (typeof value !== 'string' || value.length <= UNTRUSTED_LOG_CHARS) continue;
     const cut = truncateUntrusted(value);
     if (cut === value) continue;
     copy ??= { ...fields };

@@ -23,7 +23,8 @@ import { accepted, failed, refused, type Verdict, verdictOfError } from '../core
 import type { AsyncHeld } from '../dedup/claims.js';
 import type { RunJobOptions } from '../handoff/job/types.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
-import { verifySignature } from '../verify/verify-signature.js';
+import { getNodeCrypto } from '../verify/node-crypto.js';
+import { type VerifyResult, verifyCheckedSync, verifySignature } from '../verify/verify-signature.js';
 
 /** A row of the inbox as its worker hands it to `receiver.runJob`: what it stores to run again. */
 export interface StoredDelivery {
@@ -87,6 +88,11 @@ export interface InboxRuns {
   ): Promise<Verdict>;
 }
 
+function secretIndexOf(result: VerifyResult): number {
+  if (!result.ok) throw rowInvalid(`has a signature that does not verify (${result.code})`);
+  return result.secretIndex;
+}
+
 function rowInvalid(reason: string, cause?: unknown): WebhookError {
   return new WebhookError(
     'job_invalid',
@@ -104,19 +110,24 @@ export function createInboxRuns(
 ): InboxRuns {
   const { service, headerNames } = spec;
   const { leaseMs, logger, secrets, routeSecrets, telemetry } = options;
+  // Chosen once, as the receipt chooses (core/receive-path.ts).
+  const syncVerify = getNodeCrypto() !== null;
 
-  /** The secret index that verifies the row's stored signature; throws `job_invalid` (or `secret_unavailable`). */
-  async function verified(row: StoredDelivery): Promise<number> {
+  /**
+   * The index of the secret that verifies the row's stored signature, checked as the receipt checks
+   * it (core/receive-path.ts): on node:crypto without a promise. Throws `job_invalid`; a `secret`
+   * function's failure rejects (`secret_unavailable`).
+   */
+  function verified(row: StoredDelivery): number | Promise<number> {
     const signature = row.headers[headerNames.signature];
     if (signature === undefined) throw rowInvalid('holds no signature');
-    let result: Awaited<ReturnType<typeof verifySignature>>;
     if (routeSecrets) {
       if (row.route === null)
         throw rowInvalid('holds no route, and the secrets of this receiver are per route');
-      result = await verifyForRoute(routeSecrets, row.body, signature, row.route);
-    } else result = await verifySignature(row.body, signature, secrets);
-    if (!result.ok) throw rowInvalid(`has a signature that does not verify (${result.code})`);
-    return result.secretIndex;
+      return verifyForRoute(routeSecrets, row.body, signature, row.route).then(secretIndexOf);
+    }
+    if (syncVerify) return secretIndexOf(verifyCheckedSync(row.body, signature, secrets));
+    return verifySignature(row.body, signature, secrets).then(secretIndexOf);
   }
 
   /** That the row's columns are those of `event` (its parse, or its read without the schema). */
@@ -222,7 +233,8 @@ export function createInboxRuns(
       let event: DispatchableEvent;
       try {
         if (row.service !== service) throw rowInvalid(`is of another service (${row.service})`);
-        event = parsedRow(row, await verified(row));
+        const secretIndex = verified(row);
+        event = parsedRow(row, typeof secretIndex === 'number' ? secretIndex : await secretIndex);
       } catch (error) {
         const ids = { deliveryId: row.deliveryId, event: row.event };
         if (isWebhookError(error) && error.code === 'secret_unavailable')

@@ -50,9 +50,9 @@ function importKey(secret: string): Promise<unknown> {
   return key;
 }
 
-type NodeCrypto = NonNullable<ReturnType<typeof getNodeCrypto>>;
+export type NodeCrypto = NonNullable<ReturnType<typeof getNodeCrypto>>;
 
-function nodeCryptoOrThrow(): NodeCrypto {
+export function nodeCryptoOrThrow(): NodeCrypto {
   const node = getNodeCrypto();
   if (!node) {
     throw new WebhookError(
@@ -82,7 +82,11 @@ function nodeKey(node: NodeCrypto, secret: string): KeyObject | string {
 
 /** Lowercase hex HMAC-SHA256 of `bytes` keyed with the UTF-8 bytes of `secret`, on Node only. */
 export function hmacHexSync(secret: string, bytes: Uint8Array): string {
-  const node = nodeCryptoOrThrow();
+  return hmacHexWith(nodeCryptoOrThrow(), secret, bytes);
+}
+
+/** {@link hmacHexSync} with `node:crypto` already in hand (a verifier computing one per secret). */
+export function hmacHexWith(node: NodeCrypto, secret: string, bytes: Uint8Array): string {
   return node.createHmac('sha256', nodeKey(node, secret)).update(bytes).digest('hex');
 }
 

@@ -1,5 +1,5 @@
 import { type RawBody, toBytes } from './bytes.js';
-import { hmacHex, hmacHexSync } from './hmac.js';
+import { hmacHex, hmacHexWith, nodeCryptoOrThrow } from './hmac.js';
 import { getNodeCrypto } from './node-crypto.js';
 import { checkSecrets, type Secrets } from './secrets.js';
 import {
@@ -150,11 +150,13 @@ export function verifyCheckedSync(
 ): VerifyResult {
   const value = readSignatureHeader(header);
   if (typeof value !== 'string') return { ok: false, ...value };
+  const node = nodeCryptoOrThrow();
   writeAscii(received, value, 0);
   let secretIndex = -1;
   for (let i = 0; i < secrets.length; i++) {
-    const digest = hmacHexSync(secrets[i]!, bytes);
-    const equal = timingSafeEqual(received, writeAscii(expected, digest, SIGNATURE_PREFIX.length));
+    const digest = hmacHexWith(node, secrets[i]!, bytes);
+    // Both arrays are SIGNATURE_LENGTH bytes: node:crypto's comparison, in constant time.
+    const equal = node.timingSafeEqual(received, writeAscii(expected, digest, SIGNATURE_PREFIX.length));
     secretIndex = equal && secretIndex === -1 ? i : secretIndex;
   }
   return secretIndex === -1 ? mismatch() : { ok: true, secretIndex };

@@ -9,7 +9,8 @@
 import { createHmac } from 'node:crypto';
 import { createCrmReceiver, createMailReceiver, type SecretRequest } from '@svc/webhooks';
 import { createInboxWorker } from '@svc/webhooks/postgres';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { getNodeCrypto, resetNodeCryptoCache } from '../../src/verify/node-crypto.js';
 import { CRM_SECRET, crmDelivery, deliver, MAIL_SECRET, mailDelivery } from '../receivers/support.js';
 import { type DatabaseSuite, forEachInboxDatabase, openedInboxDatabase, uniqueTable } from './support.js';
 
@@ -97,6 +98,41 @@ const suite: DatabaseSuite = (name, open, close) => {
       expect(dead.get(relabelled.deliveryId)).toMatchObject({ attempts: 1, lastErrorCode: 'job_invalid' });
       expect(dead.size).toBe(2);
       expect(refusals.sort()).toEqual([flipped.deliveryId, relabelled.deliveryId].sort());
+    });
+
+    it('without node:crypto (Web Crypto only, as a receiver made on an edge runtime verifies): a genuine row runs, a changed one is dead', async () => {
+      // The receiver chooses its verifier when it is made; node-crypto.ts reads the edge marker.
+      (globalThis as { EdgeRuntime?: string }).EdgeRuntime = 'test';
+      resetNodeCryptoCache();
+      const sign = vi.spyOn(crypto.subtle, 'sign');
+      try {
+        expect(getNodeCrypto()).toBeNull();
+        const { table, inbox, receiver, ran, refusals } = await crmSetup();
+        const genuine = crmDelivery('deal.won', { data: { deal_id: 'd_web', title: 't', value: 10 } });
+        const changed = crmDelivery('deal.won', {
+          data: { deal_id: 'd_web_changed', title: 't', value: 10 },
+        });
+        for (const delivery of [genuine, changed])
+          expect((await deliver(receiver, delivery)).status).toBe(200);
+        const body = Buffer.from(changed.body);
+        body[body.indexOf('10')] = '9'.charCodeAt(0);
+        await database().sql(
+          `UPDATE ${table} SET body = ${bytes(body)} WHERE delivery_id = '${changed.deliveryId}'`,
+        );
+        sign.mockClear();
+        expect(await createInboxWorker({ receiver, inbox, backoffMs: () => 0 }).runOnce()).toBe(2);
+        // One HMAC per row, through crypto.subtle.
+        expect(sign).toHaveBeenCalledTimes(2);
+        expect(ran).toEqual([`deal.won ${genuine.deliveryId}`]);
+        expect((await inbox.list({ status: 'dead' })).rows).toMatchObject([
+          { deliveryId: changed.deliveryId, lastErrorCode: 'job_invalid' },
+        ]);
+        expect(refusals).toEqual([changed.deliveryId]);
+      } finally {
+        sign.mockRestore();
+        delete (globalThis as { EdgeRuntime?: string }).EdgeRuntime;
+        resetNodeCryptoCache();
+      }
     });
 
     it('an email row whose event header names another event than its body is dead, never run', async () => {
