@@ -9,8 +9,7 @@
 import { bodyTooLarge } from '../shared/body-errors.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
 import { toBytes } from '../verify/bytes.js';
-import { getNodeCrypto } from '../verify/node-crypto.js';
-import { verifyCheckedSync, verifySignature } from '../verify/verify-signature.js';
+import type { VerifyResult } from '../verify/verify-signature.js';
 import { afterDelivery, type DeliverySettings, runDelivery } from './delivery/run.js';
 import { logDrift } from './drift-log.js';
 import type { DispatchableEvent, HandlerRegistry } from './handler-registry.js';
@@ -24,7 +23,7 @@ import { readHeader, readHeaderString } from './read-header.js';
 import type { BodyLimits, HeadersInput, ReceiveInput } from './receiver-types.js';
 import { wasRepaired } from './repair.js';
 import { report } from './report.js';
-import { type SecretRequest, verifyForRoute } from './route-secrets.js';
+import { type SecretRequest, signatureCheck } from './route-secrets.js';
 import { checkTenant } from './route-tenant.js';
 import type { ServiceSpec } from './service-spec.js';
 import { createShed } from './shed.js';
@@ -93,8 +92,8 @@ export function createReceivePath(
   const reporter = settings;
   const limits: BodyLimits = Object.freeze({ maxBodyBytes, bodyTimeoutMs });
   // Chosen once: node:crypto verifies without a promise (and without an await hop); Web Crypto
-  // only with one.
-  const syncVerify = getNodeCrypto() !== null;
+  // only with one (route-secrets.ts).
+  const checkSignature = signatureCheck(secrets, routeSecrets);
   const firstRawBodyReport = rawBodyReports();
   // Requests between the method check and their verdict: the count `maxInFlight` caps (Infinity: none).
   let inFlight = 0;
@@ -199,13 +198,11 @@ export function createReceivePath(
       }
       // email-service §6 rule 1, crm-service §6 rule 2: the signature over the exact bytes, before parsing.
       const signature = readHeader(headers, headerNames.signature);
-      let result: Awaited<ReturnType<typeof verifySignature>>;
+      let result: VerifyResult;
       try {
-        result = routeSecrets
-          ? await verifyForRoute(routeSecrets, body, signature, input)
-          : syncVerify
-            ? verifyCheckedSync(body, signature, secrets)
-            : await verifySignature(body, signature, secrets);
+        result = checkSignature.sync
+          ? checkSignature.sync(body, signature)
+          : await checkSignature.async(body, signature, input);
       } catch (error) {
         // A `secret` function that threw or hung: secret_unavailable (503), its cause in the log.
         return unreadable(error);

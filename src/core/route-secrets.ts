@@ -7,9 +7,10 @@
  */
 import type { Clock } from '../shared/clock.js';
 import { WebhookError } from '../shared/errors.js';
+import { getNodeCrypto } from '../verify/node-crypto.js';
 import { checkSecrets, type Secrets } from '../verify/secrets.js';
 import { type HeaderValue, readSignatureHeader } from '../verify/signature-header.js';
-import { type VerifyResult, verifySignature } from '../verify/verify-signature.js';
+import { type VerifyResult, verifyCheckedSync, verifySignature } from '../verify/verify-signature.js';
 import { createDeadline, TIMED_OUT } from './deadline.js';
 import type { ReceiveInput } from './receiver-types.js';
 
@@ -196,4 +197,37 @@ export async function verifyForRoute(
   // A rotation since the answer was cached: the new secret verifies at once.
   const again = routeSecrets.refresh(request, found);
   return again ? check(await again) : result;
+}
+
+/** A receiver's check of a signature over exact bytes, made once by {@link signatureCheck}. */
+export interface SignatureCheck {
+  /** With fixed secrets on node:crypto: the check without a promise. Undefined otherwise. */
+  readonly sync: ((body: Uint8Array, signature: HeaderValue) => VerifyResult) | undefined;
+  /** The check with a promise: the route's secrets, or the fixed ones on Web Crypto (or node:crypto). */
+  readonly async: (
+    body: Uint8Array,
+    signature: HeaderValue,
+    route: Pick<ReceiveInput, 'path' | 'params'>,
+  ) => Promise<VerifyResult>;
+}
+
+/**
+ * How a receiver checks a signature, at receipt and again over an inbox row's stored bytes: with the
+ * route's secrets when it has a `secret` function; otherwise with its fixed secrets (checked when it
+ * was made), on node:crypto without a promise (`sync`, chosen once here), on Web Crypto with one.
+ */
+export function signatureCheck(
+  secrets: readonly string[],
+  routeSecrets: RouteSecrets | undefined,
+): SignatureCheck {
+  if (routeSecrets)
+    return {
+      sync: undefined,
+      async: (body, signature, route) => verifyForRoute(routeSecrets, body, signature, route),
+    };
+  return {
+    sync:
+      getNodeCrypto() === null ? undefined : (body, signature) => verifyCheckedSync(body, signature, secrets),
+    async: (body, signature) => verifySignature(body, signature, secrets),
+  };
 }

@@ -80,6 +80,8 @@ export function postgresDb(
 }
 
 type Statement = {
+  /** better-sqlite3: whether the statement returns rows (`all()` throws on one that does not). */
+  readonly reader?: boolean;
   all(...params: unknown[]): unknown[];
   run(...params: unknown[]): { changes: number | bigint };
   /** node:sqlite */
@@ -128,6 +130,12 @@ export function sqliteDb(path: string, callTimeoutMs: number, synchronous: 'norm
         return await whileLocked(
           () => {
             const { statement, order } = cache.get(text);
+            // A statement without rows back (an INSERT without RETURNING): run, as better-sqlite3
+            // wants; node:sqlite takes `all()` for any statement and has no `reader`.
+            if (statement.reader === false) {
+              statement.run(...bound(order, params));
+              return [];
+            }
             return statement.all(...bound(order, params)) as DbRow[];
           },
           timeoutMs,

@@ -47,10 +47,7 @@ export async function countDrift(
   if (drift.paths.length === 0) return;
   // The event cut like every untrusted name (the log line's event is cut the same way).
   const params = [drift.service, truncateUntrusted(drift.event), JSON.stringify(drift.paths), drift.at];
-  // An INSERT without rows back: SQLite's connection runs it as a write (better-sqlite3 refuses
-  // `all()` on a statement that returns no data), PostgreSQL's as any query.
-  if (db.write) await db.write(statements.count, params, timeoutMs);
-  else await db.query(statements.count, params, timeoutMs);
+  await db.query(statements.count, params, timeoutMs);
 }
 
 const byName = (a: DriftCount, b: DriftCount): number =>

@@ -15,7 +15,7 @@ import { emit } from '../core/logger.js';
 import type { PipelineOptions } from '../core/pipeline-options.js';
 import { KEPT_AGAIN } from '../core/quarantine.js';
 import { wasRepaired } from '../core/repair.js';
-import { type SecretRequest, verifyForRoute } from '../core/route-secrets.js';
+import { type SecretRequest, signatureCheck } from '../core/route-secrets.js';
 import { checkTenant } from '../core/route-tenant.js';
 import type { ServiceSpec } from '../core/service-spec.js';
 import { telemetryEnabled, traced, validTraceparent } from '../core/telemetry.js';
@@ -23,8 +23,7 @@ import { accepted, failed, refused, type Verdict, verdictOfError } from '../core
 import type { AsyncHeld } from '../dedup/claims.js';
 import type { RunJobOptions } from '../handoff/job/types.js';
 import { isWebhookError, WebhookError } from '../shared/errors.js';
-import { getNodeCrypto } from '../verify/node-crypto.js';
-import { type VerifyResult, verifyCheckedSync, verifySignature } from '../verify/verify-signature.js';
+import type { VerifyResult } from '../verify/verify-signature.js';
 
 /** A row of the inbox as its worker hands it to `receiver.runJob`: what it stores to run again. */
 export interface StoredDelivery {
@@ -110,24 +109,20 @@ export function createInboxRuns(
 ): InboxRuns {
   const { service, headerNames } = spec;
   const { leaseMs, logger, secrets, routeSecrets, telemetry } = options;
-  // Chosen once, as the receipt chooses (core/receive-path.ts).
-  const syncVerify = getNodeCrypto() !== null;
+  // The receipt's own check (core/route-secrets.ts): on node:crypto without a promise.
+  const checkSignature = signatureCheck(secrets, routeSecrets);
 
   /**
    * The index of the secret that verifies the row's stored signature, checked as the receipt checks
-   * it (core/receive-path.ts): on node:crypto without a promise. Throws `job_invalid`; a `secret`
-   * function's failure rejects (`secret_unavailable`).
+   * it. Throws `job_invalid`; a `secret` function's failure rejects (`secret_unavailable`).
    */
   function verified(row: StoredDelivery): number | Promise<number> {
     const signature = row.headers[headerNames.signature];
     if (signature === undefined) throw rowInvalid('holds no signature');
-    if (routeSecrets) {
-      if (row.route === null)
-        throw rowInvalid('holds no route, and the secrets of this receiver are per route');
-      return verifyForRoute(routeSecrets, row.body, signature, row.route).then(secretIndexOf);
-    }
-    if (syncVerify) return secretIndexOf(verifyCheckedSync(row.body, signature, secrets));
-    return verifySignature(row.body, signature, secrets).then(secretIndexOf);
+    if (routeSecrets && row.route === null)
+      throw rowInvalid('holds no route, and the secrets of this receiver are per route');
+    if (checkSignature.sync) return secretIndexOf(checkSignature.sync(row.body, signature));
+    return checkSignature.async(row.body, signature, row.route ?? {}).then(secretIndexOf);
   }
 
   /** That the row's columns are those of `event` (its parse, or its read without the schema). */
