@@ -1,4 +1,4 @@
-// `node check-types.mjs <tsc.js> '<subpaths as JSON>' [--without-node]`: type-checks the installed package as an app
+// `node check-types.mjs <tsc.js> '<subpaths as JSON>' [--without-node | --peers]`: type-checks the installed package as an app
 // compiles it, with TypeScript's default `skipLibCheck: false` and no optional peer installed: a module
 // importing every subpath given (ESM, and CJS under nodenext), plus types/inferred.ts, which exports
 // values inferred from each factory and is compiled with `declaration: true`. Once under
@@ -11,6 +11,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const [tsc, subpathsJson, mode] = process.argv.slice(2);
+// `--peers`: the optional peers are installed; the given entries (those that need one) are compiled,
+// each with `import` and `require`, beside types/peers.ts (and its copy peers.cts).
+const withPeers = mode === '--peers';
 // `--without-node`: @types/node is not installed, so only the entries that .ci/consumer/node-entries.json
 // (the list docs/getting-started.md gives) does not name are compiled, with `types: []`.
 const withoutNode = mode === '--without-node';
@@ -25,12 +28,18 @@ const peers = Object.keys(pkg.peerDependencies ?? {});
 // An entry whose own declarations import a peer (./fastify names `fastify`'s plugin type) is for apps
 // that have that peer; every other entry must compile without any.
 const namesPeer = (subpath) => {
-  const types = pkg.exports[subpath === '.' ? '.' : `./${subpath}`].import.types;
+  // Both branches: an entry's `import` types are often one line re-exporting its `require` ones
+  // (scripts/one-declaration-set.mjs).
+  const { import: esm, require: cjs } = pkg.exports[subpath === '.' ? '.' : `./${subpath}`];
   // Without comments: a JSDoc example may import a peer.
-  const text = readFileSync(join(installed, types), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
+  const text = [esm.types, cjs.types]
+    .map((types) => readFileSync(join(installed, types), 'utf8'))
+    .join('\n')
+    .replace(/\/\*[\s\S]*?\*\//g, '');
   return peers.find((peer) => new RegExp(`from '${peer}(/[^']*)?'`).test(text));
 };
 const subpaths = JSON.parse(subpathsJson).filter((subpath) => {
+  if (withPeers) return true;
   if (nodeEntries.includes(subpath)) return false;
   const peer = namesPeer(subpath);
   if (peer) console.log(`note: ${subpath} is left out, its declarations import the peer ${peer}`);
@@ -60,14 +69,24 @@ const bundler = { module: 'esnext', moduleResolution: 'bundler' };
 // [config name, what its ok / FAIL line says, options and files]
 // inferred.ts reaches every entry, those needing Node's types included: not compiled without them.
 const inferred = withoutNode ? [] : ['inferred.ts'];
-const configs = [
-  ['nodenext', 'nodenext', { ...nodenext, files: ['entries.ts', 'entries.cts', ...inferred] }],
-  ['bundler', 'bundler', { ...bundler, files: ['entries.ts', ...inferred] }],
-  ['testing-nodenext', 'nodenext, ./testing alone', { ...nodenext, files: ['testing-only.ts'] }],
-  ['testing-bundler', 'bundler, ./testing alone', { ...bundler, files: ['testing-only.ts'] }],
-];
+if (withPeers) writeFileSync(join(dir, 'peers.cts'), readFileSync(join(dir, 'peers.ts'), 'utf8'));
+const configs = withPeers
+  ? [
+      [
+        'peers-nodenext',
+        'nodenext, with the peers',
+        { ...nodenext, files: ['entries.ts', 'entries.cts', 'peers.ts', 'peers.cts'] },
+      ],
+      ['peers-bundler', 'bundler, with the peers', { ...bundler, files: ['entries.ts', 'peers.ts'] }],
+    ]
+  : [
+      ['nodenext', 'nodenext', { ...nodenext, files: ['entries.ts', 'entries.cts', ...inferred] }],
+      ['bundler', 'bundler', { ...bundler, files: ['entries.ts', ...inferred] }],
+      ['testing-nodenext', 'nodenext, ./testing alone', { ...nodenext, files: ['testing-only.ts'] }],
+      ['testing-bundler', 'bundler, ./testing alone', { ...bundler, files: ['testing-only.ts'] }],
+    ];
 let failed = false;
-const about = `${version}, ${withoutNode ? 'no @types/node' : '@types/node'}, skipLibCheck false, declaration emit`;
+const about = `${version}, ${withoutNode ? 'no @types/node' : '@types/node'}${withPeers ? ', the optional peers' : ''}, skipLibCheck false, declaration emit`;
 for (const [name, label, { files, ...options }] of configs) {
   const config = `tsconfig.${name}.json`;
   const entries = files.includes('entries.ts') ? specifiers.length : 1;

@@ -117,7 +117,8 @@ describe('package.json', () => {
 
   it('has the scripts the README and CI use', () => {
     expect(pkg.scripts).toMatchObject({
-      build: 'tsup',
+      // tsup, then one set of declarations for both formats (scripts/one-declaration-set.mjs).
+      build: 'tsup && node scripts/one-declaration-set.mjs',
       test: 'vitest run',
       typecheck: expect.stringMatching(/^tsc\b/),
       lint: 'biome check .',
