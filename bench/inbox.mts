@@ -291,10 +291,15 @@ async function rawRun(db: Db, loops: number): Promise<number> {
   await (await fresh(db, 'tp_raw', ROWS)).close();
   const { claim, complete } = rawClaimStatements('tp_raw', db.name === 'PostgreSQL');
   const handler = (_payload: unknown) => {};
-  const claimSqlite = db.name === 'SQLite' ? raw.prepare(claim.replace(/\$\d/g, '?')) : undefined;
-  const completeSqlite = db.name === 'SQLite' ? raw.prepare(complete.replace(/\$\d/g, '?')) : undefined;
+  // SQLite's numbered parameters (`?1`, `?2`): `$2` comes before `$1` in the completion's text, so
+  // plain `?` would bind the id to `handled_at` and match no row (until 2026-12-02 the raw loop's
+  // completions changed nothing, and its claims slowed as the rows it left 'processing' piled up in
+  // the runnable index).
+  const numbered = (text: string) => text.replace(/\$(\d)/g, '?$1');
+  const claimSqlite = db.name === 'SQLite' ? raw.prepare(numbered(claim)) : undefined;
+  const completeSqlite = db.name === 'SQLite' ? raw.prepare(numbered(complete)) : undefined;
   if (claimSqlite) {
-    const plan = raw.prepare(`EXPLAIN QUERY PLAN ${claim.replace(/\$\d/g, '?')}`).all(Date.now()) as {
+    const plan = raw.prepare(`EXPLAIN QUERY PLAN ${numbered(claim)}`).all(Date.now()) as {
       detail: string;
     }[];
     if (!plan.some((step) => step.detail.includes('tp_raw_keyed_runnable_idx')))
@@ -319,6 +324,11 @@ async function rawRun(db: Db, loops: number): Promise<number> {
   await Promise.all(Array.from({ length: loops }, loop));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (handled !== ROWS) throw new Error(`${db.name} raw: ${handled} of ${ROWS}`);
+  // As for the inbox: every row completed, not only claimed.
+  const [{ c }] = (await db.sql(`SELECT count(*) AS c FROM tp_raw WHERE status = 'handled'`)) as [
+    { c: unknown },
+  ];
+  if (Number(c) !== ROWS) throw new Error(`${db.name} raw: ${c} of ${ROWS} rows handled`);
   return ROWS / seconds;
 }
 
