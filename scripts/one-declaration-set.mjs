@@ -15,14 +15,15 @@
 // The `.d.ts` chunks that no kept `.d.ts` imports are deleted. `attw --pack`, publint and
 // .ci/consumer/check-types.mjs (both resolutions, `skipLibCheck: false`) check the result.
 //
-//   node scripts/one-declaration-set.mjs [dist]
+//   node scripts/one-declaration-set.mjs [package directory]   (test/package/one-declaration-set.test.ts)
 import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-const root = fileURLToPath(new URL('../', import.meta.url));
-const dist = process.argv[2] ?? join(root, 'dist');
+// The package's directory (its package.json and dist/): this repository, or one a test made.
+const root = process.argv[2] ?? fileURLToPath(new URL('../', import.meta.url));
+const dist = join(root, 'dist');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 /** The module specifiers a declaration file imports or re-exports, JSDoc examples left out. */
