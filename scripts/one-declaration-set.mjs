@@ -7,12 +7,15 @@
 // the one line `export * from './X.cjs'` (TypeScript reads `./X.d.cts` for it); the reverse, a
 // `.d.cts` re-exporting a `.d.ts`, is an error under `moduleResolution: node16` (TS1479).
 //
-// An entry keeps its own `.d.ts` when the one set would change what an app sees:
-// - its declarations name a package whose types differ between `import` and `require` (msw's
-//   `.d.mts` and `.d.ts`): an ES module app holds the `import` types, and a class with private
-//   members from the other set would not be assignable to its own;
-// - it has a default export (`export *` does not carry it).
-// The `.d.ts` chunks that no kept `.d.ts` imports are deleted. `attw --pack`, publint and
+// Where the one line would change what an app sees, the entry's `.d.ts` is instead:
+// - a copy of its `.d.cts` text, when the entry itself names a package whose types differ between
+//   `import` and `require` (msw's `.d.mts` and `.d.ts`; an ES module app holds the `import` ones, and
+//   a class with private members from the other set is not assignable to its own), or one whose two
+//   modes cannot be compared (not installed here), or when it has a default export (`export *` does
+//   not carry it). The copy's package imports resolve in the app's mode; its chunks are the shared
+//   `.d.cts` ones;
+// - left as tsup wrote it, with its `.d.ts` chunks, when such a package is named by a chunk.
+// The `.d.ts` chunks that no entry left as written imports are deleted. `attw --pack`, publint and
 // .ci/consumer/check-types.mjs (both resolutions, `skipLibCheck: false`) check the result.
 //
 //   node scripts/one-declaration-set.mjs [package directory]   (test/package/one-declaration-set.test.ts)
@@ -26,9 +29,20 @@ const root = process.argv[2] ?? fileURLToPath(new URL('../', import.meta.url));
 const dist = join(root, 'dist');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
+/** Each declaration file parsed once: a chunk is read by every entry that imports it. */
+const parsed = new Map();
+const sourceOf = (file) => {
+  let source = parsed.get(file);
+  if (!source) {
+    source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, false);
+    parsed.set(file, source);
+  }
+  return source;
+};
+
 /** The module specifiers a declaration file imports or re-exports, JSDoc examples left out. */
 function specifiers(file) {
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, false);
+  const source = sourceOf(file);
   const found = [];
   for (const statement of source.statements) {
     const spec = statement.moduleSpecifier;
@@ -47,18 +61,16 @@ function specifiers(file) {
 }
 
 const hasDefault = (file) =>
-  ts
-    .createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, false)
-    .statements.some(
-      (s) =>
-        ts.isExportAssignment(s) ||
-        (ts.isExportDeclaration(s) &&
-          s.exportClause &&
-          ts.isNamedExports(s.exportClause) &&
-          s.exportClause.elements.some((e) => e.name.text === 'default')) ||
-        (ts.canHaveModifiers(s) &&
-          (ts.getModifiers(s) ?? []).some((m) => m.kind === ts.SyntaxKind.DefaultKeyword)),
-    );
+  sourceOf(file).statements.some(
+    (s) =>
+      ts.isExportAssignment(s) ||
+      (ts.isExportDeclaration(s) &&
+        s.exportClause &&
+        ts.isNamedExports(s.exportClause) &&
+        s.exportClause.elements.some((e) => e.name.text === 'default')) ||
+      (ts.canHaveModifiers(s) &&
+        (ts.getModifiers(s) ?? []).some((m) => m.kind === ts.SyntaxKind.DefaultKeyword)),
+  );
 
 /** A declaration file and every relative file it imports, transitively. */
 function closure(file) {
@@ -94,7 +106,7 @@ const sameTypes = (spec, file) => {
   if (spec.startsWith('node:')) return true;
   const esm = typesOf(spec, file, ts.ModuleKind.ESNext);
   const cjs = typesOf(spec, file, ts.ModuleKind.CommonJS);
-  // Not installed here (a peer left out of the devDependencies): keep both sets rather than guess.
+  // Not installed here (a peer left out of the devDependencies): not the same, rather than guess.
   return esm !== undefined && esm === cjs;
 };
 
