@@ -119,12 +119,13 @@ for (const branches of Object.values(pkg.exports)) {
   if (!existsSync(esm) || !existsSync(cjs))
     throw new Error(`one-declaration-set: ${relative(root, esm)} or its .d.cts is missing: run tsup first`);
   const text = readFileSync(esm, 'utf8');
+  const cjsText = readFileSync(cjs, 'utf8');
   const line = `export * from './${cjs.slice(dirname(cjs).length + 1).replace(/\.d\.cts$/, '.cjs')}';\n`;
   if (text === line) {
     reexported.push(esm);
     continue;
   }
-  if (text === readFileSync(cjs, 'utf8')) {
+  if (text === cjsText) {
     copied.push(esm);
     continue;
   }
@@ -137,7 +138,7 @@ for (const branches of Object.values(pkg.exports)) {
   if (differs(cjs) || hasDefault(cjs)) {
     // The entry's own text as an ES declaration file: its package imports resolve as `import`
     // (msw's `.d.mts`), its chunks are the `.d.cts` ones, and a default export stays.
-    writeFileSync(esm, readFileSync(cjs, 'utf8'));
+    writeFileSync(esm, cjsText);
     copied.push(esm);
     continue;
   }
