@@ -62,11 +62,6 @@ export function parseNewEvent(service: Service, value: string): string {
   return value;
 }
 
-/** Every event name of `service`. */
-export function eventNames(service: Service): readonly string[] {
-  return service === 'mail' ? MAIL_EVENT_NAMES : CRM_EVENT_NAMES;
-}
-
 /** One event of the catalogue: its service, name and the one line the spec gives it. */
 export interface EventEntry {
   service: Service;

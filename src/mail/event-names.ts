@@ -85,23 +85,6 @@ export const MAIL_EVENT_MEANINGS: Readonly<Record<(typeof MAIL_EVENT_NAMES)[numb
  */
 export type MailEventName = (typeof MAIL_EVENT_NAMES)[number];
 
-/**
- * The "sending events" of email-service §6's payload table: the events about the fate of one sent
- * message, which carry message_id, to and provider (see docs/events.md for this decision).
- */
-export const MAIL_SENDING_EVENT_NAMES = [
-  'delivered',
-  'deferred',
-  'bounced',
-  'complained',
-  'blocked',
-] as const;
-
-/**
- * A sending event's name, see {@link MAIL_SENDING_EVENT_NAMES}.
- */
-export type MailSendingEventName = (typeof MAIL_SENDING_EVENT_NAMES)[number];
-
 const known: ReadonlySet<string> = /* @__PURE__ */ new Set(MAIL_EVENT_NAMES);
 
 /**

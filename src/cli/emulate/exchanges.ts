@@ -148,6 +148,3 @@ export function createExchangeLog(
     },
   };
 }
-
-/** An exchange log. */
-export type ExchangeLog = ReturnType<typeof createExchangeLog>;

@@ -158,6 +158,3 @@ export function createDeliveryEngine(config: EngineConfig) {
     },
   };
 }
-
-/** The engine's API. */
-export type DeliveryEngine = ReturnType<typeof createDeliveryEngine>;
